@@ -1,0 +1,190 @@
+"""The ``arena`` command line.
+
+This is the only module that turns :class:`~arena.errors.ArenaError` into exit
+codes: every command raises, and :func:`main` reports.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import click
+
+from . import __version__
+from .errors import ArenaError
+from .rules import (
+    BOARD_FILE_HELP,
+    GameState,
+    Params,
+    divide,
+    format_board_file,
+    format_position,
+    parse_board_file,
+    parse_position,
+    perft,
+    random_board,
+    render,
+)
+
+
+class ArenaGroup(click.Group):
+    """Turns the arena's own errors into a one-line message and exit code 2."""
+
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except ArenaError as e:
+            raise click.ClickException(str(e)) from e
+
+
+def _colour_wanted(option: bool | None) -> bool:
+    return sys.stdout.isatty() if option is None else option
+
+
+colour_option = click.option(
+    "--colour/--no-colour",
+    "--color/--no-color",
+    "colour",
+    default=None,
+    help="Colour the players' stacks (default: when writing to a terminal).",
+)
+
+
+@click.group(cls=ArenaGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="arena")
+def main() -> None:
+    """Battle Sheep Arena: referee, tournaments and ratings for Battle Sheep bots.
+
+    Positions are written in the one-line position notation, for example
+    'a16.../....b16. moves a players=2' (see 'arena show --help').
+    """
+
+
+@main.command("perft")
+@click.argument("position")
+@click.argument("depth", type=click.IntRange(0, 64))
+@click.option("--divide", "split", is_flag=True, help="Also print the count under each first move.")
+def perft_cmd(position: str, depth: int, split: bool) -> None:
+    """Count the leaf positions DEPTH plies below POSITION.
+
+    POSITION is in the position notation, or 'start' for the publisher's game
+    with an empty table, or 'random:SEED:PLAYERS' for a random board with no
+    herds yet.  A finished game adds no leaves; a skipped turn is no ply.
+    """
+    state = _position_argument(position)
+    started = time.perf_counter()
+    if split:
+        total = 0
+        for move, count in divide(state, depth):
+            click.echo(f"{move}: {count}")
+            total += count
+        click.echo("")
+    else:
+        total = perft(state, depth)
+    elapsed = time.perf_counter() - started
+    click.echo(f"perft({depth}) = {total}")
+    click.echo(f"{elapsed:.3f}s, {total / elapsed if elapsed else 0:,.0f} leaves/s", err=True)
+
+
+def _position_argument(text: str) -> GameState:
+    if text == "start":
+        return GameState(Params())
+    if text.startswith("random:"):
+        parts = text.split(":")
+        if len(parts) != 3 or not all(p.isdigit() for p in parts[1:]):
+            raise click.BadParameter(f"expected random:SEED:PLAYERS, got {text!r}")
+        players = int(parts[2])
+        params = Params(players=players)
+        return GameState(params, random_board(int(parts[1]), params.tiles * players))
+    return parse_position(text)
+
+
+@main.command("show")
+@click.argument("position")
+@colour_option
+def show_cmd(position: str, colour: bool | None) -> None:
+    """Draw POSITION as a hex board in the terminal.
+
+    \b
+    The position notation, fields separated by spaces:
+      BOARD PHASE TURN [OPTIONS]
+    BOARD  rows separated by '/', top row first, each row from the same q;
+           '_' no pasture, '.' empty pasture, 'a16' a stack of 16 of player a,
+           a number after '_' or '.' repeats it ('.3' = '...');
+           an optional 'Q,R:' prefix gives the first cell's coordinates.
+    PHASE  tiles | herds | moves | over
+    TURN   the player to move, a-d ('-' when over)
+    OPTIONS players=N sheep=N tiles=N contact=1|2 holeborder=0|1
+           left=N,N (tiles still held) forfeit=LETTERS daisies=Q,R:N;Q,R:N
+    Example: 'a16.../....b16. moves a players=2'
+    """
+    state = _position_argument(position)
+    click.echo(render(state, colour=_colour_wanted(colour)))
+    click.echo(format_position(state))
+
+
+@main.command("board")
+@click.option("--seed", type=int, default=1, show_default=True, help="Same seed, same board.")
+@click.option("--players", type=click.IntRange(2, 4), default=2, show_default=True)
+@click.option("--tiles", type=click.IntRange(1, 64), default=4, show_default=True, help="Tiles per player.")
+@click.option(
+    "--contact",
+    type=click.Choice(["1", "2"]),
+    default="1",
+    show_default=True,
+    help="Hexes of a new tile that must touch the pasture.",
+)
+@click.option(
+    "--file",
+    "file_",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Read this board file instead of generating one.",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["all", "file", "picture", "position"]),
+    default="all",
+    show_default=True,
+    help="What to print: the board file, the picture, the position, or all three.",
+)
+@colour_option
+def board_cmd(
+    seed: int, players: int, tiles: int, contact: str, file_: Path | None, fmt: str, colour: bool | None
+) -> None:
+    """Print a random board (or check and show a board file).
+
+    \b
+    Save one with:  arena board --seed 7 --format file > my.board
+    """
+    params = Params(players=players, tiles=tiles, contact=int(contact))
+    if file_ is not None:
+        try:
+            text = file_.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as e:
+            raise click.FileError(str(file_), hint=str(e)) from e
+        board = parse_board_file(text, str(file_))
+    else:
+        board = random_board(seed, players * tiles, params.contact)
+    state = GameState(params, board)
+    if fmt in ("all", "file"):
+        if fmt == "all":
+            click.echo(f"# board file ({board.size} hexes)")
+        click.echo(format_board_file(board), nl=False)
+    if fmt in ("all", "picture"):
+        if fmt == "all":
+            click.echo("# picture")
+        click.echo(render(state, colour=_colour_wanted(colour)))
+    if fmt in ("all", "position"):
+        if fmt == "all":
+            click.echo("# position")
+        click.echo(format_position(state))
+
+
+board_cmd.help = (board_cmd.help or "") + "\n\n\b\n" + BOARD_FILE_HELP
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

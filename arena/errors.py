@@ -1,0 +1,55 @@
+"""The arena's one exception family.
+
+Every error the arena raises on purpose derives from :class:`ArenaError`.
+Only the command line turns these into exit codes; everything else lets them
+propagate with a message that names the offending value and where it came
+from.
+
+This module is a leaf: it imports nothing, so the pure rules engine may use it.
+"""
+
+from __future__ import annotations
+
+
+class ArenaError(Exception):
+    """Root of every error the arena raises on purpose."""
+
+
+class RulesError(ArenaError, ValueError):
+    """A value the rules engine cannot accept (bad parameters, bad board)."""
+
+
+class NotationError(RulesError):
+    """Text in the position, move or board notation that cannot be read.
+
+    ``where`` locates the problem (``"line 3, column 5"`` or ``"column 12"``).
+    """
+
+    def __init__(self, message: str, where: str | None = None) -> None:
+        self.where = where
+        super().__init__(f"{where}: {message}" if where else message)
+
+
+class IllegalMoveError(RulesError):
+    """A well-formed move that the rules do not allow in this position."""
+
+    def __init__(self, move: str, reason: str, position: str | None = None) -> None:
+        self.move = move
+        self.reason = reason
+        self.position = position
+        text = f"illegal move {move!r}: {reason}"
+        if position is not None:
+            text += f" (position {position!r})"
+        super().__init__(text)
+
+
+class ConfigError(ArenaError):
+    """A tournament file, board file or command-line option that is wrong."""
+
+
+class ProtocolError(ArenaError):
+    """A line from a bot that does not follow the protocol."""
+
+
+class BotError(ArenaError):
+    """A bot process could not be started or driven."""

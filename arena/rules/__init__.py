@@ -1,0 +1,56 @@
+"""The Battle Sheep rules engine: pure, deterministic, no I/O.
+
+Nothing in this package reads files, starts processes or logs; the referee
+and the command line build on it, never the other way round.
+"""
+
+from __future__ import annotations
+
+from .board import (
+    BOARD_FILE_HELP,
+    Board,
+    format_board_file,
+    legal_tile_placements,
+    parse_board_file,
+    random_board,
+)
+from .hexgrid import DIRECTION_VECTORS, ORIENTATIONS, TILE_SHAPES, Direction, Hex, tile_hexes
+from .moves import HerdPlacement, Move, SheepMove, TilePlacement, parse_move
+from .notation import format_position, parse_position
+from .perft import divide, perft
+from .playout import random_playout
+from .render import render
+from .rng import SplitMix64
+from .state import PLAYER_LETTERS, GameState, Params, Phase, Standing
+
+__all__ = [
+    "BOARD_FILE_HELP",
+    "DIRECTION_VECTORS",
+    "ORIENTATIONS",
+    "PLAYER_LETTERS",
+    "TILE_SHAPES",
+    "Board",
+    "Direction",
+    "GameState",
+    "HerdPlacement",
+    "Hex",
+    "Move",
+    "Params",
+    "Phase",
+    "SheepMove",
+    "SplitMix64",
+    "Standing",
+    "TilePlacement",
+    "divide",
+    "format_board_file",
+    "format_position",
+    "legal_tile_placements",
+    "parse_board_file",
+    "parse_move",
+    "parse_position",
+    "perft",
+    "random_board",
+    "random_playout",
+    "render",
+    "tile_hexes",
+]

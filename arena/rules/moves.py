@@ -1,0 +1,85 @@
+"""Moves of the three phases and their one-token notation.
+
+=====================  ===========  =======================================
+phase                  example      meaning
+=====================  ===========  =======================================
+build the pasture      ``2,-1B``    a tile in orientation B anchored at 2,-1
+place the herd         ``3,0``      the whole herd on hex 3,0
+move                   ``3,0NE5``   split 5 sheep off the stack on 3,0 and
+                                    slide them north-east as far as they go
+=====================  ===========  =======================================
+
+A token never contains a space, so a list of moves is a space-separated line.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..errors import NotationError
+from .hexgrid import Direction, Hex
+
+
+@dataclass(frozen=True, slots=True)
+class TilePlacement:
+    """Lay a 2x2 rhombus tile with its anchor hex at ``(q, r)``."""
+
+    q: int
+    r: int
+    orientation: str
+
+    def __str__(self) -> str:
+        return f"{self.q},{self.r}{self.orientation}"
+
+
+@dataclass(frozen=True, slots=True)
+class HerdPlacement:
+    """Put the whole starting herd on hex ``(q, r)``."""
+
+    q: int
+    r: int
+
+    def __str__(self) -> str:
+        return f"{self.q},{self.r}"
+
+
+@dataclass(frozen=True, slots=True)
+class SheepMove:
+    """Split ``count`` sheep off the stack on ``(q, r)`` and slide them."""
+
+    q: int
+    r: int
+    direction: Direction
+    count: int
+
+    @property
+    def source(self) -> Hex:
+        return (self.q, self.r)
+
+    def __str__(self) -> str:
+        return f"{self.q},{self.r}{self.direction.name}{self.count}"
+
+
+Move = TilePlacement | HerdPlacement | SheepMove
+
+_MOVE_RE = re.compile(
+    r"(?P<q>-?\d{1,4}),(?P<r>-?\d{1,4})"
+    r"(?:(?P<orient>[ABC])|(?P<dir>NE|NW|SE|SW|E|W)(?P<count>\d{1,3}))?"
+)
+
+
+def parse_move(text: str) -> Move:
+    """Read one move token; the shape tells the phase (see the module doc)."""
+    m = _MOVE_RE.fullmatch(text.strip())
+    if m is None:
+        raise NotationError(
+            f"cannot read move {text!r}: expected a tile like '0,0A', a herd like '3,0' "
+            "or a move like '3,0NE5'"
+        )
+    q, r = int(m["q"]), int(m["r"])
+    if m["orient"]:
+        return TilePlacement(q, r, m["orient"])
+    if m["dir"]:
+        return SheepMove(q, r, Direction[m["dir"]], int(m["count"]))
+    return HerdPlacement(q, r)
