@@ -124,6 +124,58 @@ class GameState:
             self.to_move = -1
             self._next_herd(-1)
 
+    @classmethod
+    def from_parts(
+        cls,
+        params: Params,
+        board: Board,
+        phase: Phase,
+        to_move: int,
+        stacks: dict[Hex, tuple[int, int]] | None = None,
+        tiles_left: list[int] | None = None,
+        forfeited: list[bool] | None = None,
+    ) -> GameState:
+        """A position from its parts (stacks as ``{hex: (player, sheep)}``).
+
+        Used by the notation parser and by bots that receive the state as data.
+        Raises RulesError for parts that do not fit together.
+        """
+        n = params.players
+        state = cls.__new__(cls)
+        state.params = params
+        state.board = board
+        state.phase = phase
+        state.owner = [-1] * board.size
+        state.height = [0] * board.size
+        state.movable = [[] for _ in range(n)]
+        state.hexcount = [0] * n
+        state.out = [False] * n
+        state.forfeited = list(forfeited) if forfeited is not None else [False] * n
+        state.tiles_left = list(tiles_left) if tiles_left is not None else [0] * n
+        if len(state.forfeited) != n or len(state.tiles_left) != n:
+            raise RulesError(f"forfeits and tiles left must list {n} players")
+        for h, (player, sheep) in sorted((stacks or {}).items(), key=lambda kv: (kv[0][1], kv[0][0])):
+            i = board.index.get(h)
+            if i is None:
+                raise RulesError(f"stack on {h[0]},{h[1]}, which is not pasture")
+            if not 0 <= player < n or sheep < 1:
+                raise RulesError(f"bad stack on {h[0]},{h[1]}: player {player!r}, sheep {sheep!r}")
+            state.owner[i] = player
+            state.height[i] = sheep
+            state.hexcount[player] += 1
+            if sheep >= 2:
+                state.movable[player].append(i)
+        if phase is Phase.OVER:
+            state.to_move = -1
+        else:
+            if not 0 <= to_move < n:
+                raise RulesError(f"player to move must be 0..{n - 1}, got {to_move!r}")
+            state.to_move = to_move
+        if phase is Phase.MOVES:
+            for p in range(n):
+                state.out[p] = not state.has_legal_move(p)
+        return state
+
     # --- basic queries -----------------------------------------------------
 
     @property

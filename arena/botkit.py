@@ -1,0 +1,143 @@
+"""The Python bot kit: a bot is one function from a turn to a move.
+
+::
+
+    from arena.botkit import Turn, run_bot
+
+    def choose(turn: Turn):
+        return turn.rng.choice(turn.state.legal_moves())
+
+    run_bot("my-bot", choose)
+
+The kit speaks the protocol (``protocol/PROTOCOL.md``) on stdin/stdout, keeps
+nothing between turns but what you keep yourself, and rebuilds the full game
+state for every request, so ``turn.state`` is always exact.  It uses only the
+standard library and the pure rules engine, so a bot runs from a plain
+checkout of the arena: put the checkout on ``sys.path``.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TextIO
+
+from .errors import ProtocolError
+from .protocol import (
+    PROTOCOL_VERSION,
+    GameEnd,
+    GameStart,
+    Hello,
+    HelloReply,
+    Info,
+    MoveReply,
+    Ready,
+    TurnRequest,
+    format_message,
+    parse_referee_line,
+)
+from .rules import Board, GameState, Move, Params, Phase
+
+_PHASES = {"tile": Phase.TILES, "herd": Phase.HERDS, "move": Phase.MOVES}
+
+
+@dataclass
+class Turn:
+    """What a bot knows when asked for a move."""
+
+    game: GameStart  # parameters, seat, seed, time control, names
+    request: TurnRequest  # the raw request: clocks, moves since last turn, ...
+    state: GameState  # the position, with this bot to move
+    rng: random.Random  # seeded from the game's seed and the seat: replays repeat
+    received: float  # time.monotonic() when the request arrived
+    out: TextIO
+
+    @property
+    def seat(self) -> int:
+        return self.game.seat
+
+    @property
+    def time_ms(self) -> int:
+        """Milliseconds the referee gives for this answer (its margin not counted)."""
+        return self.request.time
+
+    def deadline(self, fraction: float = 0.5, reserve_ms: float = 30.0) -> float:
+        """A ``time.monotonic()`` by which to answer, using ``fraction`` of the time given."""
+        return self.received + max(0.0, self.time_ms * fraction - reserve_ms) / 1000
+
+    def log(self, text: str) -> None:
+        """Send an ``info`` line: recorded with the game, never taken as the answer."""
+        self.out.write(format_message(Info(" ".join(text.split()))) + "\n")
+        self.out.flush()
+
+
+def state_from_request(game: GameStart, req: TurnRequest) -> GameState:
+    """The full game state a request describes, with the asking bot to move."""
+    params = Params(
+        players=game.players,
+        sheep=game.sheep,
+        tiles=game.tiles,
+        contact=game.contact,
+        hole_border=game.hole_border,
+    )
+    daisies = {(q, r): n for q, r, n in req.daisies}
+    board = Board({h: daisies.get(h, 0) for h in req.board})
+    forfeited = [p in req.forfeited for p in range(game.players)]
+    tiles = list(req.tiles) if req.tiles else [0] * game.players
+    return GameState.from_parts(
+        params,
+        board,
+        _PHASES[req.phase],
+        game.seat,
+        {(q, r): (p, n) for q, r, p, n in req.stacks},
+        tiles,
+        forfeited,
+    )
+
+
+Chooser = Callable[[Turn], Move]
+
+
+def run_bot(
+    name: str,
+    choose: Chooser,
+    capabilities: tuple[str, ...] = (),
+    stdin: TextIO | None = None,
+    stdout: TextIO | None = None,
+) -> None:
+    """Answer the referee until the game ends or the input closes."""
+    inp = stdin or sys.stdin
+    out = stdout or sys.stdout
+    game: GameStart | None = None
+    rng = random.Random(0)
+
+    def send(line: str) -> None:
+        out.write(line + "\n")
+        out.flush()
+
+    for line in inp:
+        received = time.monotonic()
+        if not line.strip():
+            continue
+        try:
+            msg = parse_referee_line(line)
+        except ProtocolError as e:
+            print(f"{name}: {e}", file=sys.stderr)
+            continue  # a newer referee may send messages we do not know
+        if isinstance(msg, Hello):
+            send(format_message(HelloReply(PROTOCOL_VERSION, name, capabilities)))
+        elif isinstance(msg, GameStart):
+            game = msg
+            rng = random.Random(msg.seed * 4 + msg.seat)
+            send(format_message(Ready()))
+        elif isinstance(msg, TurnRequest):
+            if game is None:
+                raise ProtocolError("turn request before the game message")
+            state = state_from_request(game, msg)
+            move = choose(Turn(game, msg, state, rng, received, out))
+            send(format_message(MoveReply(msg.phase, str(move))))
+        elif isinstance(msg, GameEnd):
+            return

@@ -1,0 +1,343 @@
+"""Bot processes: start, talk to with deadlines, and tear down without a trace.
+
+Each bot runs in its own session (so its process group holds it and every
+child it starts), with a scrubbed environment and resource limits.  All bots
+of a game share one selector: whenever the referee waits for one bot's
+answer, it also drains every bot's stdout and stderr, so no bot ever blocks
+on a full pipe and memory stays bounded whatever a bot writes.
+
+Reading is done on raw file descriptors with our own buffers (a selector with
+``os.read``); asyncio costs several times more per round trip.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import resource
+import selectors
+import signal
+import subprocess
+import time
+from collections import deque
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import BotError
+from .protocol import MAX_LINE_BYTES
+from .record import FaultKind
+
+READ_CHUNK = 65536
+STDERR_KEEP = 16 * 1024  # bytes of stderr kept per bot (its tail)
+INFO_KEEP = 200  # info lines kept per bot per game
+INFO_LINE_KEEP = 300  # characters kept of each info line
+
+
+class BotFault(BotError):
+    """A bot broke the rules, the protocol or its clock; the referee forfeits it."""
+
+    def __init__(self, kind: FaultKind, detail: str) -> None:
+        self.kind = kind
+        self.detail = detail
+        super().__init__(f"{kind.value}: {detail}")
+
+
+@dataclass(frozen=True, slots=True)
+class ResourceLimits:
+    """Limits applied to each bot process (and inherited by its children).
+
+    ``None`` leaves a limit as the arena found it.  Cores are never dumped.
+    """
+
+    memory_mb: int | None = 2048  # address space
+    cpu_seconds: int | None = 600
+    file_size_mb: int | None = 64
+    open_files: int | None = 256
+
+    def apply(self) -> None:
+        """Set the limits in the current process (called in the child before exec)."""
+
+        def lim(kind: int, value: int | None) -> None:
+            if value is not None:
+                resource.setrlimit(kind, (value, value))
+
+        lim(resource.RLIMIT_CORE, 0)
+        lim(resource.RLIMIT_AS, None if self.memory_mb is None else self.memory_mb * 1024 * 1024)
+        lim(resource.RLIMIT_CPU, self.cpu_seconds)
+        lim(
+            resource.RLIMIT_FSIZE,
+            None if self.file_size_mb is None else self.file_size_mb * 1024 * 1024,
+        )
+        lim(resource.RLIMIT_NOFILE, self.open_files)
+
+
+def bot_environment(cwd: Path, extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """A scrubbed environment: PATH to find interpreters, a locale, HOME, and ``extra``."""
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"),
+        "LANG": "C.UTF-8",
+        "HOME": str(cwd),
+        "PYTHONUNBUFFERED": "1",  # a Python bot that forgets to flush still answers
+    }
+    env.update(extra or {})
+    return env
+
+
+class BotProcess:
+    """One running bot: its pipes, buffers and the facts kept for the record."""
+
+    def __init__(self, name: str, proc: subprocess.Popen[bytes]) -> None:
+        self.name = name
+        self.proc = proc
+        self.pgid = proc.pid  # start_new_session: the bot leads its own group
+        assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+        self.stdin_fd = proc.stdin.fileno()
+        self.stdout_fd = proc.stdout.fileno()
+        self.stderr_fd = proc.stderr.fileno()
+        for fd in (self.stdin_fd, self.stdout_fd, self.stderr_fd):
+            os.set_blocking(fd, False)
+        self.outbuf = bytearray()
+        self.lines: deque[tuple[bytes, float]] = deque()  # complete non-info lines, arrival time
+        self.infos: list[str] = []
+        self.info_count = 0
+        self.overflow = False  # a line longer than MAX_LINE_BYTES was started
+        self.stdout_open = True
+        self.stderr_open = True
+        self.stderr_tail = bytearray()
+        self.stderr_bytes = 0
+        self.exit_note: str | None = None
+
+    # -- buffers ------------------------------------------------------------
+
+    def take_stdout(self, data: bytes, now: float) -> None:
+        if self.overflow:
+            return  # this bot is already at fault; stop keeping what it says
+        self.outbuf += data
+        while True:
+            nl = self.outbuf.find(b"\n")
+            if nl < 0:
+                break
+            raw = bytes(self.outbuf[:nl])
+            del self.outbuf[: nl + 1]
+            if raw.endswith(b"\r"):
+                raw = raw[:-1]
+            if len(raw) > MAX_LINE_BYTES:
+                self.overflow = True
+                self.outbuf.clear()
+                return
+            if raw == b"info" or raw.startswith((b"info ", b"info\t")):
+                self.info_count += 1
+                if len(self.infos) < INFO_KEEP:
+                    text = raw[5:].decode("utf-8", "replace")
+                    self.infos.append(text[:INFO_LINE_KEEP])
+                continue
+            self.lines.append((raw, now))
+        if len(self.outbuf) > MAX_LINE_BYTES:
+            self.overflow = True
+            self.outbuf.clear()
+
+    def take_stderr(self, data: bytes) -> None:
+        self.stderr_bytes += len(data)
+        self.stderr_tail += data
+        if len(self.stderr_tail) > STDERR_KEEP:
+            del self.stderr_tail[: len(self.stderr_tail) - STDERR_KEEP]
+
+    def stderr_text(self) -> str:
+        return self.stderr_tail.decode("utf-8", "replace")
+
+    def exit_status(self, wait: float = 0.0) -> str | None:
+        """ "exit N" or "signal NAME" once the process has ended, else None."""
+        try:
+            code = self.proc.wait(timeout=wait) if wait > 0 else self.proc.poll()
+        except subprocess.TimeoutExpired:
+            return None
+        if code is None:
+            return None
+        if code < 0:
+            try:
+                return f"signal {signal.Signals(-code).name}"
+            except ValueError:
+                return f"signal {-code}"
+        return f"exit {code}"
+
+
+class BotPool:
+    """The bots of one game and the selector that serves them all."""
+
+    def __init__(self) -> None:
+        self.selector = selectors.DefaultSelector()
+        self.bots: list[BotProcess] = []
+
+    def __enter__(self) -> BotPool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close_all()
+
+    def start(
+        self,
+        name: str,
+        argv: Sequence[str],
+        cwd: Path,
+        env: Mapping[str, str],
+        limits: ResourceLimits,
+    ) -> BotProcess:
+        """Start a bot; raise BotFault(STARTUP_FAILURE) if it cannot be started."""
+        if not argv:
+            raise BotFault(FaultKind.STARTUP_FAILURE, "empty command")
+        preexec: Callable[[], None] = limits.apply
+        try:
+            proc = subprocess.Popen(
+                list(argv),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                cwd=cwd,
+                env=dict(env),
+                start_new_session=True,
+                close_fds=True,
+                preexec_fn=preexec,
+                bufsize=0,
+            )
+        except (OSError, subprocess.SubprocessError, ValueError) as e:
+            raise BotFault(
+                FaultKind.STARTUP_FAILURE, f"cannot start {' '.join(argv)!r} in {str(cwd)!r}: {e}"
+            ) from None
+        bot = BotProcess(name, proc)
+        self.bots.append(bot)
+        self.selector.register(bot.stdout_fd, selectors.EVENT_READ, (bot, True))
+        self.selector.register(bot.stderr_fd, selectors.EVENT_READ, (bot, False))
+        return bot
+
+    # -- I/O ------------------------------------------------------------------
+
+    def _pump(self, timeout: float) -> None:
+        """Wait up to ``timeout`` seconds for output from any bot and take it in."""
+        if not self.selector.get_map():
+            time.sleep(max(0.0, min(timeout, 0.05)))
+            return
+        for key, _ in self.selector.select(max(0.0, timeout)):
+            bot, is_stdout = key.data
+            fd = key.fd
+            try:
+                data = os.read(fd, READ_CHUNK)
+            except BlockingIOError:
+                continue
+            except OSError:
+                data = b""
+            now = time.monotonic()
+            if not data:
+                self.selector.unregister(fd)
+                if is_stdout:
+                    bot.stdout_open = False
+                else:
+                    bot.stderr_open = False
+                continue
+            if is_stdout:
+                bot.take_stdout(data, now)
+            else:
+                bot.take_stderr(data)
+
+    def send(self, bot: BotProcess, line: str) -> float:
+        """Write one line to a bot; return the time it was written.
+
+        A bot that has died or closed its input is at fault (crash).  Lines
+        are small and a bot has at most one request pending, so a full pipe
+        means the bot is not reading: that is a protocol fault.
+        """
+        data = (line + "\n").encode("ascii")
+        view = memoryview(data)
+        while view:
+            try:
+                n = os.write(bot.stdin_fd, view)
+            except BrokenPipeError:
+                raise BotFault(FaultKind.CRASH, self._gone(bot, "stopped reading its input")) from None
+            except BlockingIOError:
+                raise BotFault(
+                    FaultKind.PROTOCOL_ERROR, "does not read its input (the pipe to it is full)"
+                ) from None
+            view = view[n:]
+        return time.monotonic()
+
+    def read_line(self, bot: BotProcess, deadline: float) -> tuple[str, float]:
+        """The bot's next line (not an ``info`` line) and when it arrived.
+
+        Raises BotFault: TIMEOUT past ``deadline`` (monotonic seconds),
+        CRASH when its output ends first, PROTOCOL_ERROR for an overlong line
+        or bytes that are not ASCII.
+        """
+        while True:
+            if bot.lines:
+                raw, arrived = bot.lines.popleft()
+                try:
+                    return raw.decode("ascii"), arrived
+                except UnicodeDecodeError:
+                    raise BotFault(
+                        FaultKind.PROTOCOL_ERROR, f"sent bytes that are not ASCII: {raw[:200]!r}"
+                    ) from None
+            if bot.overflow:
+                raise BotFault(
+                    FaultKind.PROTOCOL_ERROR,
+                    f"sent a line longer than {MAX_LINE_BYTES} bytes without a newline",
+                )
+            if not bot.stdout_open:
+                raise BotFault(FaultKind.CRASH, self._gone(bot, "closed its output"))
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise BotFault(FaultKind.TIMEOUT, "no answer in time")
+            self._pump(left)
+
+    def stray_line(self, bot: BotProcess) -> str | None:
+        """A line the bot sent without being asked, if any (checked before each request)."""
+        self._pump(0)
+        if bot.lines:
+            raw, _ = bot.lines.popleft()
+            return raw.decode("ascii", "backslashreplace")
+        return None
+
+    def _gone(self, bot: BotProcess, what: str) -> str:
+        status = bot.exit_status(wait=0.2)
+        bot.exit_note = status
+        return f"{what} ({status})" if status else f"{what} (still running)"
+
+    # -- teardown ---------------------------------------------------------------
+
+    def stop(self, bot: BotProcess, goodbye: str | None, grace: float) -> bool:
+        """End a bot: say ``goodbye``, close its input, give it ``grace`` seconds
+        to exit on its own, then kill its whole process group.
+
+        Returns whether the bot exited by itself within the grace.
+        """
+        if goodbye is not None and bot.proc.poll() is None:
+            with contextlib.suppress(BotFault):
+                self.send(bot, goodbye)
+        with contextlib.suppress(OSError):
+            os.close(bot.stdin_fd)
+        bot.proc.stdin = None
+        deadline = time.monotonic() + grace
+        exited = bot.proc.poll() is not None
+        while not exited and time.monotonic() < deadline:
+            self._pump(min(0.02, max(0.0, deadline - time.monotonic())))
+            exited = bot.proc.poll() is not None
+        status_before_kill = bot.exit_status()
+        # Kill the whole group even when the bot itself exited: its children go too.
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(bot.pgid, signal.SIGKILL)
+        bot.proc.wait()
+        self._pump(0)
+        for fd in (bot.stdout_fd, bot.stderr_fd):
+            if fd in self.selector.get_map():
+                self.selector.unregister(fd)
+        for stream in (bot.proc.stdout, bot.proc.stderr):
+            if stream is not None:
+                stream.close()
+        bot.exit_note = status_before_kill or bot.exit_note or "killed"
+        return exited
+
+    def close_all(self) -> None:
+        """Kill every bot still running (used on errors and interrupts)."""
+        for bot in self.bots:
+            if bot.proc.returncode is None or (bot.proc.stdout and not bot.proc.stdout.closed):
+                self.stop(bot, None, 0.0)
+        self.selector.close()

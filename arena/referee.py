@@ -1,0 +1,366 @@
+"""The referee: one game of Battle Sheep between bots, start to finish.
+
+The referee owns the game state, the clocks and the bots' channels.  It asks
+the player to move for a move, checks the answer against the rules and the
+clock, and forfeits a bot at the first fault (with a reason from the closed
+set in :class:`~arena.record.FaultKind`); the game goes on for the others.
+Whatever happens, every bot is stopped before :func:`play_game` returns, and
+the result is a :class:`~arena.record.GameRecord`.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import shlex
+import time
+from collections import deque
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+from .botproc import BotFault, BotPool, BotProcess, ResourceLimits, bot_environment
+from .clock import Clock, TimeControl
+from .errors import NotationError, ProtocolError
+from .protocol import (
+    PROTOCOL_VERSION,
+    GameEnd,
+    GameStart,
+    Hello,
+    HelloReply,
+    MoveReply,
+    Ready,
+    TurnRequest,
+    format_message,
+    parse_bot_line,
+)
+from .record import Fault, FaultKind, GameRecord, MoveRecord, SeatRecord
+from .rules import Board, GameState, Params, Phase, format_position, parse_move
+
+TRANSCRIPT_KEEP = 60  # lines of each bot's conversation kept for reports
+
+
+@dataclass(frozen=True)
+class BotSpec:
+    """How to run one bot: a name, a command (argv), where and with what."""
+
+    name: str
+    command: tuple[str, ...]
+    cwd: Path = field(default_factory=Path.cwd)
+    env: Mapping[str, str] = field(default_factory=dict)
+    limits: ResourceLimits = field(default_factory=ResourceLimits)
+
+    @classmethod
+    def from_command(cls, command: str | Sequence[str], name: str | None = None, **kw: object) -> BotSpec:
+        """A spec from a shell-like command string (or an argv list)."""
+        argv = tuple(shlex.split(command)) if isinstance(command, str) else tuple(command)
+        if name is None:
+            name = Path(argv[-1]).stem if argv else "bot"
+        return cls(name=name, command=argv, **kw)  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class GameSetup:
+    """Everything about a game except the bots."""
+
+    game_id: str = "game"
+    seed: int = 1
+    params: Params = field(default_factory=Params)
+    time_control: TimeControl = field(default_factory=TimeControl)
+    board: Board | None = None  # None: the bots build the pasture from tiles
+    end_grace_s: float = 1.0  # time a bot gets to exit by itself after "end"
+    keep_transcript: bool = False
+
+
+class BotChannel(Protocol):
+    """What the referee needs from a bot: ask and wait (with a deadline), and stop."""
+
+    def request(self, line: str, timeout_s: float, deadline: float | None = None) -> tuple[str, float]:
+        """Send ``line``, return the answer and the seconds it took; raise BotFault."""
+
+    def stop(self, goodbye: str | None, grace_s: float) -> None:
+        """Say ``goodbye`` (if given), let it exit within ``grace_s``, then kill it."""
+
+    def seat_facts(self) -> dict[str, object]:
+        """Facts for the seat record: reported name, exit, stderr, infos, transcript."""
+
+
+class ProcessChannel:
+    """A :class:`BotChannel` over a real process in a :class:`BotPool`."""
+
+    def __init__(self, pool: BotPool, bot: BotProcess, keep_transcript: bool) -> None:
+        self.pool = pool
+        self.bot = bot
+        self.exited_cleanly = False
+        self.stopped = False
+        self.transcript: deque[str] | None = deque(maxlen=TRANSCRIPT_KEEP) if keep_transcript else None
+
+    def _note(self, line: str) -> None:
+        if self.transcript is not None:
+            self.transcript.append(line)
+
+    def request(self, line: str, timeout_s: float, deadline: float | None = None) -> tuple[str, float]:
+        stray = self.pool.stray_line(self.bot)
+        if stray is not None:
+            self._note(f"bot> {stray}")
+            raise BotFault(FaultKind.PROTOCOL_ERROR, f"sent {stray[:200]!r} without being asked")
+        self._note(f"ref> {line}")
+        sent = self.pool.send(self.bot, line)
+        try:
+            answer, arrived = self.pool.read_line(self.bot, deadline or sent + timeout_s)
+        except BotFault as f:
+            self._note(f"---- {f.kind.value}: {f.detail}")
+            raise
+        self._note(f"bot> {answer}")
+        return answer, arrived - sent
+
+    def stop(self, goodbye: str | None, grace_s: float) -> None:
+        if self.stopped:
+            return
+        self.stopped = True
+        if goodbye is not None:
+            self._note(f"ref> {goodbye}")
+        self.exited_cleanly = self.pool.stop(self.bot, goodbye, grace_s)
+
+    def seat_facts(self) -> dict[str, object]:
+        b = self.bot
+        facts: dict[str, object] = {
+            "exit": b.exit_note,
+            "exited_cleanly": self.exited_cleanly,
+            "stderr_tail": b.stderr_text(),
+            "stderr_bytes": b.stderr_bytes,
+            "infos": tuple(b.infos),
+            "info_count": b.info_count,
+        }
+        if self.transcript is not None:
+            facts["transcript"] = tuple(self.transcript)
+        return facts
+
+
+Observer = Callable[[GameState, MoveRecord | None, tuple[int, Fault] | None], None]
+
+
+class Referee:
+    """Plays one game over already-started channels (or startup faults)."""
+
+    def __init__(
+        self,
+        setup: GameSetup,
+        specs: Sequence[BotSpec],
+        channels: Sequence[BotChannel | BotFault],
+        observer: Observer | None = None,
+    ) -> None:
+        if len(specs) != setup.params.players or len(channels) != len(specs):
+            raise ValueError(f"{setup.params.players} players need as many bots, got {len(specs)}")
+        self.setup = setup
+        self.specs = specs
+        self.channels = list(channels)
+        self.observer = observer
+        self.faults: dict[int, Fault] = {}
+        self.reported: dict[int, str] = {}
+        self.moves: list[MoveRecord] = []
+        self.clocks = [Clock(setup.time_control) for _ in specs]
+        self.state = GameState(setup.params, setup.board)
+        self.last_seen = [0] * len(specs)  # moves each player has already been told of
+
+    # -- faults ------------------------------------------------------------------------
+
+    def _forfeit(self, p: int, kind: FaultKind, detail: str) -> None:
+        fault = Fault(kind, detail, len(self.moves))
+        self.faults[p] = fault
+        self.state.forfeit(p)
+        ch = self.channels[p]
+        if not isinstance(ch, BotFault):
+            ch.stop(None, 0.0)  # out of the game: no reason to keep it running
+        if self.observer:
+            self.observer(self.state, None, (p, fault))
+
+    def _live(self) -> list[int]:
+        return [
+            p for p, ch in enumerate(self.channels) if not isinstance(ch, BotFault) and p not in self.faults
+        ]
+
+    # -- phases of the conversation -----------------------------------------------------
+
+    def _startup(self, started: float) -> None:
+        tc = self.setup.time_control
+        deadline = started + (tc.startup_ms + tc.margin_ms) / 1000
+        for p, ch in enumerate(self.channels):
+            if isinstance(ch, BotFault):
+                self._forfeit(p, ch.kind, ch.detail)
+        for p in self._live():
+            ch = self.channels[p]
+            assert not isinstance(ch, BotFault)
+            try:
+                line, _ = ch.request(format_message(Hello(PROTOCOL_VERSION)), 0, deadline)
+                msg = self._parse(line)
+                if not isinstance(msg, HelloReply):
+                    raise BotFault(FaultKind.PROTOCOL_ERROR, f"expected 'hello 1 NAME', got {line!r}")
+                if msg.version != PROTOCOL_VERSION:
+                    raise BotFault(
+                        FaultKind.PROTOCOL_ERROR,
+                        f"speaks protocol version {msg.version}; this referee speaks {PROTOCOL_VERSION}",
+                    )
+                self.reported[p] = msg.name
+                line, _ = ch.request(format_message(self._game_start(p)), 0, deadline)
+                if not isinstance(self._parse(line), Ready):
+                    raise BotFault(FaultKind.PROTOCOL_ERROR, f"expected 'ready', got {line!r}")
+            except BotFault as f:
+                kind = FaultKind.STARTUP_FAILURE if f.kind is FaultKind.TIMEOUT else f.kind
+                detail = (
+                    "no hello/ready within the startup allowance" if f.kind is FaultKind.TIMEOUT else f.detail
+                )
+                self._forfeit(p, kind, detail)
+
+    @staticmethod
+    def _parse(line: str) -> object:
+        try:
+            return parse_bot_line(line)
+        except ProtocolError as e:
+            raise BotFault(FaultKind.PROTOCOL_ERROR, str(e)) from None
+
+    def _game_start(self, p: int) -> GameStart:
+        s, tc, prm = self.setup, self.setup.time_control, self.setup.params
+        return GameStart(
+            game_id=s.game_id,
+            seat=p,
+            players=prm.players,
+            seed=s.seed,
+            sheep=prm.sheep,
+            tiles=prm.tiles,
+            contact=prm.contact,
+            hole_border=prm.hole_border,
+            move_time=tc.move_ms or 0,
+            base_time=tc.base_ms or 0,
+            increment=tc.increment_ms,
+            names=tuple(spec.name for spec in self.specs),
+        )
+
+    def _turn_request(self, p: int, phase: str) -> TurnRequest:
+        st = self.state
+        board = st.board
+        since = tuple((m.player, m.move) for m in self.moves[self.last_seen[p] :])
+        return TurnRequest(
+            phase=phase,
+            time=self.clocks[p].budget_ms(),
+            ply=len(self.moves),
+            clocks=tuple(None if c.remaining_ms is None else int(c.remaining_ms) for c in self.clocks),
+            since=since,
+            board=board.coords,
+            stacks=tuple(
+                (q, r, o, st.height[i])
+                for i, ((q, r), o) in enumerate(zip(board.coords, st.owner, strict=True))
+                if o >= 0
+            ),
+            tiles=tuple(st.tiles_left),
+            forfeited=tuple(i for i, f in enumerate(st.forfeited) if f),
+            daisies=tuple((q, r, d) for (q, r), d in zip(board.coords, board.daisies, strict=True) if d),
+        )
+
+    def _play_turn(self) -> None:
+        st = self.state
+        p = st.to_move
+        ch = self.channels[p]
+        assert not isinstance(ch, BotFault)
+        phase = {Phase.TILES: "tile", Phase.HERDS: "herd", Phase.MOVES: "move"}[st.phase]
+        clock = self.clocks[p]
+        timeout_s = (clock.budget_ms() + self.setup.time_control.margin_ms) / 1000
+        line, elapsed = ch.request(format_message(self._turn_request(p, phase)), timeout_s)
+        msg = self._parse(line)
+        if not isinstance(msg, MoveReply) or msg.phase != phase:
+            raise BotFault(FaultKind.PROTOCOL_ERROR, f"expected '{phase} MOVE', got {line!r}")
+        if not clock.charge(elapsed * 1000):
+            raise BotFault(FaultKind.TIMEOUT, f"answered after {elapsed * 1000:.0f} ms")
+        try:
+            move = parse_move(msg.move)
+        except NotationError as e:
+            raise BotFault(FaultKind.PROTOCOL_ERROR, f"{e} in line {line!r}") from None
+        problem = st.why_illegal(move)
+        if problem is not None:
+            raise BotFault(FaultKind.ILLEGAL_MOVE, f"{msg.move!r} at ply {len(self.moves) + 1}: {problem}")
+        st.apply(move)
+        record = MoveRecord(p, str(move), elapsed * 1000)
+        self.moves.append(record)
+        self.last_seen[p] = len(self.moves)  # "since" never repeats a bot's own move
+        if self.observer:
+            self.observer(st, record, None)
+
+    # -- the game -------------------------------------------------------------------------
+
+    def run(self, started: float | None = None) -> GameRecord:
+        began = time.monotonic() if started is None else started
+        wall = _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
+        start_position = format_position(self.state)
+        try:
+            self._startup(began)
+            while not self.state.is_over:
+                p = self.state.to_move
+                try:
+                    self._play_turn()
+                except BotFault as f:
+                    self._forfeit(p, f.kind, f.detail)
+            end = format_message(self._game_end())
+            for p in self._live():
+                ch = self.channels[p]
+                assert not isinstance(ch, BotFault)
+                ch.stop(end, self.setup.end_grace_s)
+        finally:
+            for ch in self.channels:
+                if not isinstance(ch, BotFault):
+                    ch.stop(None, 0.0)
+        return self._record(start_position, began, wall)
+
+    def _game_end(self) -> GameEnd:
+        standings = self.state.standings()
+        return GameEnd(
+            ranks=tuple(s.rank for s in standings),
+            hexes=tuple(s.hexes for s in standings),
+            groups=tuple(s.largest_group for s in standings),
+            daisies=tuple(s.daisies for s in standings),
+            faults=tuple(
+                self.faults[p].kind.value if p in self.faults else None for p in range(len(standings))
+            ),
+        )
+
+    def _record(self, start_position: str, began: float, wall: str) -> GameRecord:
+        seats = []
+        for p, (spec, ch) in enumerate(zip(self.specs, self.channels, strict=True)):
+            facts = {} if isinstance(ch, BotFault) else ch.seat_facts()
+            seat = SeatRecord(
+                name=spec.name,
+                command=spec.command,
+                reported_name=self.reported.get(p),
+                fault=self.faults.get(p),
+                **facts,  # type: ignore[arg-type]
+            )
+            seats.append(seat)
+        tc = self.setup.time_control
+        return GameRecord(
+            game_id=self.setup.game_id,
+            seed=self.setup.seed,
+            params=self.setup.params,
+            time_control=tc.to_dict(),
+            start_position=start_position,
+            seats=tuple(seats),
+            moves=tuple(self.moves),
+            final_position=format_position(self.state),
+            standings=tuple(self.state.standings()),
+            duration_ms=(time.monotonic() - began) * 1000,
+            started_at=wall,
+        )
+
+
+def play_game(setup: GameSetup, bots: Sequence[BotSpec], observer: Observer | None = None) -> GameRecord:
+    """Start the bots, play one game, stop every bot, and return the record."""
+    with BotPool() as pool:
+        started = time.monotonic()
+        channels: list[BotChannel | BotFault] = []
+        for spec in bots:
+            try:
+                env = bot_environment(spec.cwd, spec.env)
+                bot = pool.start(spec.name, spec.command, spec.cwd, env, spec.limits)
+                channels.append(ProcessChannel(pool, bot, setup.keep_transcript))
+            except BotFault as f:
+                channels.append(f)
+        referee = Referee(setup, bots, channels, observer)
+        return referee.run(started)
