@@ -101,6 +101,50 @@ def state_from_request(game: GameStart, req: TurnRequest) -> GameState:
 Chooser = Callable[[Turn], Move]
 
 
+class BotSession:
+    """The protocol state machine of one bot: a request line in, an answer line out.
+
+    :func:`run_bot` feeds it stdin; tests feed it lines directly.
+    """
+
+    def __init__(
+        self, name: str, choose: Chooser, capabilities: tuple[str, ...] = (), out: TextIO | None = None
+    ) -> None:
+        self.name = name
+        self.choose = choose
+        self.capabilities = capabilities
+        self.out = out or sys.stdout
+        self.game: GameStart | None = None
+        self.rng = random.Random(0)
+        self.finished = False
+
+    def handle(self, line: str, received: float | None = None) -> str | None:
+        """The answer to ``line`` (None for a notice or a line to ignore)."""
+        received = time.monotonic() if received is None else received
+        if not line.strip():
+            return None
+        try:
+            msg = parse_referee_line(line)
+        except ProtocolError as e:
+            print(f"{self.name}: {e}", file=sys.stderr)
+            return None  # a newer referee may send messages we do not know
+        if isinstance(msg, Hello):
+            return format_message(HelloReply(PROTOCOL_VERSION, self.name, self.capabilities))
+        if isinstance(msg, GameStart):
+            self.game = msg
+            self.rng = random.Random(msg.seed * 4 + msg.seat)
+            return format_message(Ready())
+        if isinstance(msg, TurnRequest):
+            if self.game is None:
+                raise ProtocolError("turn request before the game message")
+            state = state_from_request(self.game, msg)
+            move = self.choose(Turn(self.game, msg, state, self.rng, received, self.out))
+            return format_message(MoveReply(msg.phase, str(move)))
+        if isinstance(msg, GameEnd):
+            self.finished = True
+        return None
+
+
 def run_bot(
     name: str,
     choose: Chooser,
@@ -109,35 +153,12 @@ def run_bot(
     stdout: TextIO | None = None,
 ) -> None:
     """Answer the referee until the game ends or the input closes."""
-    inp = stdin or sys.stdin
     out = stdout or sys.stdout
-    game: GameStart | None = None
-    rng = random.Random(0)
-
-    def send(line: str) -> None:
-        out.write(line + "\n")
-        out.flush()
-
-    for line in inp:
-        received = time.monotonic()
-        if not line.strip():
-            continue
-        try:
-            msg = parse_referee_line(line)
-        except ProtocolError as e:
-            print(f"{name}: {e}", file=sys.stderr)
-            continue  # a newer referee may send messages we do not know
-        if isinstance(msg, Hello):
-            send(format_message(HelloReply(PROTOCOL_VERSION, name, capabilities)))
-        elif isinstance(msg, GameStart):
-            game = msg
-            rng = random.Random(msg.seed * 4 + msg.seat)
-            send(format_message(Ready()))
-        elif isinstance(msg, TurnRequest):
-            if game is None:
-                raise ProtocolError("turn request before the game message")
-            state = state_from_request(game, msg)
-            move = choose(Turn(game, msg, state, rng, received, out))
-            send(format_message(MoveReply(msg.phase, str(move))))
-        elif isinstance(msg, GameEnd):
+    session = BotSession(name, choose, capabilities, out)
+    for line in stdin or sys.stdin:
+        answer = session.handle(line, time.monotonic())
+        if answer is not None:
+            out.write(answer + "\n")
+            out.flush()
+        if session.finished:
             return

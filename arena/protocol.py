@@ -210,7 +210,8 @@ def _tokens(line: str) -> list[str]:
 
 
 def _int(value: str, key: str, line: str, minimum: int = 0) -> int:
-    if not re.fullmatch(r"-?\d{1,18}", value) or int(value) < minimum:
+    # At most 2**63 - 1: every number fits a signed 64-bit integer in any language.
+    if not re.fullmatch(r"-?\d{1,19}", value) or not minimum <= int(value) < 2**63:
         raise _fail(f"{key} must be a whole number >= {minimum}, got {value!r}", line)
     return int(value)
 

@@ -126,10 +126,10 @@ class GameRecord:
             "time_control": dict(self.time_control),
             "start_position": self.start_position,
             "seats": [s.to_dict() for s in self.seats],
-            "moves": [[m.player, m.move, round(m.ms, 3)] for m in self.moves],
+            "moves": [[m.player, m.move, m.ms] for m in self.moves],
             "final_position": self.final_position,
             "standings": [asdict(s) for s in self.standings],
-            "duration_ms": round(self.duration_ms, 3),
+            "duration_ms": self.duration_ms,
             "started_at": self.started_at,
             "extra": self.extra,
         }

@@ -27,6 +27,8 @@ their defaults.  Example, two herds on an 8-hex strip::
 from __future__ import annotations
 
 import re
+from dataclasses import replace
+from typing import Any
 
 from ..errors import NotationError, RulesError
 from .board import Board
@@ -104,6 +106,15 @@ def _compress(tokens: list[str]) -> str:
     return "".join(out)
 
 
+def _rejected(field: str, value: int) -> bool:
+    try:
+        changes: dict[str, Any] = {field: value}
+        replace(Params(), **changes)
+    except RulesError:
+        return True
+    return False
+
+
 def _error(message: str, text: str, pos: int) -> NotationError:
     return NotationError(f"{message} in {text!r}", f"column {pos + 1}")
 
@@ -145,16 +156,22 @@ def parse_position(text: str) -> GameState:
             raise _error(f"{key} must be a whole number, got {value!r}", text, pos)
         return int(value)
 
+    # Read the numbers first: their own errors must not be caught below.
+    numbers = {k: int_option(k, d) for k, d in (("players", 2), ("sheep", 16), ("tiles", 4), ("contact", 1))}
+    if int_option("holeborder", 0) > 1:
+        raise _error("holeborder must be 0 or 1", text, options["holeborder"][1])
     try:
         params = Params(
-            players=int_option("players", 2),
-            sheep=int_option("sheep", 16),
-            tiles=int_option("tiles", 4),
-            contact=int_option("contact", 1),
+            players=numbers["players"],
+            sheep=numbers["sheep"],
+            tiles=numbers["tiles"],
+            contact=numbers["contact"],
             hole_border=bool(int_option("holeborder", 0)),
         )
     except RulesError as e:
-        raise NotationError(f"{e} in {text!r}") from None
+        # Point at the option that Params rejects on its own.
+        bad = [k for k in numbers if k in options and _rejected(k, numbers[k])]
+        raise _error(str(e), text, options[bad[0]][1] if bad else 0) from None
 
     try:
         phase = Phase(phase_text)

@@ -9,6 +9,7 @@ generation touches nothing but ints and precomputed tuples.
 
 from __future__ import annotations
 
+from bisect import insort
 from dataclasses import dataclass
 from enum import Enum
 
@@ -271,7 +272,7 @@ class GameState:
         if height[src] == 1:
             self.movable[p].remove(src)
         if count >= 2:
-            self.movable[p].append(dest)
+            insort(self.movable[p], dest)  # board order, as parse_position builds it
 
     def _next_mover(self) -> None:
         """Pass the turn to the next seat that can move; end the game if none can."""

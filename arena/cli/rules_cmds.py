@@ -1,20 +1,13 @@
-"""The ``arena`` command line.
-
-This is the only module that turns :class:`~arena.errors.ArenaError` into exit
-codes: every command raises, and :func:`main` reports.
-"""
+"""``arena perft``, ``arena show`` and ``arena board``: the rules engine at the prompt."""
 
 from __future__ import annotations
 
-import sys
 import time
 from pathlib import Path
 
 import click
 
-from . import __version__
-from .errors import ArenaError
-from .rules import (
+from ..rules import (
     BOARD_FILE_HELP,
     GameState,
     Params,
@@ -27,39 +20,7 @@ from .rules import (
     random_board,
     render,
 )
-
-
-class ArenaGroup(click.Group):
-    """Turns the arena's own errors into a one-line message and exit code 2."""
-
-    def invoke(self, ctx: click.Context) -> object:
-        try:
-            return super().invoke(ctx)
-        except ArenaError as e:
-            raise click.ClickException(str(e)) from e
-
-
-def _colour_wanted(option: bool | None) -> bool:
-    return sys.stdout.isatty() if option is None else option
-
-
-colour_option = click.option(
-    "--colour/--no-colour",
-    "--color/--no-color",
-    "colour",
-    default=None,
-    help="Colour the players' stacks (default: when writing to a terminal).",
-)
-
-
-@click.group(cls=ArenaGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="arena")
-def main() -> None:
-    """Battle Sheep Arena: referee, tournaments and ratings for Battle Sheep bots.
-
-    Positions are written in the one-line position notation, for example
-    'a16.../....b16. moves a players=2' (see 'arena show --help').
-    """
+from .common import colour_option, colour_wanted, main
 
 
 @main.command("perft")
@@ -121,7 +82,7 @@ def show_cmd(position: str, colour: bool | None) -> None:
     Example: 'a16.../....b16. moves a players=2'
     """
     state = _position_argument(position)
-    click.echo(render(state, colour=_colour_wanted(colour)))
+    click.echo(render(state, colour=colour_wanted(colour)))
     click.echo(format_position(state))
 
 
@@ -176,7 +137,7 @@ def board_cmd(
     if fmt in ("all", "picture"):
         if fmt == "all":
             click.echo("# picture")
-        click.echo(render(state, colour=_colour_wanted(colour)))
+        click.echo(render(state, colour=colour_wanted(colour)))
     if fmt in ("all", "position"):
         if fmt == "all":
             click.echo("# position")
@@ -184,7 +145,3 @@ def board_cmd(
 
 
 board_cmd.help = (board_cmd.help or "") + "\n\n\b\n" + BOARD_FILE_HELP
-
-
-if __name__ == "__main__":  # pragma: no cover
-    main()

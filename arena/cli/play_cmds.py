@@ -1,0 +1,226 @@
+"""``arena play`` (one game between bot commands) and ``arena replay``."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import time
+from collections import Counter
+from pathlib import Path
+
+import click
+from tabulate import tabulate
+
+from ..clock import TimeControl
+from ..durations import parse_duration_ms
+from ..errors import ArenaError, ConfigError
+from ..record import Fault, GameRecord, MoveRecord
+from ..referee import BotSpec, GameSetup, play_game
+from ..rules import PLAYER_LETTERS, GameState, Params, parse_board_file, random_board, render
+from .common import colour_option, colour_wanted, main
+
+
+def bot_specs(commands: tuple[str, ...], cwd: Path) -> list[BotSpec]:
+    """Specs for bot command strings, named after their program; repeats get #2, #3."""
+    specs = []
+    seen: Counter[str] = Counter()
+    for command in commands:
+        argv = tuple(shlex.split(command))
+        if not argv:
+            raise ConfigError(f"empty bot command {command!r}")
+        base = Path(argv[-1]).stem if len(argv) > 1 else Path(argv[0]).name
+        seen[base] += 1
+        name = base if seen[base] == 1 else f"{base}#{seen[base]}"
+        specs.append(BotSpec(name=name, command=argv, cwd=cwd))
+    return specs
+
+
+def standings_table(record: GameRecord) -> str:
+    """The ranking of one game, with the figures that decided it."""
+    rows = []
+    for s in sorted(record.standings, key=lambda s: (s.rank, s.player)):
+        seat = record.seats[s.player]
+        why = f"{seat.fault.kind.value}: {seat.fault.detail}" if seat.fault else ""
+        rows.append(
+            [s.rank, f"{PLAYER_LETTERS[s.player]} {seat.name}", s.hexes, s.largest_group, s.daisies, why]
+        )
+    return tabulate(rows, headers=["rank", "seat", "hexes", "group", "daisies", "fault"])
+
+
+def _time_control(move: str | None, base: str | None, inc: str, startup: str, margin: str) -> TimeControl:
+    return TimeControl(
+        move_ms=None if move in (None, "none") else parse_duration_ms(move, "--move-time"),
+        base_ms=None if base is None else parse_duration_ms(base, "--base"),
+        increment_ms=parse_duration_ms(inc, "--increment"),
+        startup_ms=parse_duration_ms(startup, "--startup"),
+        margin_ms=parse_duration_ms(margin, "--margin"),
+    )
+
+
+@main.command("play")
+@click.argument("bots", nargs=-1, required=True, metavar="BOT_COMMAND BOT_COMMAND [...]")
+@click.option(
+    "--seed",
+    type=int,
+    default=None,
+    help="Seed of the board and of the bots' randomness (default: a fresh one, printed).",
+)
+@click.option(
+    "--board",
+    "board_opt",
+    default="random",
+    show_default=True,
+    metavar="random|FILE",
+    help="A random board from the seed, or a board file.",
+)
+@click.option("--build-board", is_flag=True, help="The bots build the pasture from tiles first.")
+@click.option("--move-time", default="1s", show_default=True, help="Time per move ('none' for a clock only).")
+@click.option("--base", default=None, help="Clock per player, e.g. 10s (with --increment).")
+@click.option("--increment", default="0ms", show_default=True, help="Added to the clock after each move.")
+@click.option("--startup", default="5s", show_default=True, help="Allowance from start to 'ready'.")
+@click.option("--margin", default="50ms", show_default=True, help="Overrun tolerated before a timeout.")
+@click.option("--sheep", type=click.IntRange(1, 999), default=16, show_default=True)
+@click.option("--tiles", type=click.IntRange(1, 64), default=4, show_default=True, help="Tiles per player.")
+@click.option(
+    "--contact",
+    type=click.Choice(["1", "2"]),
+    default="1",
+    show_default=True,
+    help="Hexes of a new tile that must touch the pasture.",
+)
+@click.option("--hole-border", is_flag=True, help="Herds may start next to enclosed holes.")
+@click.option(
+    "--save",
+    type=click.Path(dir_okay=False, writable=True, path_type=Path),
+    help="Write the game record (JSON) here.",
+)
+@click.option("--quiet", "-q", is_flag=True, help="Do not show the board after every move.")
+@colour_option
+def play_cmd(
+    bots: tuple[str, ...],
+    seed: int | None,
+    board_opt: str,
+    build_board: bool,
+    move_time: str,
+    base: str | None,
+    increment: str,
+    startup: str,
+    margin: str,
+    sheep: int,
+    tiles: int,
+    contact: str,
+    hole_border: bool,
+    save: Path | None,
+    quiet: bool,
+    colour: bool | None,
+) -> None:
+    """Play one game between 2 to 4 bots and show the result.
+
+    Each BOT_COMMAND is a command line, quoted as one argument, for example
+    'python3 sample_bots/random_bot.py' or './sample_bots/c/greedy'. The same
+    bot may fill several seats; the first command plays first.
+
+    Exits 0 when the game was played to its end, whatever the bots did (a bot
+    that cannot even be started is forfeited); 2 when the arena itself could
+    not run the game.
+    """
+    if not 2 <= len(bots) <= 4:
+        raise click.UsageError(f"a game needs 2 to 4 bots, got {len(bots)}")
+    params = Params(
+        players=len(bots), sheep=sheep, tiles=tiles, contact=int(contact), hole_border=hole_border
+    )
+    if seed is None:
+        seed = int.from_bytes(os.urandom(4), "big")
+    tc = _time_control(move_time, base, increment, startup, margin)
+    board = None
+    if build_board:
+        if board_opt != "random":
+            raise click.UsageError("--build-board and --board FILE exclude each other")
+    elif board_opt == "random":
+        board = random_board(seed, params.tiles * params.players, params.contact)
+    else:
+        path = Path(board_opt)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as e:
+            raise ConfigError(f"cannot read board file {str(path)!r}: {e}") from None
+        board = parse_board_file(text, str(path))
+    specs = bot_specs(bots, Path.cwd())
+    setup = GameSetup(game_id=f"play-{seed}", seed=seed, params=params, time_control=tc, board=board)
+    click.echo(
+        f"seed {seed}, {tc.describe()}, "
+        + " vs ".join(f"{PLAYER_LETTERS[i]}={s.name}" for i, s in enumerate(specs))
+    )
+    show = colour_wanted(colour)
+
+    def observer(state: GameState, move: MoveRecord | None, fault: tuple[int, Fault] | None) -> None:
+        if quiet:
+            return
+        if move is not None:
+            click.echo(
+                f"\n{PLAYER_LETTERS[move.player]} {specs[move.player].name}: {move.move}  ({move.ms:.0f} ms)"
+            )
+            click.echo(render(state, colour=show))
+        elif fault is not None:
+            p, f = fault
+            click.echo(f"\n{PLAYER_LETTERS[p]} {specs[p].name} forfeits: {f.kind.value}: {f.detail}")
+
+    record = play_game(setup, specs, observer)
+    click.echo("")
+    click.echo(standings_table(record))
+    if save is not None:
+        save.write_text(record.to_json(indent=1) + "\n", encoding="utf-8")
+        click.echo(f"saved to {save}")
+
+
+def load_record(path: Path) -> GameRecord:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise ArenaError(f"cannot read game record {str(path)!r}: {e}") from None
+    try:
+        return GameRecord.from_json(text)
+    except ArenaError as e:
+        raise ArenaError(f"{path}: {e}") from None
+
+
+def show_replay(record: GameRecord, step: bool, delay: float, colour: bool) -> None:
+    """Print a game position by position; with ``step``, wait for a key between moves."""
+    click.echo(
+        f"game {record.game_id}, seed {record.seed}: "
+        + " vs ".join(f"{PLAYER_LETTERS[i]}={s.name}" for i, s in enumerate(record.seats))
+    )
+    faults = {f.ply: (p, f) for p, f in record.faults}
+    for ply, (move, state) in enumerate(record.positions()):
+        if move is not None:
+            click.echo(
+                f"\nply {ply}: {PLAYER_LETTERS[move.player]} {record.seats[move.player].name} "
+                f"plays {move.move} ({move.ms:.0f} ms)"
+            )
+        else:
+            click.echo("\nstart")
+        click.echo(render(state, colour=colour))
+        for p, f in [faults[ply]] if ply in faults else []:
+            click.echo(f"{PLAYER_LETTERS[p]} {record.seats[p].name} forfeits: {f.kind.value}: {f.detail}")
+        if step and ply < len(record.moves):
+            click.echo("-- any key: next move, q: stop --", nl=False)
+            key = click.getchar()
+            click.echo("")
+            if key in ("q", "Q", "\x1b"):
+                return
+        elif delay:
+            time.sleep(delay)
+    click.echo("")
+    click.echo(standings_table(record))
+
+
+@main.command("replay")
+@click.argument("game", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--step", is_flag=True, help="Wait for a key press after each move.")
+@click.option("--delay", type=float, default=0.0, help="Seconds to pause between moves.")
+@colour_option
+def replay_cmd(game: Path, step: bool, delay: float, colour: bool | None) -> None:
+    """Step through a saved game (a JSON record from 'arena play --save')."""
+    record = load_record(game)
+    show_replay(record, step, delay, colour_wanted(colour))
+    record.replay()  # the record must lead to its own final position

@@ -1,0 +1,79 @@
+"""A scripted bot without a process, for testing the referee's side of the protocol."""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+
+from arena.botkit import BotSession, Turn
+from arena.botproc import BotFault
+from arena.record import FaultKind
+from arena.rules import Move
+
+Answer = str | BotFault | tuple[str, float]
+
+
+class ScriptedChannel:
+    """A BotChannel whose answers come from a function of the request line.
+
+    The function returns the answer line, ``(line, seconds_taken)`` to pretend
+    the bot took that long, or a BotFault to raise.  Every line the referee
+    sends is kept in ``received``.
+    """
+
+    def __init__(self, answer: Callable[[str], Answer]) -> None:
+        self.answer = answer
+        self.received: list[str] = []
+        self.goodbye: str | None = None
+        self.stopped = False
+
+    def request(self, line: str, timeout_s: float, deadline: float | None = None) -> tuple[str, float]:
+        assert not self.stopped, "the referee asked a stopped bot"
+        self.received.append(line)
+        result = self.answer(line)
+        if isinstance(result, BotFault):
+            raise result
+        text, elapsed = (result, 0.001) if isinstance(result, str) else result
+        limit = timeout_s if deadline is None else deadline - time.monotonic()
+        if elapsed > limit:
+            raise BotFault(FaultKind.TIMEOUT, "no answer in time")
+        return text, elapsed
+
+    def stop(self, goodbye: str | None, grace_s: float) -> None:
+        if not self.stopped:
+            self.goodbye = goodbye
+        self.stopped = True
+
+    def seat_facts(self) -> dict[str, object]:
+        return {"exit": "exit 0", "exited_cleanly": self.goodbye is not None}
+
+
+def engine_bot(name: str = "fake", choose: Callable[[Turn], Move] | None = None) -> ScriptedChannel:
+    """A fake bot that plays through the Python bot kit (random moves by default)."""
+
+    def pick(turn: Turn) -> Move:
+        return turn.rng.choice(turn.state.legal_moves())
+
+    session = BotSession(name, choose or pick)
+
+    def answer(line: str) -> str:
+        reply = session.handle(line)
+        assert reply is not None, f"the kit had no answer to {line!r}"
+        return reply
+
+    return ScriptedChannel(answer)
+
+
+def scripted(lines: list[str]) -> Callable[[str], Answer]:
+    """Answers taken in order from ``lines``."""
+    queue = list(lines)
+
+    def answer(_line: str) -> Answer:
+        return queue.pop(0)
+
+    return answer
+
+
+def seeded_random() -> random.Random:
+    return random.Random(12345)

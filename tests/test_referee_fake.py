@@ -1,0 +1,224 @@
+"""The referee against scripted bots: every message exchange, no processes."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from arena.botkit import Turn, state_from_request
+from arena.botproc import BotFault
+from arena.clock import TimeControl
+from arena.protocol import GameStart, TurnRequest, parse_referee_line
+from arena.record import FaultKind, GameRecord
+from arena.referee import BotSpec, GameSetup, Referee
+from arena.rules import GameState, HerdPlacement, Move, Params, SheepMove, format_position, random_board
+
+from .fakebot import ScriptedChannel, engine_bot, scripted
+
+
+def specs(n: int) -> list[BotSpec]:
+    return [BotSpec(name=f"bot{i}", command=("fake", str(i))) for i in range(n)]
+
+
+def run(channels: list, setup: GameSetup | None = None) -> GameRecord:
+    setup = setup or GameSetup(board=random_board(5, 4 * len(channels)), params=Params(players=len(channels)))
+    return Referee(setup, specs(len(channels)), channels).run()
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+@pytest.mark.parametrize("build", [False, True], ids=["board", "build"])
+def test_fake_bots_play_a_whole_game(players: int, build: bool) -> None:
+    params = Params(players=players)
+    board = None if build else random_board(players, 4 * players)
+    bots = [engine_bot(f"b{i}") for i in range(players)]
+    record = run(bots, GameSetup(params=params, board=board, seed=players))
+    assert all(s.fault is None for s in record.seats)
+    assert sorted(record.ranking)[0] == 1
+    assert record.replay().is_over
+    assert GameRecord.from_json(record.to_json()) == record
+    for bot in bots:  # everyone got the end notice with the same ranking
+        assert bot.goodbye is not None and bot.goodbye.startswith("end ranks=")
+        assert bot.goodbye.split()[1] == "ranks=" + ";".join(map(str, record.ranking))
+
+
+def test_every_request_describes_the_referees_state_exactly() -> None:
+    seen: list[tuple[str, str]] = []
+
+    def choose(turn: Turn) -> Move:
+        seen.append((turn.request.phase, format_position(turn.state)))
+        return turn.rng.choice(turn.state.legal_moves())
+
+    record = run([engine_bot("a", choose), engine_bot("b", choose)], GameSetup(board=None, seed=9))
+    positions = [format_position(state) for _, state in record.positions()]
+    assert [p for _, p in seen] == positions[:-1]
+
+
+def test_since_lists_only_the_other_players_moves() -> None:
+    a, b, c = (engine_bot(n) for n in "abc")
+    record = run([a, b, c])
+    requests = [parse_referee_line(line) for line in a.received[2:]]
+    assert all(isinstance(r, TurnRequest) for r in requests)
+    told = [m for r in requests for m in r.since]  # type: ignore[union-attr]
+    assert all(player != 0 for player, _ in told)
+    others = [(m.player, m.move) for m in record.moves if m.player != 0]
+    assert told == others[: len(told)]
+
+
+def test_handshake_wrong_version_is_a_protocol_error() -> None:
+    bad = ScriptedChannel(scripted(["hello 2 future"]))
+    record = run([bad, engine_bot()])
+    fault = record.seats[0].fault
+    assert fault is not None and fault.kind is FaultKind.PROTOCOL_ERROR and "version 2" in fault.detail
+    assert fault.ply == 0 and record.ranking == [2, 1]
+
+
+@pytest.mark.parametrize(
+    ("answers", "needle"),
+    [
+        (["ready"], "expected 'hello 1 NAME'"),
+        (["hello 1 ok", "hello 1 ok"], "expected 'ready'"),
+        (["hello 1 b@d"], "bot name"),
+    ],
+    ids=["no-hello", "no-ready", "bad-name"],
+)
+def test_handshake_faults(answers: list[str], needle: str) -> None:
+    record = run([ScriptedChannel(scripted(answers)), engine_bot()])
+    fault = record.seats[0].fault
+    assert fault is not None and fault.kind is FaultKind.PROTOCOL_ERROR
+    assert needle in fault.detail
+
+
+def test_startup_timeout_is_a_startup_failure() -> None:
+    slow = ScriptedChannel(lambda line: ("hello 1 slow", 99.0))
+    record = run([slow, engine_bot()])
+    fault = record.seats[0].fault
+    assert fault is not None and fault.kind is FaultKind.STARTUP_FAILURE
+
+
+def test_a_channel_that_could_not_start_is_forfeited_at_ply_zero() -> None:
+    record = run([BotFault(FaultKind.STARTUP_FAILURE, "cannot start 'x'"), engine_bot()])
+    fault = record.seats[0].fault
+    assert fault is not None and fault.kind is FaultKind.STARTUP_FAILURE and fault.ply == 0
+    assert record.seats[1].fault is None and record.ranking == [2, 1]
+    assert record.replay().is_over
+
+
+def _after_handshake(moves: list[str]) -> ScriptedChannel:
+    return ScriptedChannel(scripted(["hello 1 x", "ready", *moves]))
+
+
+def test_wrong_phase_word_is_a_protocol_error() -> None:
+    record = run([_after_handshake(["move 0,0E1"]), engine_bot()])
+    fault = record.seats[0].fault
+    assert fault is not None and fault.kind is FaultKind.PROTOCOL_ERROR
+    assert "expected 'herd MOVE'" in fault.detail and "'move 0,0E1'" in fault.detail
+
+
+def test_unreadable_move_is_a_protocol_error_quoting_the_line() -> None:
+    record = run([_after_handshake(["herd banana"]), engine_bot()])
+    fault = record.seats[0].fault
+    assert fault is not None and fault.kind is FaultKind.PROTOCOL_ERROR and "'herd banana'" in fault.detail
+
+
+def test_illegal_move_names_the_move_and_why() -> None:
+    board = random_board(5, 8)
+    inner = next(h for i, h in enumerate(board.coords) if not board.outer_border[i])
+    move = f"{inner[0]},{inner[1]}"
+    record = run([_after_handshake([f"herd {move}"]), engine_bot()], GameSetup(board=board))
+    fault = record.seats[0].fault
+    assert fault is not None and fault.kind is FaultKind.ILLEGAL_MOVE
+    assert repr(move) in fault.detail and "border" in fault.detail
+
+
+def test_move_timeout_and_the_game_goes_on() -> None:
+    tc = TimeControl(move_ms=100, margin_ms=10)
+    slow = ScriptedChannel(scripted(["hello 1 x", "ready", ("herd 0,0", 0.5)]))  # type: ignore[list-item]
+    record = run([slow, engine_bot()], GameSetup(board=random_board(5, 8), time_control=tc))
+    fault = record.seats[0].fault
+    assert fault is not None and fault.kind is FaultKind.TIMEOUT
+    assert record.seats[1].fault is None and record.replay().is_over
+    assert len(record.moves) > 1  # b kept playing alone
+
+
+def test_clock_runs_down_with_increment_and_is_told_to_the_bot() -> None:
+    tc = TimeControl(move_ms=None, base_ms=1000, increment_ms=100, margin_ms=0)
+    times: list[int] = []
+
+    def answer_slowly(line: str) -> tuple[str, float] | str:
+        msg = parse_referee_line(line)
+        if isinstance(msg, TurnRequest):
+            times.append(msg.time)
+            state = state_from_request(game_msg[0], msg)
+            move = rng.choice(state.legal_moves())
+            return f"{msg.phase} {move}", 0.4
+        if isinstance(msg, GameStart):
+            game_msg.append(msg)
+            return "ready"
+        return "hello 1 slow"
+
+    game_msg: list[GameStart] = []
+    rng = random.Random(3)
+    record = run(
+        [ScriptedChannel(answer_slowly), engine_bot()], GameSetup(board=random_board(5, 8), time_control=tc)
+    )
+    # 1000 -> 1000-400+100 = 700 -> 400 -> 100: the 4th answer (0.4 s) is too slow.
+    assert times == [1000, 700, 400, 100]
+    fault = record.seats[0].fault
+    assert fault is not None and fault.kind is FaultKind.TIMEOUT
+
+
+def test_forfeited_player_is_ranked_last_and_the_game_goes_on() -> None:
+    # a places its herd, moves once, then tries to move its whole stack; b and c are random.
+    count = {"n": 0}
+
+    def choose(turn: Turn) -> Move:
+        count["n"] += 1
+        moves = turn.state.legal_moves()
+        if count["n"] == 3:
+            m = moves[0]
+            assert isinstance(m, SheepMove)
+            return SheepMove(m.q, m.r, m.direction, turn.state.height[turn.state.board.index[(m.q, m.r)]])
+        return turn.rng.choice(moves)
+
+    record = run([engine_bot("a", choose), engine_bot("b"), engine_bot("c")])
+    fault = record.seats[0].fault
+    assert (
+        fault is not None
+        and fault.kind is FaultKind.ILLEGAL_MOVE
+        and "at least one must stay" in fault.detail
+    )
+    assert fault.ply == 6  # 3 herds, then a, b and c moved once; then a's third request
+    assert record.ranking[0] == 3 and record.standings[0].hexes == 2
+    assert record.standings[0].forfeited and record.replay().forfeited[0]
+    assert len(record.moves) > 6 and all(m.player != 0 for m in record.moves[6:])
+
+
+def test_a_bot_whose_opponents_all_forfeit_plays_alone_to_the_end() -> None:
+    record = run([_after_handshake(["herd 99,99"]), engine_bot()])
+    assert record.seats[0].fault is not None
+    final = record.replay()
+    assert final.is_over and final.hexcount[1] > 1
+
+
+def test_referee_needs_one_bot_per_seat() -> None:
+    with pytest.raises(ValueError, match="2 players need as many bots"):
+        Referee(GameSetup(), specs(3), [engine_bot(), engine_bot(), engine_bot()])
+
+
+def test_state_from_request_round_trips_a_midgame_position() -> None:
+    state = GameState(Params(players=3), random_board(2, 12))
+    for move in [HerdPlacement(*state.board.coords[i]) for i in state.herd_hexes()[:3]]:
+        state.apply(move)
+    game = GameStart("g", state.to_move, 3, 1)
+    req = TurnRequest(
+        phase="move",
+        time=100,
+        ply=3,
+        clocks=(None, None, None),
+        since=(),
+        board=state.board.coords,
+        stacks=tuple((q, r, p, n) for (q, r), (p, n) in state.stacks().items()),
+        tiles=(0, 0, 0),
+    )
+    assert format_position(state_from_request(game, req)) == format_position(state)
