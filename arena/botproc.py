@@ -19,6 +19,7 @@ import selectors
 import signal
 import subprocess
 import time
+import uuid
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -32,6 +33,8 @@ READ_CHUNK = 65536
 STDERR_KEEP = 16 * 1024  # bytes of stderr kept per bot (its tail)
 INFO_KEEP = 200  # info lines kept per bot per game
 INFO_LINE_KEEP = 300  # characters kept of each info line
+MAX_QUEUED_LINES = 16  # unasked lines kept before a bot counts as flooding stdout
+BOT_ID_VARIABLE = "ARENA_BOT_ID"  # marks every process a bot starts, to find them all at the end
 
 
 class BotFault(BotError):
@@ -87,9 +90,10 @@ def bot_environment(cwd: Path, extra: Mapping[str, str] | None = None) -> dict[s
 class BotProcess:
     """One running bot: its pipes, buffers and the facts kept for the record."""
 
-    def __init__(self, name: str, proc: subprocess.Popen[bytes]) -> None:
+    def __init__(self, name: str, proc: subprocess.Popen[bytes], token: str = "") -> None:
         self.name = name
         self.proc = proc
+        self.token = token
         self.pgid = proc.pid  # start_new_session: the bot leads its own group
         assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
         self.stdin_fd = proc.stdin.fileno()
@@ -102,6 +106,7 @@ class BotProcess:
         self.infos: list[str] = []
         self.info_count = 0
         self.overflow = False  # a line longer than MAX_LINE_BYTES was started
+        self.flooded = False  # more than MAX_QUEUED_LINES lines sent without being asked
         self.stdout_open = True
         self.stderr_open = True
         self.stderr_tail = bytearray()
@@ -111,7 +116,7 @@ class BotProcess:
     # -- buffers ------------------------------------------------------------
 
     def take_stdout(self, data: bytes, now: float) -> None:
-        if self.overflow:
+        if self.overflow or self.flooded:
             return  # this bot is already at fault; stop keeping what it says
         self.outbuf += data
         while True:
@@ -132,6 +137,12 @@ class BotProcess:
                     text = raw[5:].decode("utf-8", "replace")
                     self.infos.append(text[:INFO_LINE_KEEP])
                 continue
+            if len(self.lines) >= MAX_QUEUED_LINES:
+                # Only one answer is ever due: a bot this far ahead floods us.
+                self.flooded = True
+                self.lines.clear()
+                self.outbuf.clear()
+                return
             self.lines.append((raw, now))
         if len(self.outbuf) > MAX_LINE_BYTES:
             self.overflow = True
@@ -162,6 +173,41 @@ class BotProcess:
         return f"exit {code}"
 
 
+def kill_marked(token: str) -> int:
+    """SIGKILL every process whose environment carries this bot's token.
+
+    Killing the process group catches what a bot starts, except a process that
+    left the group (``setsid``, a daemon): those still inherit the bot's
+    environment, so they are found in ``/proc``.  Returns how many were killed.
+    """
+    if not token:
+        return 0
+    needle = f"{BOT_ID_VARIABLE}={token}".encode()
+    killed = 0
+    for _ in range(5):  # a dying parent's children may appear a moment later
+        found = 0
+        try:
+            entries = os.listdir("/proc")
+        except OSError:
+            return killed
+        for entry in entries:
+            if not entry.isdigit():
+                continue
+            try:
+                with open(f"/proc/{entry}/environ", "rb") as f:
+                    if needle not in f.read():
+                        continue
+                os.kill(int(entry), signal.SIGKILL)
+                found += 1
+            except OSError:
+                continue
+        killed += found
+        if not found:
+            break
+        time.sleep(0.01)
+    return killed
+
+
 class BotPool:
     """The bots of one game and the selector that serves them all."""
 
@@ -187,6 +233,8 @@ class BotPool:
         if not argv:
             raise BotFault(FaultKind.STARTUP_FAILURE, "empty command")
         preexec: Callable[[], None] = limits.apply
+        token = uuid.uuid4().hex
+        env = {**env, BOT_ID_VARIABLE: token}
         try:
             proc = subprocess.Popen(
                 list(argv),
@@ -204,7 +252,7 @@ class BotPool:
             raise BotFault(
                 FaultKind.STARTUP_FAILURE, f"cannot start {' '.join(argv)!r} in {str(cwd)!r}: {e}"
             ) from None
-        bot = BotProcess(name, proc)
+        bot = BotProcess(name, proc, token)
         self.bots.append(bot)
         self.selector.register(bot.stdout_fd, selectors.EVENT_READ, (bot, True))
         self.selector.register(bot.stderr_fd, selectors.EVENT_READ, (bot, False))
@@ -276,6 +324,11 @@ class BotPool:
                     raise BotFault(
                         FaultKind.PROTOCOL_ERROR, f"sent bytes that are not ASCII: {raw[:200]!r}"
                     ) from None
+            if bot.flooded:
+                raise BotFault(
+                    FaultKind.PROTOCOL_ERROR,
+                    f"sent more than {MAX_QUEUED_LINES} lines without being asked",
+                )
             if bot.overflow:
                 raise BotFault(
                     FaultKind.PROTOCOL_ERROR,
@@ -285,12 +338,21 @@ class BotPool:
                 raise BotFault(FaultKind.CRASH, self._gone(bot, "closed its output"))
             left = deadline - time.monotonic()
             if left <= 0:
+                self._pump(0)  # take what has already arrived before calling it late
+                if bot.lines or bot.overflow or bot.flooded or not bot.stdout_open:
+                    continue
                 raise BotFault(FaultKind.TIMEOUT, "no answer in time")
             self._pump(left)
+
+    def wait(self, until: float) -> None:
+        """Take in output from any bot, waiting at most until ``until`` (monotonic)."""
+        self._pump(max(0.0, until - time.monotonic()))
 
     def stray_line(self, bot: BotProcess) -> str | None:
         """A line the bot sent without being asked, if any (checked before each request)."""
         self._pump(0)
+        if bot.flooded:
+            return f"more than {MAX_QUEUED_LINES} lines"
         if bot.lines:
             raw, _ = bot.lines.popleft()
             return raw.decode("ascii", "backslashreplace")
@@ -312,9 +374,9 @@ class BotPool:
         if goodbye is not None and bot.proc.poll() is None:
             with contextlib.suppress(BotFault):
                 self.send(bot, goodbye)
-        with contextlib.suppress(OSError):
-            os.close(bot.stdin_fd)
-        bot.proc.stdin = None
+        if bot.proc.stdin is not None:
+            with contextlib.suppress(OSError):
+                bot.proc.stdin.close()  # closes stdin_fd exactly once
         deadline = time.monotonic() + grace
         exited = bot.proc.poll() is not None
         while not exited and time.monotonic() < deadline:
@@ -325,6 +387,7 @@ class BotPool:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(bot.pgid, signal.SIGKILL)
         bot.proc.wait()
+        kill_marked(bot.token)
         self._pump(0)
         for fd in (bot.stdout_fd, bot.stderr_fd):
             if fd in self.selector.get_map():

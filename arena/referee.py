@@ -73,16 +73,31 @@ class GameSetup:
 
 
 class BotChannel(Protocol):
-    """What the referee needs from a bot: ask and wait (with a deadline), and stop."""
+    """What the referee needs from a bot: send, wait for an answer (with a deadline), stop."""
 
-    def request(self, line: str, timeout_s: float, deadline: float | None = None) -> tuple[str, float]:
-        """Send ``line``, return the answer and the seconds it took; raise BotFault."""
+    def send(self, line: str) -> None:
+        """Send one line; raise BotFault if the bot cannot take it."""
+
+    def receive(self, timeout_s: float, deadline: float | None = None) -> tuple[str, float]:
+        """The answer to the last line sent and the seconds it took; raise BotFault.
+
+        The wait ends ``timeout_s`` after the send, or at ``deadline`` (monotonic) if given.
+        """
+
+    def wait(self, until: float) -> None:
+        """Block until some bot has written something, or until ``until`` (monotonic)."""
 
     def stop(self, goodbye: str | None, grace_s: float) -> None:
         """Say ``goodbye`` (if given), let it exit within ``grace_s``, then kill it."""
 
     def seat_facts(self) -> dict[str, object]:
         """Facts for the seat record: reported name, exit, stderr, infos, transcript."""
+
+
+def request(channel: BotChannel, line: str, timeout_s: float) -> tuple[str, float]:
+    """Send a request and wait for its answer."""
+    channel.send(line)
+    return channel.receive(timeout_s)
 
 
 class ProcessChannel:
@@ -93,26 +108,32 @@ class ProcessChannel:
         self.bot = bot
         self.exited_cleanly = False
         self.stopped = False
+        self.sent_at = time.monotonic()
         self.transcript: deque[str] | None = deque(maxlen=TRANSCRIPT_KEEP) if keep_transcript else None
 
     def _note(self, line: str) -> None:
         if self.transcript is not None:
             self.transcript.append(line)
 
-    def request(self, line: str, timeout_s: float, deadline: float | None = None) -> tuple[str, float]:
+    def send(self, line: str) -> None:
         stray = self.pool.stray_line(self.bot)
         if stray is not None:
             self._note(f"bot> {stray}")
             raise BotFault(FaultKind.PROTOCOL_ERROR, f"sent {stray[:200]!r} without being asked")
         self._note(f"ref> {line}")
-        sent = self.pool.send(self.bot, line)
+        self.sent_at = self.pool.send(self.bot, line)
+
+    def receive(self, timeout_s: float, deadline: float | None = None) -> tuple[str, float]:
         try:
-            answer, arrived = self.pool.read_line(self.bot, deadline or sent + timeout_s)
+            answer, arrived = self.pool.read_line(self.bot, deadline or self.sent_at + timeout_s)
         except BotFault as f:
             self._note(f"---- {f.kind.value}: {f.detail}")
             raise
         self._note(f"bot> {answer}")
-        return answer, arrived - sent
+        return answer, arrived - self.sent_at
+
+    def wait(self, until: float) -> None:
+        self.pool.wait(until)
 
     def stop(self, goodbye: str | None, grace_s: float) -> None:
         if self.stopped:
@@ -183,34 +204,74 @@ class Referee:
     # -- phases of the conversation -----------------------------------------------------
 
     def _startup(self, started: float) -> None:
+        """Handshake with every bot at once: each has the whole allowance from its start.
+
+        Bots are served in the order their answers arrive, so a silent bot never
+        eats into the time of another.
+        """
         tc = self.setup.time_control
         deadline = started + (tc.startup_ms + tc.margin_ms) / 1000
         for p, ch in enumerate(self.channels):
             if isinstance(ch, BotFault):
                 self._forfeit(p, ch.kind, ch.detail)
+        waiting: dict[int, str] = {}  # seat -> the answer it owes: "hello" or "ready"
         for p in self._live():
-            ch = self.channels[p]
-            assert not isinstance(ch, BotFault)
             try:
-                line, _ = ch.request(format_message(Hello(PROTOCOL_VERSION)), 0, deadline)
-                msg = self._parse(line)
-                if not isinstance(msg, HelloReply):
-                    raise BotFault(FaultKind.PROTOCOL_ERROR, f"expected 'hello 1 NAME', got {line!r}")
-                if msg.version != PROTOCOL_VERSION:
-                    raise BotFault(
-                        FaultKind.PROTOCOL_ERROR,
-                        f"speaks protocol version {msg.version}; this referee speaks {PROTOCOL_VERSION}",
-                    )
-                self.reported[p] = msg.name
-                line, _ = ch.request(format_message(self._game_start(p)), 0, deadline)
-                if not isinstance(self._parse(line), Ready):
-                    raise BotFault(FaultKind.PROTOCOL_ERROR, f"expected 'ready', got {line!r}")
+                self._channel(p).send(format_message(Hello(PROTOCOL_VERSION)))
+                waiting[p] = "hello"
             except BotFault as f:
-                kind = FaultKind.STARTUP_FAILURE if f.kind is FaultKind.TIMEOUT else f.kind
-                detail = (
-                    "no hello/ready within the startup allowance" if f.kind is FaultKind.TIMEOUT else f.detail
-                )
-                self._forfeit(p, kind, detail)
+                self._startup_fault(p, f)
+        while waiting:
+            now = time.monotonic()
+            answered = False
+            for p, owed in list(waiting.items()):
+                ch = self._channel(p)
+                try:
+                    try:
+                        line, _ = ch.receive(0, now)  # a poll: only what has already arrived
+                    except BotFault as f:
+                        if f.kind is FaultKind.TIMEOUT and now < deadline:
+                            continue
+                        raise
+                    answered = True
+                    if owed == "hello":
+                        self._check_hello(p, line)
+                        ch.send(format_message(self._game_start(p)))
+                        waiting[p] = "ready"
+                    else:
+                        self._check_ready(p, line)
+                        del waiting[p]
+                except BotFault as f:
+                    self._startup_fault(p, f)
+                    del waiting[p]
+            if waiting and not answered:
+                self._channel(next(iter(waiting))).wait(min(deadline, time.monotonic() + 0.02))
+
+    def _channel(self, p: int) -> BotChannel:
+        ch = self.channels[p]
+        assert not isinstance(ch, BotFault)
+        return ch
+
+    def _startup_fault(self, p: int, f: BotFault) -> None:
+        if f.kind is FaultKind.TIMEOUT:
+            self._forfeit(p, FaultKind.STARTUP_FAILURE, "no hello/ready within the startup allowance")
+        else:
+            self._forfeit(p, f.kind, f.detail)
+
+    def _check_hello(self, p: int, line: str) -> None:
+        msg = self._parse(line)
+        if not isinstance(msg, HelloReply):
+            raise BotFault(FaultKind.PROTOCOL_ERROR, f"expected 'hello 1 NAME', got {line!r}")
+        if msg.version != PROTOCOL_VERSION:
+            raise BotFault(
+                FaultKind.PROTOCOL_ERROR,
+                f"speaks protocol version {msg.version}; this referee speaks {PROTOCOL_VERSION}",
+            )
+        self.reported[p] = msg.name
+
+    def _check_ready(self, p: int, line: str) -> None:
+        if not isinstance(self._parse(line), Ready):
+            raise BotFault(FaultKind.PROTOCOL_ERROR, f"expected 'ready', got {line!r}")
 
     @staticmethod
     def _parse(line: str) -> object:
@@ -265,7 +326,7 @@ class Referee:
         phase = {Phase.TILES: "tile", Phase.HERDS: "herd", Phase.MOVES: "move"}[st.phase]
         clock = self.clocks[p]
         timeout_s = (clock.budget_ms() + self.setup.time_control.margin_ms) / 1000
-        line, elapsed = ch.request(format_message(self._turn_request(p, phase)), timeout_s)
+        line, elapsed = request(ch, format_message(self._turn_request(p, phase)), timeout_s)
         msg = self._parse(line)
         if not isinstance(msg, MoveReply) or msg.phase != phase:
             raise BotFault(FaultKind.PROTOCOL_ERROR, f"expected '{phase} MOVE', got {line!r}")

@@ -28,17 +28,28 @@ class ScriptedChannel:
         self.goodbye: str | None = None
         self.stopped = False
 
-    def request(self, line: str, timeout_s: float, deadline: float | None = None) -> tuple[str, float]:
-        assert not self.stopped, "the referee asked a stopped bot"
+    def send(self, line: str) -> None:
+        assert not self.stopped, "the referee wrote to a stopped bot"
         self.received.append(line)
-        result = self.answer(line)
+        self.sent_at = time.monotonic()
+        self.pending: Answer | None = None
+
+    def receive(self, timeout_s: float, deadline: float | None = None) -> tuple[str, float]:
+        # The answer "arrives" seconds_taken after the send; asked before that, it is late.
+        if self.pending is None:
+            self.pending = self.answer(self.received[-1])
+        result = self.pending
         if isinstance(result, BotFault):
             raise result
-        text, elapsed = (result, 0.001) if isinstance(result, str) else result
-        limit = timeout_s if deadline is None else deadline - time.monotonic()
+        text, elapsed = (result, 0.0) if isinstance(result, str) else result
+        limit = (deadline if deadline is not None else self.sent_at + timeout_s) - self.sent_at
         if elapsed > limit:
             raise BotFault(FaultKind.TIMEOUT, "no answer in time")
+        self.pending = None
         return text, elapsed
+
+    def wait(self, until: float) -> None:
+        time.sleep(max(0.0, min(until - time.monotonic(), 0.01)))
 
     def stop(self, goodbye: str | None, grace_s: float) -> None:
         if not self.stopped:

@@ -65,3 +65,11 @@ def test_board_position_output_is_a_position(runner: CliRunner) -> None:
     assert result.exit_code == 0
     state = parse_position(result.output.strip())
     assert state.players == 3 and state.board == random_board(3, 12)
+
+
+def test_board_file_comment_lines_are_not_rows(runner: CliRunner, tmp_path: Path) -> None:
+    path = tmp_path / "c.board"
+    path.write_text("# my board\n . .\n# between the rows\n. . .  # trailing comment\n")
+    result = runner.invoke(main, ["board", "--file", str(path), "--format", "file"])
+    assert result.exit_code == 0, result.output
+    assert result.output == " . .\n. . .\n"

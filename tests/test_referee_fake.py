@@ -91,7 +91,8 @@ def test_handshake_faults(answers: list[str], needle: str) -> None:
 
 def test_startup_timeout_is_a_startup_failure() -> None:
     slow = ScriptedChannel(lambda line: ("hello 1 slow", 99.0))
-    record = run([slow, engine_bot()])
+    tc = TimeControl(startup_ms=200)
+    record = run([slow, engine_bot()], GameSetup(board=random_board(5, 8), time_control=tc))
     fault = record.seats[0].fault
     assert fault is not None and fault.kind is FaultKind.STARTUP_FAILURE
 

@@ -19,6 +19,30 @@ from ..referee import BotSpec, GameSetup, play_game
 from ..rules import PLAYER_LETTERS, GameState, Params, parse_board_file, random_board, render
 from .common import colour_option, colour_wanted, main
 
+INTERPRETERS = (
+    "python",
+    "python3",
+    "node",
+    "nodejs",
+    "ruby",
+    "perl",
+    "php",
+    "java",
+    "sh",
+    "bash",
+    "deno",
+    "bun",
+)
+
+
+def bot_name(argv: tuple[str, ...]) -> str:
+    """A short name for a command: its script for an interpreter, else its program."""
+    words = [a for a in argv if not a.startswith("-")]
+    program = Path(argv[0]).name
+    if program.startswith(INTERPRETERS) and len(words) > 1:
+        return Path(words[1]).stem
+    return Path(program).stem or program
+
 
 def bot_specs(commands: tuple[str, ...], cwd: Path) -> list[BotSpec]:
     """Specs for bot command strings, named after their program; repeats get #2, #3."""
@@ -28,7 +52,7 @@ def bot_specs(commands: tuple[str, ...], cwd: Path) -> list[BotSpec]:
         argv = tuple(shlex.split(command))
         if not argv:
             raise ConfigError(f"empty bot command {command!r}")
-        base = Path(argv[-1]).stem if len(argv) > 1 else Path(argv[0]).name
+        base = bot_name(argv)
         seen[base] += 1
         name = base if seen[base] == 1 else f"{base}#{seen[base]}"
         specs.append(BotSpec(name=name, command=argv, cwd=cwd))
@@ -215,12 +239,25 @@ def show_replay(record: GameRecord, step: bool, delay: float, colour: bool) -> N
 
 
 @main.command("replay")
-@click.argument("game", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("source", type=click.Path(exists=True, path_type=Path))
+@click.argument("game_id", required=False)
 @click.option("--step", is_flag=True, help="Wait for a key press after each move.")
 @click.option("--delay", type=float, default=0.0, help="Seconds to pause between moves.")
 @colour_option
-def replay_cmd(game: Path, step: bool, delay: float, colour: bool | None) -> None:
-    """Step through a saved game (a JSON record from 'arena play --save')."""
-    record = load_record(game)
+def replay_cmd(source: Path, game_id: str | None, step: bool, delay: float, colour: bool | None) -> None:
+    """Step through a saved game.
+
+    SOURCE is a game record (JSON, from 'arena play --save'), or a tournament's
+    results folder (or its tournament file) followed by the GAME_ID that
+    'arena games' lists.
+    """
+    if game_id is None:
+        if source.is_dir():
+            raise click.UsageError("a results folder needs a GAME_ID (see 'arena games RESULTS')")
+        record = load_record(source)
+    else:
+        from .tournament_cmds import load_from_results
+
+        record = load_from_results(source, game_id)
     show_replay(record, step, delay, colour_wanted(colour))
     record.replay()  # the record must lead to its own final position

@@ -238,12 +238,15 @@ def parse_board_file(text: str, source: str = "<board>") -> Board:
     row = 0
     started = False
     for lineno, raw in enumerate(text.splitlines(), start=1):
+        if raw.lstrip().startswith("#"):
+            continue  # a comment line is no row of the drawing
         line = raw.split("#", 1)[0].rstrip("\r").rstrip()
         if not line.strip():
             if started:
-                row += 1  # an empty line inside the drawing is an empty row
+                row += 1  # a blank line inside the drawing is an empty row
             continue
         started = True
+
         for col, ch in enumerate(line, start=1):
             if ch in " _":
                 continue

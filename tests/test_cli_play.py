@@ -1,0 +1,85 @@
+"""``arena play`` and ``arena replay`` with real bot processes."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from arena.cli import main
+from arena.cli.play_cmds import bot_name
+from arena.record import GameRecord
+
+REPO = Path(__file__).resolve().parent.parent
+RANDOM = f"{sys.executable} {REPO / 'sample_bots' / 'random_bot.py'}"
+
+
+def test_play_shows_the_game_and_saves_a_record_that_replays(tmp_path: Path) -> None:
+    save = tmp_path / "game.json"
+    runner = CliRunner()
+    result = runner.invoke(main, ["play", RANDOM, RANDOM, "--seed", "5", "--save", str(save), "--no-colour"])
+    assert result.exit_code == 0, result.output
+    assert "seed 5" in result.output and "game over" in result.output and "rank" in result.output
+    record = GameRecord.from_json(save.read_text())
+    assert record.seed == 5 and [s.name for s in record.seats] == ["random_bot", "random_bot#2"]
+    assert all(s.fault is None and s.exited_cleanly for s in record.seats)
+    replay = runner.invoke(main, ["replay", str(save), "--no-colour"])
+    assert replay.exit_code == 0, replay.output
+    assert replay.output.count("plays ") == len(record.moves)
+
+
+def test_play_builds_the_board_with_three_bots(tmp_path: Path) -> None:
+    save = tmp_path / "g.json"
+    result = CliRunner().invoke(
+        main, ["play", RANDOM, RANDOM, RANDOM, "--build-board", "--seed", "2", "--quiet", "--save", str(save)]
+    )
+    assert result.exit_code == 0, result.output
+    record = GameRecord.from_json(save.read_text())
+    assert record.params.players == 3 and record.start_position.split()[1] == "tiles"
+    assert sum(1 for m in record.moves if m.move[-1] in "ABC") == 12
+
+
+def test_a_bot_that_cannot_start_is_a_forfeit_not_an_arena_error() -> None:
+    result = CliRunner().invoke(main, ["play", "no-such-bot-xyz", RANDOM, "--seed", "1", "-q"])
+    assert result.exit_code == 0, result.output
+    assert "startup_failure" in result.output and "no-such-bot-xyz" in result.output
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["play", RANDOM], "2 to 4 bots"),
+        (["play", RANDOM, RANDOM, "--move-time", "fast"], "--move-time"),
+        (["play", RANDOM, RANDOM, "--board", "/no/such.board"], "cannot read board file"),
+        (["play", RANDOM, RANDOM, "--build-board", "--board", "x.board"], "exclude each other"),
+    ],
+    ids=["one-bot", "bad-duration", "missing-board", "board-conflict"],
+)
+def test_arena_errors_exit_2_with_a_clear_message(args: list[str], needle: str) -> None:
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 2 and needle in result.output
+
+
+def test_replay_rejects_a_broken_record(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"format": 1, "game_id": "x"}))
+    result = CliRunner().invoke(main, ["replay", str(bad)])
+    assert (
+        result.exit_code == 2 and "bad.json" in result.output and "not a valid game record" in result.output
+    )
+
+
+@pytest.mark.parametrize(
+    ("argv", "name"),
+    [
+        (("python3", "sample_bots/mcts_bot.py"), "mcts_bot"),
+        (("node", "--stack-size=99", "sample_bots/greedy.js"), "greedy"),
+        (("sample_bots/c/greedy", "--random"), "greedy"),
+        (("./my-bot",), "my-bot"),
+    ],
+)
+def test_bot_names_come_from_the_script_or_program(argv: tuple[str, ...], name: str) -> None:
+    assert bot_name(argv) == name
