@@ -54,6 +54,7 @@ class SeatRecord:
     name: str
     command: tuple[str, ...]
     reported_name: str | None = None  # the name the bot gave in its hello
+    ready: bool = False  # completed the handshake (hello and ready)
     fault: Fault | None = None
     exit: str | None = None  # "exit 0", "signal SIGKILL", ...
     exited_cleanly: bool = False  # exited by itself at the end of the game

@@ -87,8 +87,11 @@ class BotChannel(Protocol):
     def wait(self, until: float) -> None:
         """Block until some bot has written something, or until ``until`` (monotonic)."""
 
-    def stop(self, goodbye: str | None, grace_s: float) -> None:
-        """Say ``goodbye`` (if given), let it exit within ``grace_s``, then kill it."""
+    def stop(self, goodbye: str | None, grace_s: float, why: str | None = None) -> None:
+        """Say ``goodbye`` (if given), let it exit within ``grace_s``, then kill it.
+
+        ``why`` is the fault it is stopped for, kept with its transcript.
+        """
 
     def seat_facts(self) -> dict[str, object]:
         """Facts for the seat record: reported name, exit, stderr, infos, transcript."""
@@ -124,21 +127,19 @@ class ProcessChannel:
         self.sent_at = self.pool.send(self.bot, line)
 
     def receive(self, timeout_s: float, deadline: float | None = None) -> tuple[str, float]:
-        try:
-            answer, arrived = self.pool.read_line(self.bot, deadline or self.sent_at + timeout_s)
-        except BotFault as f:
-            self._note(f"---- {f.kind.value}: {f.detail}")
-            raise
+        answer, arrived = self.pool.read_line(self.bot, deadline or self.sent_at + timeout_s)
         self._note(f"bot> {answer}")
         return answer, arrived - self.sent_at
 
     def wait(self, until: float) -> None:
         self.pool.wait(until)
 
-    def stop(self, goodbye: str | None, grace_s: float) -> None:
+    def stop(self, goodbye: str | None, grace_s: float, why: str | None = None) -> None:
         if self.stopped:
             return
         self.stopped = True
+        if why is not None:
+            self._note(f"---- forfeited: {why}")
         if goodbye is not None:
             self._note(f"ref> {goodbye}")
         self.exited_cleanly = self.pool.stop(self.bot, goodbye, grace_s)
@@ -179,6 +180,7 @@ class Referee:
         self.observer = observer
         self.faults: dict[int, Fault] = {}
         self.reported: dict[int, str] = {}
+        self.ready: set[int] = set()
         self.moves: list[MoveRecord] = []
         self.clocks = [Clock(setup.time_control) for _ in specs]
         self.state = GameState(setup.params, setup.board)
@@ -192,7 +194,7 @@ class Referee:
         self.state.forfeit(p)
         ch = self.channels[p]
         if not isinstance(ch, BotFault):
-            ch.stop(None, 0.0)  # out of the game: no reason to keep it running
+            ch.stop(None, 0.0, f"{kind.value}: {detail}")  # out of the game: no reason to keep it running
         if self.observer:
             self.observer(self.state, None, (p, fault))
 
@@ -240,6 +242,7 @@ class Referee:
                         waiting[p] = "ready"
                     else:
                         self._check_ready(p, line)
+                        self.ready.add(p)
                         del waiting[p]
                 except BotFault as f:
                     self._startup_fault(p, f)
@@ -391,6 +394,7 @@ class Referee:
                 name=spec.name,
                 command=spec.command,
                 reported_name=self.reported.get(p),
+                ready=p in self.ready,
                 fault=self.faults.get(p),
                 **facts,  # type: ignore[arg-type]
             )

@@ -51,7 +51,7 @@ class ScriptedChannel:
     def wait(self, until: float) -> None:
         time.sleep(max(0.0, min(until - time.monotonic(), 0.01)))
 
-    def stop(self, goodbye: str | None, grace_s: float) -> None:
+    def stop(self, goodbye: str | None, grace_s: float, why: str | None = None) -> None:
         if not self.stopped:
             self.goodbye = goodbye
         self.stopped = True

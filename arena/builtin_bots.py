@@ -1,0 +1,47 @@
+"""Opponents that ship with the arena, for ``arena check``: ``python -m arena.builtin_bots NAME``.
+
+``random``   a seeded random legal move (like sample_bots/random_bot.py)
+``forfeit``  random moves, then an illegal move at its second sheep move: the
+             bot under test must play on alone after an opponent forfeits
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+
+from .botkit import Turn, run_bot
+from .rules import Move, SheepMove
+
+
+def random_move(turn: Turn) -> Move:
+    return turn.rng.choice(turn.state.legal_moves())
+
+
+class Forfeiter:
+    def __init__(self) -> None:
+        self.sheep_moves = 0
+
+    def __call__(self, turn: Turn) -> Move:
+        move = random_move(turn)
+        if isinstance(move, SheepMove):
+            self.sheep_moves += 1
+            if self.sheep_moves == 2:
+                h = turn.state.height[turn.state.board.index[move.source]]
+                return SheepMove(move.q, move.r, move.direction, h)  # no sheep left behind: illegal
+        return move
+
+
+BOTS: dict[str, Callable[[Turn], Move]] = {"random": random_move, "forfeit": Forfeiter()}
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 1 or argv[0] not in BOTS:
+        print(f"usage: python -m arena.builtin_bots {{{'|'.join(BOTS)}}}", file=sys.stderr)
+        return 2
+    run_bot(f"builtin-{argv[0]}", BOTS[argv[0]])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

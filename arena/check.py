@@ -1,0 +1,514 @@
+"""``arena check``: is a bot fit to enter a league (and, if asked, strong enough)?
+
+Conformance: the bot plays games as 2, 3 and 4 players, in every seat, on
+random boards and building the pasture itself, against the arena's built-in
+opponents (or the ones given), plus a game where an opponent forfeits.  Each
+named check then reads the game records.  An optional strength gate plays
+2-player games against named bots, with a fixed number of games and a
+minimum score, or as a sequential probability ratio test (SPRT) that stops as
+soon as the answer is clear.
+"""
+
+from __future__ import annotations
+
+import math
+import shlex
+import sys
+import time
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Any
+
+from .clock import TimeControl
+from .record import FaultKind, GameRecord
+from .referee import BotSpec, GameSetup, play_game
+from .rules import PLAYER_LETTERS, Params, Phase, random_board
+from .schedule import derive_seed
+from .standings import game_scores
+
+BUILTIN = (sys.executable, "-m", "arena.builtin_bots")
+CANDIDATE = "candidate"
+
+
+@dataclass(frozen=True)
+class PlannedGame:
+    """One game of the check and what it is for."""
+
+    purpose: str  # "conformance", "forfeit", "pass", "strength"
+    players: int
+    seat: int  # the candidate's seat
+    build: bool  # the bots build the pasture
+    seed: int
+    specs: tuple[BotSpec, ...]
+    params: Params
+
+    def setup(self, tc: TimeControl, grace: float) -> GameSetup:
+        board = (
+            None
+            if self.build
+            else random_board(self.seed, self.params.tiles * self.players, self.params.contact)
+        )
+        return GameSetup(
+            game_id=f"check-{self.purpose}-{self.seed}",
+            seed=self.seed,
+            params=self.params,
+            time_control=tc,
+            board=board,
+            end_grace_s=grace,
+            keep_transcript=True,
+        )
+
+    def describe(self) -> str:
+        where = "building the pasture" if self.build else "random board"
+        return f"{self.players} players, seat {PLAYER_LETTERS[self.seat]}, {where}, seed {self.seed}"
+
+
+@dataclass
+class CheckResult:
+    name: str
+    status: str  # "pass", "fail" or "skip"
+    detail: str
+    games: int = 0
+
+
+@dataclass
+class FailureReport:
+    """The first failure, with what a bot author needs to reproduce it."""
+
+    check: str
+    reason: str
+    game: str
+    transcript: list[str]
+    replay: str
+
+
+@dataclass
+class CheckReport:
+    command: tuple[str, ...]
+    seed: int
+    checks: list[CheckResult] = field(default_factory=list)
+    failure: FailureReport | None = None
+    strength: dict[str, Any] | None = None
+    seconds: float = 0.0
+
+    @property
+    def passed(self) -> bool:
+        return all(c.status != "fail" for c in self.checks)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "command": list(self.command),
+            "seed": self.seed,
+            "passed": self.passed,
+            "seconds": round(self.seconds, 3),
+            "checks": [c.__dict__ for c in self.checks],
+            "first_failure": None if self.failure is None else self.failure.__dict__,
+            "strength": self.strength,
+        }
+
+
+@dataclass(frozen=True)
+class SprtOptions:
+    baseline: tuple[str, ...]
+    elo0: float = 0.0
+    elo1: float = 50.0
+    alpha: float = 0.05
+    beta: float = 0.05
+    max_games: int = 400
+
+
+@dataclass(frozen=True)
+class CheckOptions:
+    command: tuple[str, ...]
+    cwd: Path
+    seed: int = 1
+    conformance_games: int = 24
+    time_control: TimeControl = field(default_factory=TimeControl)
+    end_grace_s: float = 1.0
+    concurrency: int = 2
+    opponents: tuple[tuple[str, ...], ...] = ()
+    against: tuple[tuple[str, ...], ...] = ()
+    games: int = 20
+    min_score: float = 0.5
+    sprt: SprtOptions | None = None
+    conformance: bool = True
+    fail_fast: bool = False
+
+
+# --- planning -------------------------------------------------------------------
+
+
+def _spec(name: str, command: Sequence[str], cwd: Path) -> BotSpec:
+    return BotSpec(name=name, command=tuple(command), cwd=cwd)
+
+
+def conformance_plan(opts: CheckOptions) -> list[PlannedGame]:
+    """Every (players, seat, board or build) at least once, then round again up to the count."""
+    configs = [(n, seat, build) for n in (2, 3, 4) for build in (False, True) for seat in range(n)]
+    opponents = [tuple(o) for o in opts.opponents] or [(*BUILTIN, "random")]
+    count = max(opts.conformance_games, len(configs))
+    plan = []
+    for i in range(count):
+        n, seat, build = configs[i % len(configs)]
+        seed = derive_seed(opts.seed, "conformance", i)
+        others = [opponents[(i + k) % len(opponents)] for k in range(n - 1)]
+        specs = [_spec(f"opponent{k + 1}", cmd, opts.cwd) for k, cmd in enumerate(others)]
+        specs.insert(seat, _spec(CANDIDATE, opts.command, opts.cwd))
+        plan.append(PlannedGame("conformance", n, seat, build, seed, tuple(specs), Params(players=n)))
+    # An opponent forfeits: the candidate plays on alone.
+    seed = derive_seed(opts.seed, "forfeit")
+    pair = (_spec(CANDIDATE, opts.command, opts.cwd), _spec("forfeiter", (*BUILTIN, "forfeit"), opts.cwd))
+    plan.append(PlannedGame("forfeit", 2, 0, False, seed, pair, Params()))
+    # Small, crowded games: someone is soon out of moves while the game goes on.
+    for i in range(4):
+        seed = derive_seed(opts.seed, "pass", i)
+        specs_l = [_spec(f"opponent{k + 1}", opponents[k % len(opponents)], opts.cwd) for k in range(2)]
+        specs_l.insert(i % 3, _spec(CANDIDATE, opts.command, opts.cwd))
+        plan.append(
+            PlannedGame("pass", 3, i % 3, False, seed, tuple(specs_l), Params(players=3, sheep=4, tiles=1))
+        )
+    return plan
+
+
+def strength_plan(
+    opts: CheckOptions, opponent: Sequence[str], name: str, start: int, count: int
+) -> list[PlannedGame]:
+    """2-player games against ``opponent``, both seat orders on each board."""
+    plan = []
+    for i in range(start, start + count):
+        seed = derive_seed(opts.seed, "strength", name, i // 2)
+        seat = i % 2
+        specs = [_spec(name, opponent, opts.cwd)]
+        specs.insert(seat, _spec(CANDIDATE, opts.command, opts.cwd))
+        plan.append(PlannedGame("strength", 2, seat, False, seed, tuple(specs), Params()))
+    return plan
+
+
+# --- running ----------------------------------------------------------------------
+
+
+def _play(setup: GameSetup, specs: tuple[BotSpec, ...]) -> dict[str, Any]:
+    return play_game(setup, specs).to_dict()
+
+
+def run_plan(
+    plan: Sequence[PlannedGame],
+    opts: CheckOptions,
+    progress: Callable[[int, int], None] | None = None,
+    stop_at_fault: bool = False,
+) -> list[GameRecord | None]:
+    """Play the planned games, ``concurrency`` at a time, in worker processes.
+
+    With ``stop_at_fault``, games not yet started when the candidate commits
+    its first fault are not played (their record is None).
+    """
+    if not plan:
+        return []
+    setups = [g.setup(opts.time_control, opts.end_grace_s) for g in plan]
+    out: list[GameRecord | None] = [None] * len(plan)
+
+    def faulted(i: int) -> bool:
+        rec = out[i]
+        return stop_at_fault and rec is not None and rec.seats[plan[i].seat].fault is not None
+
+    if opts.concurrency <= 1:
+        for i, (s, g) in enumerate(zip(setups, plan, strict=True)):
+            out[i] = play_game(s, g.specs)
+            if progress:
+                progress(i + 1, len(plan))
+            if faulted(i):
+                break
+        return out
+    with ProcessPoolExecutor(max_workers=opts.concurrency, mp_context=get_context("spawn")) as pool:
+        futures = {
+            pool.submit(_play, s, g.specs): i for i, (s, g) in enumerate(zip(setups, plan, strict=True))
+        }
+        for done, future in enumerate(as_completed(futures), start=1):
+            i = futures[future]
+            out[i] = GameRecord.from_dict(future.result())
+            if progress:
+                progress(done, len(plan))
+            if faulted(i):
+                for f in futures:
+                    f.cancel()
+                break
+    return out
+
+
+# --- judging -----------------------------------------------------------------------
+
+
+def phase_at(record: GameRecord, ply: int) -> Phase:
+    for i, (_move, state) in enumerate(record.positions()):
+        if i == ply:
+            return state.phase
+    return Phase.OVER
+
+
+def replay_command(game: PlannedGame, tc: TimeControl) -> str:
+    parts = ["arena", "play"] + [shlex.quote(shlex.join(s.command)) for s in game.specs]
+    parts += ["--seed", str(game.seed)]
+    if game.build:
+        parts.append("--build-board")
+    if game.params.sheep != 16:
+        parts += ["--sheep", str(game.params.sheep)]
+    if game.params.tiles != 4:
+        parts += ["--tiles", str(game.params.tiles)]
+    parts += ["--move-time", f"{tc.move_ms}ms" if tc.move_ms is not None else "none"]
+    if tc.base_ms is not None:
+        parts += ["--base", f"{tc.base_ms}ms", "--increment", f"{tc.increment_ms}ms"]
+    parts += ["--startup", f"{tc.startup_ms}ms", "--margin", f"{tc.margin_ms}ms"]
+    return " ".join(parts)
+
+
+class _Judge:
+    """Reads the records of the plan and fills the named checks."""
+
+    def __init__(
+        self, plan: Sequence[PlannedGame], records: Sequence[GameRecord | None], opts: CheckOptions
+    ) -> None:
+        self.games = [(g, r) for g, r in zip(plan, records, strict=True) if r is not None]
+        self.opts = opts
+        self.failure: FailureReport | None = None
+
+    def fault(self, g: PlannedGame, r: GameRecord) -> Any:
+        return r.seats[g.seat].fault
+
+    def fail_with(self, check: str, g: PlannedGame, r: GameRecord, reason: str) -> str:
+        detail = f"{reason} ({g.describe()})"
+        if self.failure is None:
+            self.failure = FailureReport(
+                check,
+                reason,
+                g.describe(),
+                list(r.seats[g.seat].transcript),
+                replay_command(g, self.opts.time_control),
+            )
+        return detail
+
+    def check(
+        self,
+        name: str,
+        games: Iterable[tuple[PlannedGame, GameRecord]],
+        bad: Callable[[PlannedGame, GameRecord], str | None],
+        ok_detail: str,
+    ) -> CheckResult:
+        played = 0
+        for g, r in games:
+            played += 1
+            reason = bad(g, r)
+            if reason is not None:
+                return CheckResult(name, "fail", self.fail_with(name, g, r, reason), played)
+        if played == 0:
+            return CheckResult(name, "skip", "not exercised", 0)
+        return CheckResult(name, "pass", ok_detail.format(n=played), played)
+
+    def results(self) -> list[CheckResult]:
+        """The named checks, most basic first: the first failing one is reported in detail."""
+        conf = [(g, r) for g, r in self.games if g.purpose != "strength"]
+        out: list[CheckResult] = []
+
+        def handshake(g: PlannedGame, r: GameRecord) -> str | None:
+            seat = r.seats[g.seat]
+            if seat.ready:
+                return None
+            f = seat.fault
+            return f"{f.kind.value}: {f.detail}" if f else "did not complete the handshake"
+
+        out.append(self.check("handshake", conf, handshake, "hello and ready in {n} games"))
+        ready = [(g, r) for g, r in conf if r.seats[g.seat].ready]
+
+        def fault_of(*kinds: FaultKind) -> Callable[[PlannedGame, GameRecord], str | None]:
+            def bad(g: PlannedGame, r: GameRecord) -> str | None:
+                f = self.fault(g, r)
+                return f"{f.kind.value}: {f.detail}" if f and f.kind in kinds else None
+
+            return bad
+
+        out.append(
+            self.check(
+                "protocol", ready, fault_of(FaultKind.PROTOCOL_ERROR), "no protocol error in {n} games"
+            )
+        )
+        res = self.check("time", ready, fault_of(FaultKind.TIMEOUT), "no timeout")
+        times = [m.ms for g, r in ready for m in r.moves if m.player == g.seat]
+        if res.status == "pass" and times:
+            res.detail = (
+                f"slowest answer {max(times):.0f} ms, mean {sum(times) / len(times):.1f} ms "
+                f"({self.opts.time_control.describe()})"
+            )
+        out.append(res)
+
+        def illegal_in(phase: Phase) -> Callable[[PlannedGame, GameRecord], str | None]:
+            def bad(g: PlannedGame, r: GameRecord) -> str | None:
+                f = self.fault(g, r)
+                if f and f.kind is FaultKind.ILLEGAL_MOVE and phase_at(r, f.ply) is phase:
+                    return f"{f.kind.value}: {f.detail}"
+                return None
+
+            return bad
+
+        for name, phase in (
+            ("legal-tiles", Phase.TILES),
+            ("legal-herds", Phase.HERDS),
+            ("legal-moves", Phase.MOVES),
+        ):
+            games = [(g, r) for g, r in ready if g.build or phase is not Phase.TILES]
+            out.append(self.check(name, games, illegal_in(phase), "legal answers in {n} games"))
+
+        def exits(g: PlannedGame, r: GameRecord) -> str | None:
+            seat = r.seats[g.seat]
+            if seat.fault is None and not seat.exited_cleanly:
+                return f"still running {self.opts.end_grace_s:g}s after 'end' ({seat.exit})"
+            return None
+
+        out.append(self.check("exits", ready, exits, "exited by itself after 'end' in {n} games"))
+        clean = fault_of(*FaultKind)
+        for n in (2, 3, 4):
+            games = [(g, r) for g, r in ready if g.players == n and g.purpose == "conformance"]
+            out.append(self.check(f"{n}-players", games, clean, "{n} games without a fault"))
+        every = [(g, r) for g, r in ready if g.purpose == "conformance"]
+        seats = {(g.players, g.seat) for g, _ in every}
+        res = self.check("every-seat", every, clean, f"all {len(seats)} seats of 2-4 player games")
+        if res.status == "pass" and len(seats) < 9:
+            res = CheckResult("every-seat", "skip", f"only {len(seats)} of 9 seats were played", res.games)
+        out.append(res)
+        passed = [(g, r) for g, r in ready if _had_to_pass(g, r)]
+        out.append(self.check("passes", passed, clean, "out of moves while the game went on, in {n} games"))
+        forfeits = [(g, r) for g, r in ready if g.purpose == "forfeit" and any(s.fault for s in r.seats)]
+        out.append(self.check("opponent-forfeits", forfeits, clean, "played on after an opponent forfeited"))
+        return out
+
+
+def _had_to_pass(g: PlannedGame, r: GameRecord) -> bool:
+    """Whether the candidate was out of moves while others still moved."""
+    last_own = max((i for i, m in enumerate(r.moves) if m.player == g.seat), default=-1)
+    out_early = any(m.player != g.seat for m in r.moves[last_own + 1 :])
+    final = r.standings[g.seat]
+    return out_early and not final.forfeited and last_own >= 0
+
+
+# --- the strength gate ----------------------------------------------------------------
+
+
+def elo_to_score(elo: float) -> float:
+    return 1.0 / (1.0 + 10 ** (-elo / 400))
+
+
+def sprt_llr(scores: Sequence[float], elo0: float, elo1: float) -> float:
+    """Log-likelihood ratio of H1 (elo1) against H0 (elo0), normal approximation (as fishtest)."""
+    n = len(scores)
+    if n < 2:
+        return 0.0
+    mean = sum(scores) / n
+    var = sum((x - mean) ** 2 for x in scores) / n
+    if var <= 0:
+        var = 1e-6  # all results equal: a tiny variance makes the evidence count, not divide by 0
+    s0, s1 = elo_to_score(elo0), elo_to_score(elo1)
+    return n * (s1 - s0) * (2 * mean - s0 - s1) / (2 * var)
+
+
+def run_check(
+    opts: CheckOptions,
+    echo: Callable[[str], None] = print,
+    progress: Callable[[int, int], None] | None = None,
+) -> CheckReport:
+    started = time.monotonic()
+    report = CheckReport(opts.command, opts.seed)
+    if opts.conformance:
+        plan = conformance_plan(opts)
+        records = run_plan(plan, opts, progress, stop_at_fault=opts.fail_fast)
+        judge = _Judge(plan, records, opts)
+        report.checks = judge.results()
+        report.failure = judge.failure
+        if opts.fail_fast and not report.passed:
+            report.seconds = time.monotonic() - started
+            return report
+    if opts.against:
+        report.checks.append(_fixed_strength(opts, report))
+    if opts.sprt is not None:
+        report.checks.append(_sprt(opts, report, echo))
+    report.seconds = time.monotonic() - started
+    return report
+
+
+def _strength_games(opts: CheckOptions, cmd: Sequence[str], name: str, start: int, count: int) -> list[float]:
+    plan = strength_plan(opts, cmd, name, start, count)
+    records = run_plan(plan, opts)
+    return [game_scores(r)[g.seat] for g, r in zip(plan, records, strict=True) if r is not None]
+
+
+def _fixed_strength(opts: CheckOptions, report: CheckReport) -> CheckResult:
+    per: dict[str, Any] = {}
+    all_scores: list[float] = []
+    for i, cmd in enumerate(opts.against):
+        name = f"against{i + 1}"
+        scores = _strength_games(opts, cmd, name, 0, opts.games)
+        all_scores += scores
+        per[shlex.join(cmd)] = {
+            "games": len(scores),
+            "score": round(sum(scores) / len(scores), 4),
+            "wins": sum(s == 1.0 for s in scores),
+            "draws": sum(s == 0.5 for s in scores),
+            "losses": sum(s == 0.0 for s in scores),
+        }
+    mean = sum(all_scores) / len(all_scores)
+    report.strength = {
+        "mode": "fixed",
+        "min_score": opts.min_score,
+        "score": round(mean, 4),
+        "opponents": per,
+    }
+    verdict = "pass" if mean >= opts.min_score else "fail"
+    listing = "; ".join(
+        f"{k}: {v['score']:.3f} ({v['wins']}W {v['draws']}D {v['losses']}L)" for k, v in per.items()
+    )
+    return CheckResult(
+        "strength", verdict, f"score {mean:.3f} (needs {opts.min_score:g}) — {listing}", len(all_scores)
+    )
+
+
+def _sprt(opts: CheckOptions, report: CheckReport, echo: Callable[[str], None]) -> CheckResult:
+    sp = opts.sprt
+    assert sp is not None
+    lower = math.log(sp.beta / (1 - sp.alpha))
+    upper = math.log((1 - sp.beta) / sp.alpha)
+    scores: list[float] = []
+    batch = max(2, 2 * opts.concurrency)
+    llr = 0.0
+    verdict = "inconclusive"
+    while len(scores) < sp.max_games:
+        count = min(batch, sp.max_games - len(scores))
+        scores += _strength_games(opts, sp.baseline, "baseline", len(scores), count)
+        llr = sprt_llr(scores, sp.elo0, sp.elo1)
+        echo(
+            f"  sprt: {len(scores)} games, score {sum(scores) / len(scores):.3f}, LLR {llr:.2f} [{lower:.2f}, {upper:.2f}]"
+        )
+        if llr >= upper:
+            verdict = "H1"
+            break
+        if llr <= lower:
+            verdict = "H0"
+            break
+    mean = sum(scores) / len(scores)
+    report.strength = {
+        "mode": "sprt",
+        "baseline": list(sp.baseline),
+        "elo0": sp.elo0,
+        "elo1": sp.elo1,
+        "alpha": sp.alpha,
+        "beta": sp.beta,
+        "games": len(scores),
+        "score": round(mean, 4),
+        "llr": round(llr, 3),
+        "bounds": [round(lower, 3), round(upper, 3)],
+        "verdict": verdict,
+    }
+    text = (
+        f"{verdict}: {len(scores)} games, score {mean:.3f}, LLR {llr:.2f} in [{lower:.2f}, {upper:.2f}] "
+        f"for elo0={sp.elo0:g}, elo1={sp.elo1:g}"
+    )
+    return CheckResult("sprt", "pass" if verdict == "H1" else "fail", text, len(scores))

@@ -1,0 +1,284 @@
+"""``arena check``: a CI gate for bot submissions."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+from xml.etree import ElementTree as ET
+
+import click
+
+from ..check import CheckOptions, CheckReport, SprtOptions, run_check
+from ..clock import TimeControl
+from ..durations import parse_duration_ms
+from ..errors import ArenaError, ConfigError
+
+STATUS_WORD = {"pass": "PASS", "fail": "FAIL", "skip": "SKIP"}
+
+
+def junit_xml(report: CheckReport) -> str:
+    """The checks as a JUnit XML test suite (which CI services show as test results)."""
+    suite = ET.Element(
+        "testsuite",
+        name="arena check",
+        tests=str(len(report.checks)),
+        failures=str(sum(c.status == "fail" for c in report.checks)),
+        skipped=str(sum(c.status == "skip" for c in report.checks)),
+        errors="0",
+        time=f"{report.seconds:.3f}",
+    )
+    props = ET.SubElement(suite, "properties")
+    ET.SubElement(props, "property", name="command", value=shlex.join(report.command))
+    ET.SubElement(props, "property", name="seed", value=str(report.seed))
+    for c in report.checks:
+        case = ET.SubElement(suite, "testcase", classname="arena.check", name=c.name, time="0")
+        if c.status == "fail":
+            fail = ET.SubElement(case, "failure", message=c.detail, type="BotCheckFailure")
+            f = report.failure
+            if f is not None and f.check == c.name:
+                fail.text = "\n".join([f"game: {f.game}", f"replay: {f.replay}", "", *f.transcript])
+        elif c.status == "skip":
+            ET.SubElement(case, "skipped", message=c.detail)
+        else:
+            ET.SubElement(case, "system-out").text = c.detail
+    ET.indent(suite)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suite, encoding="unicode") + "\n"
+
+
+def _argv(command: str, what: str) -> tuple[str, ...]:
+    try:
+        argv = tuple(shlex.split(command))
+    except ValueError as e:
+        raise ConfigError(f"{what}: cannot split {command!r} like a shell: {e}") from None
+    if not argv:
+        raise ConfigError(f"{what}: empty command")
+    return argv
+
+
+@click.command("check")
+@click.argument("bot_command")
+@click.option(
+    "--cwd",
+    type=click.Path(file_okay=False, exists=True, path_type=Path),
+    default=".",
+    show_default=True,
+    help="Working directory of the bot (and of --build).",
+)
+@click.option("--build", help="Run this once first (e.g. 'make'); a failure fails the check.")
+@click.option(
+    "--seed", type=int, default=1, show_default=True, help="Same seed, same games: a failure reproduces."
+)
+@click.option(
+    "--conformance-games",
+    type=click.IntRange(1, 10_000),
+    default=24,
+    show_default=True,
+    help="Conformance games (at least one per player count, seat and board kind: 18).",
+)
+@click.option(
+    "--opponent",
+    "opponents",
+    multiple=True,
+    metavar="COMMAND",
+    help="Conformance opponent (repeatable; default: the arena's built-in random bot).",
+)
+@click.option("--move-time", default="1s", show_default=True, help="Time per move ('none' for a clock only).")
+@click.option("--base", default=None, help="Clock per player, e.g. 10s (with --increment).")
+@click.option("--increment", default="0ms", show_default=True)
+@click.option("--startup", default="5s", show_default=True, help="Allowance from start to 'ready'.")
+@click.option("--margin", default="50ms", show_default=True, help="Overrun tolerated before a timeout.")
+@click.option("--end-grace", default="1s", show_default=True, help="Time to exit after 'end'.")
+@click.option(
+    "--concurrency",
+    "-j",
+    type=click.IntRange(1, 64),
+    default=os.cpu_count() or 1,
+    show_default="the number of cores",
+    help="Games at once.",
+)
+@click.option(
+    "--against",
+    multiple=True,
+    metavar="COMMAND",
+    help="Strength gate: play 2-player games against this bot (repeatable).",
+)
+@click.option(
+    "--games",
+    type=click.IntRange(2, 100_000),
+    default=20,
+    show_default=True,
+    help="Strength games per --against bot (both seat orders on each board).",
+)
+@click.option(
+    "--min-score",
+    type=click.FloatRange(0, 1),
+    default=0.5,
+    show_default=True,
+    help="Strength gate: the least average score (1 win, 0.5 tie, 0 loss) to pass.",
+)
+@click.option(
+    "--sprt",
+    "sprt_baseline",
+    metavar="COMMAND",
+    help="Strength gate: an SPRT against this baseline bot, stopping when the answer is clear.",
+)
+@click.option("--elo0", type=float, default=0.0, show_default=True, help="SPRT: Elo of the null hypothesis.")
+@click.option(
+    "--elo1", type=float, default=50.0, show_default=True, help="SPRT: Elo to show the bot reaches."
+)
+@click.option("--alpha", type=click.FloatRange(0.001, 0.5), default=0.05, show_default=True)
+@click.option("--beta", type=click.FloatRange(0.001, 0.5), default=0.05, show_default=True)
+@click.option(
+    "--max-games",
+    type=click.IntRange(2, 100_000),
+    default=400,
+    show_default=True,
+    help="SPRT: stop (inconclusive: fail) after this many games.",
+)
+@click.option(
+    "--fail-fast", is_flag=True, help="Stop at the bot's first fault (the checks not reached are skipped)."
+)
+@click.option("--skip-conformance", is_flag=True, help="Only the strength gate (--against or --sprt).")
+@click.option("--junit", type=click.Path(dir_okay=False, path_type=Path), help="Write JUnit XML here.")
+@click.option(
+    "--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), help="Write a JSON report here."
+)
+@click.option("--quiet", "-q", is_flag=True, help="Only the verdict lines.")
+def check_cmd(
+    bot_command: str,
+    cwd: Path,
+    build: str | None,
+    seed: int,
+    conformance_games: int,
+    opponents: tuple[str, ...],
+    move_time: str,
+    base: str | None,
+    increment: str,
+    startup: str,
+    margin: str,
+    end_grace: str,
+    concurrency: int,
+    against: tuple[str, ...],
+    games: int,
+    min_score: float,
+    sprt_baseline: str | None,
+    elo0: float,
+    elo1: float,
+    alpha: float,
+    beta: float,
+    max_games: int,
+    fail_fast: bool,
+    skip_conformance: bool,
+    junit: Path | None,
+    json_path: Path | None,
+    quiet: bool,
+) -> None:
+    """Check that BOT_COMMAND is fit to enter a league.
+
+    \b
+    Conformance checks, each PASS, FAIL or SKIP:
+      handshake          hello and ready within the startup allowance
+      legal-tiles/-herds/-moves   legal answers in each phase
+      2-players, 3-players, 4-players, every-seat
+      time               every answer within the time control
+      protocol           no protocol error (stray lines, bad tokens...)
+      exits              exits by itself after 'end'
+      passes             survives being out of moves while the game goes on
+      opponent-forfeits  plays on after an opponent forfeits
+    With --against or --sprt, a strength gate follows.
+
+    For the first failure it prints the reason, the conversation around it and
+    the 'arena play' command that replays that exact game.
+
+    Exit codes: 0 every check passed (or was skipped), 1 a check failed,
+    2 a usage or configuration error.
+    """
+    echo = (lambda _s: None) if quiet else click.echo
+    argv = _argv(bot_command, "BOT_COMMAND")
+    tc = TimeControl(
+        move_ms=None if move_time == "none" else parse_duration_ms(move_time, "--move-time"),
+        base_ms=None if base is None else parse_duration_ms(base, "--base"),
+        increment_ms=parse_duration_ms(increment, "--increment"),
+        startup_ms=parse_duration_ms(startup, "--startup"),
+        margin_ms=parse_duration_ms(margin, "--margin"),
+    )
+    cwd = cwd.resolve()
+    sprt = None
+    if sprt_baseline is not None:
+        if elo1 <= elo0:
+            raise click.BadParameter(f"--elo1 ({elo1:g}) must be above --elo0 ({elo0:g})")
+        sprt = SprtOptions(_argv(sprt_baseline, "--sprt"), elo0, elo1, alpha, beta, max_games)
+    opts = CheckOptions(
+        command=argv,
+        cwd=cwd,
+        seed=seed,
+        conformance_games=conformance_games,
+        time_control=tc,
+        end_grace_s=parse_duration_ms(end_grace, "--end-grace") / 1000,
+        concurrency=concurrency,
+        opponents=tuple(_argv(o, "--opponent") for o in opponents),
+        against=tuple(_argv(a, "--against") for a in against),
+        games=games,
+        min_score=min_score,
+        sprt=sprt,
+        conformance=not skip_conformance,
+        fail_fast=fail_fast,
+    )
+    if skip_conformance and not against and sprt is None:
+        raise click.UsageError("--skip-conformance leaves nothing to check without --against or --sprt")
+    echo(f"checking {shlex.join(argv)} (seed {seed}, {tc.describe()})")
+    report = _build(build, cwd, argv, seed) if build is not None else None
+    if report is None:
+
+        def progress(done: int, total: int) -> None:
+            if not quiet and sys.stderr.isatty():
+                click.echo(f"\r  games {done}/{total}", nl=done == total, err=True)
+
+        report = run_check(opts, echo, progress)
+    for c in report.checks:
+        click.echo(f"{STATUS_WORD[c.status]:4}  {c.name:<18} {c.detail}")
+    f = report.failure
+    if f is not None:
+        click.echo(f"\nfirst failure: {f.check}: {f.reason}\n  game: {f.game}\n  replay it: {f.replay}")
+        if f.transcript:
+            click.echo("  the end of the conversation (ref> to the bot, bot> from it):")
+            for line in f.transcript[-12:]:
+                click.echo(f"    {line[:300]}")
+    verdict = "PASSED" if report.passed else "FAILED"
+    click.echo(
+        f"\n{verdict}: {sum(c.status == 'pass' for c in report.checks)} passed, "
+        f"{sum(c.status == 'fail' for c in report.checks)} failed, "
+        f"{sum(c.status == 'skip' for c in report.checks)} skipped in {report.seconds:.1f}s"
+    )
+    try:
+        if junit is not None:
+            junit.write_text(junit_xml(report), encoding="utf-8")
+        if json_path is not None:
+            json_path.write_text(json.dumps(report.to_dict(), indent=1) + "\n", encoding="utf-8")
+    except OSError as e:
+        raise ArenaError(f"cannot write the report: {e}") from None
+    sys.exit(0 if report.passed else 1)
+
+
+def _build(build: str, cwd: Path, argv: tuple[str, ...], seed: int) -> CheckReport | None:
+    """Run the build; a failure is the report (the bot is not fit), success is None."""
+    from ..check import CheckResult
+
+    try:
+        done = subprocess.run(
+            _argv(build, "--build"), cwd=cwd, capture_output=True, text=True, timeout=600, check=False
+        )
+        ok, out = done.returncode == 0, (done.stdout + done.stderr).strip()
+        why = f"exited with {done.returncode}"
+    except (OSError, subprocess.SubprocessError) as e:
+        ok, out, why = False, str(e), "could not run"
+    if ok:
+        return None
+    tail = " | ".join(out.splitlines()[-5:])
+    report = CheckReport(argv, seed)
+    report.checks = [CheckResult("build", "fail", f"{build!r} {why}: {tail}")]
+    return report

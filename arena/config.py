@@ -1,0 +1,464 @@
+"""Tournament files: YAML in, validated values out.
+
+Every error names the file, the line and the key, and nothing starts until
+the whole file is valid.  Relative paths are relative to the YAML file.
+The keys are documented in ``tournaments/README.md``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shlex
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .botproc import ResourceLimits
+from .clock import TimeControl
+from .durations import parse_duration_ms
+from .errors import ArenaError, ConfigError
+from .protocol import NAME_RE
+from .rules import Board, Params, parse_board_file
+
+FORMATS = ("round_robin", "gauntlet")
+SEAT_ORDERS = ("all", "rotate")
+
+
+@dataclass(frozen=True)
+class BotConfig:
+    """One bot of a tournament."""
+
+    name: str
+    command: tuple[str, ...]
+    cwd: Path
+    build: tuple[str, ...] | None = None
+    env: dict[str, str] = field(default_factory=dict)
+    limits: ResourceLimits = field(default_factory=ResourceLimits)
+    line: int = 0  # where the bot's entry starts in the tournament file
+
+
+@dataclass(frozen=True)
+class RatingConfig:
+    """The TrueSkill environment (the trueskill package's defaults)."""
+
+    mu: float = 25.0
+    sigma: float = 25.0 / 3
+    beta: float = 25.0 / 6
+    tau: float = 25.0 / 300
+    draw_probability: float = 0.10
+
+
+@dataclass(frozen=True)
+class TournamentConfig:
+    """A validated tournament file."""
+
+    name: str
+    path: Path
+    seed: int
+    players: int
+    rounds: int
+    format: str
+    challengers: tuple[str, ...]
+    seat_orders: str
+    board: str  # "random", "build" or the board file's path
+    board_value: Board | None  # the parsed board file
+    time_control: TimeControl
+    params: Params
+    concurrency: int
+    output: Path
+    bots: tuple[BotConfig, ...]
+    rating: RatingConfig
+    end_grace_ms: int
+    retries: int
+    raw: dict[str, Any]  # the file as data, for change detection
+
+    def games_key(self) -> dict[str, Any]:
+        """What decides how games are played (not the run's own settings)."""
+        skip = {"concurrency", "output", "retries"}
+        return {k: v for k, v in self.raw.items() if k not in skip}
+
+    def digest(self) -> str:
+        return hashlib.sha256(json.dumps(self.raw, sort_keys=True, default=str).encode()).hexdigest()
+
+
+class _Node:
+    """A YAML value with the line it came from."""
+
+    def __init__(self, value: Any, line: int) -> None:
+        self.value = value
+        self.line = line
+
+
+def _to_nodes(node: yaml.Node) -> _Node:
+    line = node.start_mark.line + 1
+    if isinstance(node, yaml.MappingNode):
+        out: dict[str, _Node] = {}
+        keylines: dict[str, int] = {}
+        for k, v in node.value:
+            key = yaml.safe_load(yaml.serialize(k)) if not isinstance(k, yaml.ScalarNode) else k.value
+            if not isinstance(key, str):
+                raise ConfigError(f"line {k.start_mark.line + 1}: keys must be names, got {key!r}")
+            if key in out:
+                raise ConfigError(
+                    f"line {k.start_mark.line + 1}: key {key!r} is given twice (first on line {keylines[key]})"
+                )
+            out[key] = _to_nodes(v)
+            keylines[key] = k.start_mark.line + 1
+        return _Node(out, line)
+    if isinstance(node, yaml.SequenceNode):
+        return _Node([_to_nodes(v) for v in node.value], line)
+    # Resolve the scalar's type the way safe_load would (1s stays a string, 2 is an int).
+    return _Node(yaml.safe_load(yaml.serialize(node)), line)
+
+
+def _plain(node: _Node) -> Any:
+    if isinstance(node.value, dict):
+        return {k: _plain(v) for k, v in node.value.items()}
+    if isinstance(node.value, list):
+        return [_plain(v) for v in node.value]
+    return node.value
+
+
+class _Reader:
+    """Typed access to a mapping node; every error says file, line and key."""
+
+    def __init__(self, source: str, node: _Node, where: str, allowed: set[str]) -> None:
+        self.source = source
+        self.node = node
+        self.where = where
+        if not isinstance(node.value, dict):
+            self.fail(node, f"expected a mapping of keys, got {_kind(node.value)}")
+        for key, value in node.value.items():
+            if key not in allowed:
+                close = sorted(allowed, key=lambda a: _distance(a, key))[:1]
+                hint = f" (did you mean {close[0]!r}?)" if close and _distance(close[0], key) <= 3 else ""
+                self.fail(
+                    value, f"unknown key {self.path(key)!r}{hint}; allowed: {', '.join(sorted(allowed))}"
+                )
+
+    def path(self, key: str) -> str:
+        return f"{self.where}.{key}" if self.where else key
+
+    def fail(self, node: _Node, message: str) -> None:
+        raise ConfigError(f"{self.source}:{node.line}: {message}")
+
+    def has(self, key: str) -> bool:
+        return key in self.node.value
+
+    def get(
+        self, key: str, kind: type | tuple[type, ...], default: Any = None, required: bool = False
+    ) -> Any:
+        if key not in self.node.value:
+            if required:
+                self.fail(self.node, f"{self.path(key)!r} is required")
+            return default
+        n = self.node.value[key]
+        kinds = kind if isinstance(kind, tuple) else (kind,)
+        value = n.value if not isinstance(n.value, dict | list) else _plain(n)
+        if (isinstance(value, bool) and bool not in kinds) or not isinstance(value, kinds):
+            names = " or ".join(_type_name(k) for k in kinds)
+            self.fail(n, f"{self.path(key)!r} must be {names}, got {value!r}")
+        return value
+
+    def line(self, key: str) -> int:
+        return int(self.node.value[key].line) if key in self.node.value else self.node.line
+
+    def child(self, key: str, allowed: set[str]) -> _Reader | None:
+        if key not in self.node.value:
+            return None
+        return _Reader(self.source, self.node.value[key], self.path(key), allowed)
+
+    def check(self, key: str, ok: bool, message: str) -> None:
+        if not ok:
+            node = self.node.value.get(key, self.node)
+            self.fail(node, f"{self.path(key)!r} {message}")
+
+
+def _kind(value: Any) -> str:
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    return repr(value)
+
+
+def _type_name(t: type) -> str:
+    return {
+        int: "a whole number",
+        str: "a string",
+        bool: "true or false",
+        float: "a number",
+        list: "a list",
+        dict: "a mapping",
+    }.get(t, t.__name__)
+
+
+def _distance(a: str, b: str) -> int:
+    """Levenshtein distance, for 'did you mean' hints."""
+    prev = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        cur = [i]
+        for j, cb in enumerate(b, 1):
+            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
+        prev = cur
+    return prev[-1]
+
+
+TOP_KEYS = {
+    "name",
+    "seed",
+    "players",
+    "rounds",
+    "format",
+    "challengers",
+    "seat_orders",
+    "board",
+    "time_control",
+    "concurrency",
+    "output",
+    "rules",
+    "limits",
+    "bots",
+    "cwd",
+    "rating",
+    "end_grace",
+    "retries",
+}
+BOT_KEYS = {"name", "command", "build", "cwd", "env", "limits"}
+TC_KEYS = {"move", "base", "increment", "startup", "margin"}
+RULE_KEYS = {"sheep", "tiles", "contact", "hole_border"}
+LIMIT_KEYS = {"memory_mb", "cpu_seconds", "file_size_mb", "open_files"}
+RATING_KEYS = {"mu", "sigma", "beta", "tau", "draw_probability"}
+
+
+def load_config(path: str | Path) -> TournamentConfig:
+    """Read and validate a tournament file; raise ConfigError naming file, line and key."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise ConfigError(f"cannot read tournament file {str(path)!r}: {e}") from None
+    return parse_config(text, path)
+
+
+def parse_config(text: str, path: Path) -> TournamentConfig:
+    source = str(path)
+    try:
+        root = yaml.compose(text)
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        where = f"{source}:{mark.line + 1}" if mark is not None else source
+        raise ConfigError(f"{where}: not valid YAML: {getattr(e, 'problem', e)}") from None
+    if root is None:
+        raise ConfigError(f"{source}: the file is empty")
+    top = _Reader(source, _to_nodes(root), "", TOP_KEYS)
+    base_dir = path.resolve().parent
+
+    def rel(p: str) -> Path:
+        return (base_dir / os.path.expanduser(p)).resolve()
+
+    name = top.get("name", str, path.stem)
+    top.check("name", bool(NAME_RE.fullmatch(name)), "must be 1-64 of A-Z a-z 0-9 _ . + -")
+    seed = top.get("seed", int, 1)
+    top.check("seed", 0 <= seed < 2**63, "must be from 0 to 2^63-1")
+    players = top.get("players", int, 2)
+    top.check("players", 2 <= players <= 4, "must be 2, 3 or 4")
+    rounds = top.get("rounds", int, 1)
+    top.check("rounds", 1 <= rounds <= 10_000, "must be at least 1")
+    fmt = top.get("format", str, "round_robin").replace("-", "_")
+    top.check("format", fmt in FORMATS, f"must be one of {', '.join(FORMATS)}")
+    seat_orders = top.get("seat_orders", str, "rotate" if players == 4 else "all")
+    top.check(
+        "seat_orders",
+        seat_orders in SEAT_ORDERS,
+        "must be 'all' (every seat order) or 'rotate' (each bot holds each seat once)",
+    )
+    concurrency = top.get("concurrency", int, os.cpu_count() or 1)
+    top.check("concurrency", 1 <= concurrency <= 256, "must be at least 1")
+    retries = top.get("retries", int, 2)
+    top.check("retries", 0 <= retries <= 10, "must be 0 to 10")
+    end_grace_ms = _duration(top, "end_grace", "1s")
+    default_cwd = rel(top.get("cwd", str, "."))
+
+    rules = top.child("rules", RULE_KEYS)
+    try:
+        params = Params(
+            players=players,
+            sheep=rules.get("sheep", int, 16) if rules else 16,
+            tiles=rules.get("tiles", int, 4) if rules else 4,
+            contact=rules.get("contact", int, 1) if rules else 1,
+            hole_border=rules.get("hole_border", bool, False) if rules else False,
+        )
+    except ArenaError as e:
+        raise ConfigError(f"{source}:{top.line('rules')}: rules: {e}") from None
+
+    board = top.get("board", str, "random")
+    board_value = None
+    if board not in ("random", "build"):
+        board_path = rel(board)
+        try:
+            board_text = board_path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as e:
+            top.fail(top.node.value["board"], f"'board': cannot read board file {str(board_path)!r}: {e}")
+        board_value = parse_board_file(board_text, str(board_path))
+        board = str(board_path)
+
+    tc_reader = top.child("time_control", TC_KEYS)
+    time_control = _time_control(tc_reader, top)
+    default_limits = _limits(top.child("limits", LIMIT_KEYS), ResourceLimits())
+
+    rating_reader = top.child("rating", RATING_KEYS)
+    rating = RatingConfig()
+    if rating_reader is not None:
+        values = {k: float(rating_reader.get(k, (int, float), getattr(rating, k))) for k in RATING_KEYS}
+        for k in ("sigma", "beta"):
+            rating_reader.check(k, values[k] > 0, "must be positive")
+        rating_reader.check(
+            "draw_probability", 0 < values["draw_probability"] < 1, "must be between 0 and 1 (ties happen)"
+        )
+        rating = RatingConfig(**values)
+
+    bots_node = top.node.value.get("bots")
+    if bots_node is None:
+        top.fail(top.node, "'bots' is required: a list of bots, each with a name and a command")
+    assert bots_node is not None
+    if not isinstance(bots_node.value, list):
+        top.fail(bots_node, f"'bots' must be a list, got {_kind(bots_node.value)}")
+    bots: list[BotConfig] = []
+    seen: dict[str, int] = {}
+    for i, node in enumerate(bots_node.value):
+        r = _Reader(source, node, f"bots[{i}]", BOT_KEYS)
+        bot_name = r.get("name", str, required=True)
+        r.check("name", bool(NAME_RE.fullmatch(bot_name)), "must be 1-64 of A-Z a-z 0-9 _ . + -")
+        if bot_name in seen:
+            r.fail(
+                node.value["name"], f"bot name {bot_name!r} is used twice (first on line {seen[bot_name]})"
+            )
+        seen[bot_name] = node.line
+        command = _command(r, "command", required=True)
+        assert command is not None
+        build = _command(r, "build")
+        cwd = rel(r.get("cwd", str)) if r.has("cwd") else default_cwd
+        env = r.get("env", dict, {})
+        for k, v in env.items():
+            if not isinstance(v, str | int | float) or isinstance(v, bool):
+                r.fail(node.value["env"], f"'bots[{i}].env.{k}' must be a string, got {v!r}")
+        limits = _limits(r.child("limits", LIMIT_KEYS), default_limits)
+        bots.append(
+            BotConfig(bot_name, command, cwd, build, {k: str(v) for k, v in env.items()}, limits, node.line)
+        )
+
+    if len(bots) < players:
+        top.fail(bots_node, f"{players}-player games need at least {players} bots, got {len(bots)}")
+    challengers: tuple[str, ...] = ()
+    if top.has("challengers") or fmt == "gauntlet":
+        names = top.get("challengers", list, required=fmt == "gauntlet")
+        top.check("challengers", fmt == "gauntlet", "only applies to format: gauntlet")
+        for c in names:
+            top.check("challengers", c in seen, f"names {c!r}, which is not a bot of this tournament")
+        top.check(
+            "challengers", 0 < len(names) < len(bots), "must name at least one bot and leave a field to play"
+        )
+        top.check(
+            "challengers",
+            len(bots) - len(names) >= players - 1,
+            f"must leave at least {players - 1} bots in the field",
+        )
+        challengers = tuple(names)
+
+    output = rel(top.get("output", str, f"results/{name}"))
+    return TournamentConfig(
+        name=name,
+        path=path.resolve(),
+        seed=seed,
+        players=players,
+        rounds=rounds,
+        format=fmt,
+        challengers=challengers,
+        seat_orders=seat_orders,
+        board=board,
+        board_value=board_value,
+        time_control=time_control,
+        params=params,
+        concurrency=concurrency,
+        output=output,
+        bots=tuple(bots),
+        rating=rating,
+        end_grace_ms=end_grace_ms,
+        retries=retries,
+        raw=_plain(top.node),
+    )
+
+
+def _duration(r: _Reader, key: str, default: str | None) -> int:
+    value = r.get(key, (str, int, float), default)
+    try:
+        return parse_duration_ms(value, r.path(key))
+    except ConfigError as e:
+        r.fail(r.node.value.get(key, r.node), str(e))
+        raise
+
+
+def _time_control(r: _Reader | None, top: _Reader) -> TimeControl:
+    if r is None:
+        return TimeControl()
+    move = _duration(r, "move", None) if r.has("move") else None
+    base = _duration(r, "base", None) if r.has("base") else None
+    if move is None and base is None:
+        r.fail(r.node, "'time_control' needs 'move' (per move) or 'base' (a clock), or both")
+    try:
+        return TimeControl(
+            move_ms=move,
+            base_ms=base,
+            increment_ms=_duration(r, "increment", "0ms"),
+            startup_ms=_duration(r, "startup", "5s"),
+            margin_ms=_duration(r, "margin", "50ms"),
+        )
+    except ConfigError as e:
+        top.fail(top.node.value["time_control"], f"'time_control': {e}")
+        raise
+
+
+def _limits(r: _Reader | None, default: ResourceLimits) -> ResourceLimits:
+    if r is None:
+        return default
+    values: dict[str, int | None] = {}
+    for key in LIMIT_KEYS:
+        v = r.get(key, (int, type(None)), getattr(default, key))
+        r.check(key, v is None or v > 0, "must be positive (or null for no limit)")
+        values[key] = v
+    return ResourceLimits(**values)
+
+
+def _command(r: _Reader, key: str, required: bool = False) -> tuple[str, ...] | None:
+    value = r.get(key, (str, list), required=required)
+    if value is None:
+        return None
+    if isinstance(value, str):
+        try:
+            argv = shlex.split(value)
+        except ValueError as e:
+            r.fail(r.node.value[key], f"{r.path(key)!r}: cannot split {value!r} like a shell: {e}")
+            raise
+    else:
+        if not all(isinstance(a, str | int | float) and not isinstance(a, bool) for a in value):
+            r.fail(r.node.value[key], f"{r.path(key)!r}: every item must be a string")
+        argv = [str(a) for a in value]
+    r.check(key, bool(argv), "is empty")
+    return tuple(argv)
+
+
+def find_program(bot: BotConfig) -> str | None:
+    """Where the bot's program is, or None if it cannot be found (checked after builds)."""
+    program = bot.command[0]
+    if "/" in program:
+        p = Path(program)
+        p = p if p.is_absolute() else bot.cwd / p
+        return str(p) if p.is_file() and os.access(p, os.X_OK) else None
+    path = bot.env.get("PATH", os.environ.get("PATH", ""))
+    return shutil.which(program, path=path)

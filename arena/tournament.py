@@ -1,0 +1,207 @@
+"""``arena run``: a tournament file in, stored games and standings out.
+
+The steps: validate the file, build the bots, check their programs exist,
+open (or resume) the results store, play what is left of the schedule in
+parallel, store each game as it ends, and keep the standings files current.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .config import BotConfig, TournamentConfig, find_program
+from .errors import ConfigError
+from .executor import GamePool, GameSettings
+from .record import GameRecord
+from .referee import BotSpec
+from .schedule import ScheduledGame, make_schedule
+from .standings import Standings, compute_standings, write_files
+from .store import ResultStore
+
+BUILD_TIMEOUT_S = 600
+STANDINGS_EVERY_S = 2.0
+
+
+def schedule_for(config: TournamentConfig) -> list[ScheduledGame]:
+    return make_schedule(
+        [b.name for b in config.bots],
+        config.players,
+        config.rounds,
+        config.seed,
+        config.seat_orders,
+        config.challengers,
+    )
+
+
+def build_bots(config: TournamentConfig, echo: Callable[[str], None]) -> None:
+    """Run each bot's build command once; a failure names the bot and shows its output."""
+    for bot in config.bots:
+        if bot.build is None:
+            continue
+        echo(f"building {bot.name}: {' '.join(bot.build)}")
+        try:
+            done = subprocess.run(
+                list(bot.build),
+                cwd=bot.cwd,
+                capture_output=True,
+                text=True,
+                timeout=BUILD_TIMEOUT_S,
+                check=False,
+            )
+        except (OSError, subprocess.SubprocessError) as e:
+            raise ConfigError(f"{config.path}:{bot.line}: bot {bot.name!r}: build failed: {e}") from None
+        if done.returncode != 0:
+            tail = (done.stdout + done.stderr).strip().splitlines()[-15:]
+            raise ConfigError(
+                f"{config.path}:{bot.line}: bot {bot.name!r}: build {' '.join(bot.build)!r} "
+                f"exited with {done.returncode}:\n" + "\n".join("  " + t for t in tail)
+            )
+
+
+def check_programs(config: TournamentConfig) -> None:
+    for bot in config.bots:
+        if not bot.cwd.is_dir():
+            raise ConfigError(
+                f"{config.path}:{bot.line}: bot {bot.name!r}: cwd {str(bot.cwd)!r} is not a folder"
+            )
+        if find_program(bot) is None:
+            raise ConfigError(
+                f"{config.path}:{bot.line}: bot {bot.name!r}: 'command' program {bot.command[0]!r} "
+                f"not found (looked in {str(bot.cwd)!r} and PATH) or not executable"
+            )
+
+
+def game_settings(config: TournamentConfig) -> GameSettings:
+    def spec(b: BotConfig) -> BotSpec:
+        return BotSpec(name=b.name, command=b.command, cwd=b.cwd, env=dict(b.env), limits=b.limits)
+
+    return GameSettings(
+        bots={b.name: spec(b) for b in config.bots},
+        params=config.params,
+        time_control=config.time_control,
+        board="file" if config.board_value is not None else config.board,
+        board_value=config.board_value,
+        end_grace_s=config.end_grace_ms / 1000,
+    )
+
+
+def describe_changes(old: Any, new: Any, prefix: str = "") -> list[str]:
+    """What differs between two tournament files, key by key."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        out = []
+        for k in sorted(set(old) | set(new)):
+            key = f"{prefix}.{k}" if prefix else k
+            if k not in old:
+                out.append(f"{key}: added ({new[k]!r})")
+            elif k not in new:
+                out.append(f"{key}: removed (was {old[k]!r})")
+            else:
+                out.extend(describe_changes(old[k], new[k], key))
+        return out
+    if isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
+        return [
+            c
+            for i, (a, b) in enumerate(zip(old, new, strict=True))
+            for c in describe_changes(a, b, f"{prefix}[{i}]")
+        ]
+    return [] if old == new else [f"{prefix}: {old!r} -> {new!r}"]
+
+
+@dataclass
+class RunState:
+    """What a run has done so far (for the progress line and the summary)."""
+
+    total: int
+    done: int = 0
+    played_now: int = 0
+    failures: list[str] = field(default_factory=list)
+    standings: Standings | None = None
+    started: float = field(default_factory=time.monotonic)
+
+
+def open_store(
+    config: TournamentConfig, schedule: list[ScheduledGame], restart: bool, echo: Callable[[str], None]
+) -> ResultStore:
+    """Open the results store, resuming when the schedule allows it."""
+    store = ResultStore.create(config.output)
+    try:
+        if restart:
+            store.reset()
+        old = store.get_meta("config")
+        if old is not None and old != config.raw:
+            changes = describe_changes(old, config.raw)
+            finished = store.finished_ids()
+            new_keys = {g.game_id: g.key() for g in schedule}
+            old_keys = {g.game_id: g.key() for g in store.schedule()}
+            unaffected = all(new_keys.get(gid) == old_keys.get(gid) for gid in finished)
+            listing = "\n".join(f"  {c}" for c in changes)
+            if not unaffected:
+                raise ConfigError(
+                    f"{config.path} changed since the results in {str(config.output)!r} were started:\n{listing}\n"
+                    "and the change alters games already played. Run with --restart to start over, "
+                    "or set another 'output'."
+                )
+            echo(
+                f"note: {config.path} changed since the last run:\n{listing}\nthe games already played are unaffected: resuming."
+            )
+        store.set_meta(config=config.raw, digest=config.digest(), name=config.name)
+        store.set_schedule(schedule)
+    except BaseException:
+        store.close()
+        raise
+    return store
+
+
+def run_tournament(
+    config: TournamentConfig,
+    restart: bool = False,
+    echo: Callable[[str], None] = print,
+    on_progress: Callable[[RunState, ScheduledGame, GameRecord], None] | None = None,
+) -> RunState:
+    """Play a tournament (or what is left of it) and return how it went."""
+    build_bots(config, echo)
+    check_programs(config)
+    schedule = schedule_for(config)
+    bots = [b.name for b in config.bots]
+    with open_store(config, schedule, restart, echo) as store:
+        finished = store.finished_ids()
+        todo = [g for g in schedule if g.game_id not in finished]
+        state = RunState(total=len(schedule), done=len(schedule) - len(todo))
+        if state.done:
+            echo(f"resuming: {state.done} of {state.total} games already played")
+        last_write = 0.0
+
+        def refresh(force: bool = False) -> None:
+            nonlocal last_write
+            if force or time.monotonic() - last_write >= STANDINGS_EVERY_S:
+                state.standings = compute_standings(list(store.records()), bots, config.rating)
+                write_files(config.output, config.name, state.standings, state.total)
+                last_write = time.monotonic()
+
+        def on_result(game: ScheduledGame, record: GameRecord) -> None:
+            store.save_game(game, record)
+            state.done += 1
+            state.played_now += 1
+            refresh(force=state.done == state.total)
+            if on_progress:
+                on_progress(state, game, record)
+
+        def on_failure(game: ScheduledGame, reason: str, retry: bool) -> None:
+            echo(
+                f"{'retrying' if retry else 'giving up on'} {game.game_id}: {reason.strip().splitlines()[-1]}"
+            )
+            if not retry:
+                state.failures.append(f"{game.game_id}: {reason}")
+
+        try:
+            if todo:
+                GamePool(game_settings(config), config.concurrency).run(
+                    todo, on_result, on_failure, config.retries
+                )
+        finally:
+            refresh(force=True)
+    return state

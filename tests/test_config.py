@@ -1,0 +1,141 @@
+"""Tournament files: every kind of mistake gets the file, line and key."""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from arena.config import load_config
+from arena.errors import ConfigError
+from arena.tournament import build_bots, check_programs
+
+REPO = Path(__file__).resolve().parent.parent
+GOOD = f"""\
+name: t
+seed: 3
+players: 2
+rounds: 2
+cwd: {REPO}
+time_control: {{move: 300ms, startup: 2s}}
+bots:
+  - name: one
+    command: {sys.executable} sample_bots/random_bot.py
+  - name: two
+    command: [{sys.executable}, sample_bots/random_bot.py]
+"""
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    p = tmp_path / "t.yaml"
+    p.write_text(textwrap.dedent(text))
+    return p
+
+
+def error_of(tmp_path: Path, text: str) -> str:
+    with pytest.raises(ConfigError) as err:
+        cfg = load_config(write(tmp_path, text))
+        build_bots(cfg, lambda _s: None)
+        check_programs(cfg)
+    return str(err.value)
+
+
+def test_good_file_loads_with_defaults(tmp_path: Path) -> None:
+    cfg = load_config(write(tmp_path, GOOD))
+    assert cfg.name == "t" and cfg.players == 2 and cfg.rounds == 2 and cfg.seed == 3
+    assert cfg.time_control.move_ms == 300 and cfg.time_control.startup_ms == 2000
+    assert cfg.output == (tmp_path / "results" / "t").resolve()  # relative to the YAML file
+    assert [b.name for b in cfg.bots] == ["one", "two"]
+    assert cfg.bots[0].command == cfg.bots[1].command and cfg.bots[0].cwd == REPO
+    assert cfg.params.sheep == 16 and cfg.format == "round_robin" and cfg.seat_orders == "all"
+    check_programs(cfg)
+
+
+@pytest.mark.parametrize(
+    ("change", "needles"),
+    [
+        (("rounds: 2", "roundz: 2"), ["t.yaml:4", "unknown key 'roundz'", "did you mean 'rounds'"]),
+        (("players: 2", "players: two"), ["t.yaml:3", "'players' must be a whole number", "'two'"]),
+        (("players: 2", "players: 5"), ["t.yaml:3", "'players' must be 2, 3 or 4"]),
+        (("move: 300ms", "move: soon"), ["t.yaml:6", "time_control.move", "'soon'"]),
+        (("{move: 300ms, startup: 2s}", "{startup: 2s}"), ["t.yaml:6", "needs 'move'"]),
+        (("  - name: two\n", "  - name: one\n"), ["t.yaml:10", "'one' is used twice", "line 8"]),
+        (("seed: 3", "seed: -1"), ["t.yaml:2", "'seed'"]),
+        (("name: t", "name: bad name"), ["t.yaml:1", "'name'"]),
+        (("rounds: 2", "rounds: 2\nrules: {contact: 3}"), ["t.yaml:5", "contact must be 1 or 2"]),
+        (("rounds: 2", "rounds: 2\nformat: gauntlet"), ["'challengers' is required"]),
+        (("rounds: 2", "rounds: 2\nformat: gauntlet\nchallengers: [nobody]"), ["t.yaml:6", "'nobody'"]),
+        (
+            ("rounds: 2", "rounds: 2\nboard: missing.board"),
+            ["t.yaml:5", "cannot read board file", "missing.board"],
+        ),
+        (("rounds: 2", "rounds: 2\nlimits: {memory_mb: -5}"), ["t.yaml:5", "limits.memory_mb", "positive"]),
+        (("rounds: 2", "rounds: 2\nbots: []"), ["given twice"]),
+    ],
+    ids=[
+        "unknown-key",
+        "wrong-type",
+        "out-of-range",
+        "bad-duration",
+        "no-time-limit",
+        "duplicate-bot",
+        "negative-seed",
+        "bad-name",
+        "bad-rule",
+        "gauntlet-without-challengers",
+        "unknown-challenger",
+        "missing-board-file",
+        "bad-limit",
+        "duplicate-key",
+    ],
+)
+def test_each_mistake_names_file_line_and_key(
+    tmp_path: Path, change: tuple[str, str], needles: list[str]
+) -> None:
+    old, new = change
+    assert old in GOOD
+    message = error_of(tmp_path, GOOD.replace(old, new, 1))
+    for needle in needles:
+        assert needle in message, message
+
+
+def test_bot_without_command(tmp_path: Path) -> None:
+    text = GOOD.replace(f"    command: [{sys.executable}, sample_bots/random_bot.py]\n", "    cwd: .\n")
+    message = error_of(tmp_path, text)
+    assert "t.yaml:10" in message and "'bots[1].command' is required" in message
+
+
+def test_too_few_bots(tmp_path: Path) -> None:
+    message = error_of(tmp_path, GOOD.replace("players: 2", "players: 3"))
+    assert "3-player games need at least 3 bots" in message and "t.yaml:8" in message
+
+
+def test_command_that_does_not_exist(tmp_path: Path) -> None:
+    message = error_of(
+        tmp_path, GOOD.replace(f"command: {sys.executable} sample", "command: no-such-program-xyz sample")
+    )
+    assert "t.yaml:8" in message and "bot 'one'" in message and "'no-such-program-xyz' not found" in message
+
+
+def test_failed_build_shows_its_output(tmp_path: Path) -> None:
+    text = GOOD.replace(
+        "    command: [", "    build: sh -c 'echo compiler says no >&2; exit 3'\n    command: ["
+    )
+    message = error_of(tmp_path, text)
+    assert "bot 'two'" in message and "exited with 3" in message and "compiler says no" in message
+
+
+def test_invalid_yaml_names_the_line(tmp_path: Path) -> None:
+    message = error_of(tmp_path, GOOD.replace("rounds: 2", "rounds: [2"))
+    assert "t.yaml:" in message and "not valid YAML" in message
+
+
+def test_unreadable_and_empty_files(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="cannot read tournament file"):
+        load_config(tmp_path / "nope.yaml")
+    with pytest.raises(ConfigError, match="empty"):
+        load_config(write(tmp_path, ""))
+    with pytest.raises(ConfigError, match="expected a mapping"):
+        load_config(write(tmp_path, "- just\n- a list\n"))
