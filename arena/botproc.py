@@ -2,20 +2,21 @@
 
 Each bot runs in its own session (so its process group holds it and every
 child it starts), with a scrubbed environment and resource limits.  All bots
-of a game share one selector: whenever the referee waits for one bot's
+of a game share one poller: whenever the referee waits for one bot's
 answer, it also drains every bot's stdout and stderr, so no bot ever blocks
 on a full pipe and memory stays bounded whatever a bot writes.
 
-Reading is done on raw file descriptors with our own buffers (a selector with
+Reading is done on raw file descriptors with our own buffers (``poll`` with
 ``os.read``); asyncio costs several times more per round trip.
 """
 
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import resource
-import selectors
+import select
 import signal
 import subprocess
 import time
@@ -112,6 +113,7 @@ class BotProcess:
         self.stderr_tail = bytearray()
         self.stderr_bytes = 0
         self.exit_note: str | None = None
+        self.leftovers = 0  # processes still running after the bot itself exited
 
     # -- buffers ------------------------------------------------------------
 
@@ -173,6 +175,28 @@ class BotProcess:
         return f"exit {code}"
 
 
+def marked_pids(token: str) -> list[int]:
+    """Every live process whose environment carries this bot's token."""
+    if not token:
+        return []
+    needle = f"{BOT_ID_VARIABLE}={token}".encode()
+    try:
+        entries = os.listdir("/proc")
+    except OSError:  # no /proc: only the process group is killed
+        return []
+    pids = []
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/environ", "rb") as f:
+                if needle in f.read():
+                    pids.append(int(entry))
+        except OSError:
+            continue
+    return pids
+
+
 def kill_marked(token: str) -> int:
     """SIGKILL every process whose environment carries this bot's token.
 
@@ -180,39 +204,48 @@ def kill_marked(token: str) -> int:
     left the group (``setsid``, a daemon): those still inherit the bot's
     environment, so they are found in ``/proc``.  Returns how many were killed.
     """
-    if not token:
-        return 0
-    needle = f"{BOT_ID_VARIABLE}={token}".encode()
     killed = 0
     for _ in range(5):  # a dying parent's children may appear a moment later
-        found = 0
-        try:
-            entries = os.listdir("/proc")
-        except OSError:
-            return killed
-        for entry in entries:
-            if not entry.isdigit():
-                continue
-            try:
-                with open(f"/proc/{entry}/environ", "rb") as f:
-                    if needle not in f.read():
-                        continue
-                os.kill(int(entry), signal.SIGKILL)
-                found += 1
-            except OSError:
-                continue
-        killed += found
-        if not found:
+        pids = marked_pids(token)
+        for pid in pids:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        killed += len(pids)
+        if not pids:
             break
         time.sleep(0.01)
     return killed
 
 
-class BotPool:
-    """The bots of one game and the selector that serves them all."""
+class _Poller:
+    """``select.poll`` over the bots' output pipes, with each fd's owner.
+
+    Used directly rather than through :mod:`selectors`: this wait is on the
+    path of every move, and the wrapper's bookkeeping costs more than the call.
+    """
 
     def __init__(self) -> None:
-        self.selector = selectors.DefaultSelector()
+        self.poll = select.poll()
+        self.owners: dict[int, tuple[BotProcess, bool]] = {}
+
+    def register(self, fd: int, bot: BotProcess, is_stdout: bool) -> None:
+        self.poll.register(fd, select.POLLIN)
+        self.owners[fd] = (bot, is_stdout)
+
+    def unregister(self, fd: int) -> None:
+        if self.owners.pop(fd, None) is not None:
+            self.poll.unregister(fd)
+
+    def wait(self, timeout: float) -> list[int]:
+        """The fds with something to read (or closed), waiting up to ``timeout`` seconds."""
+        return [fd for fd, _ in self.poll.poll(max(0, math.ceil(timeout * 1000)))]
+
+
+class BotPool:
+    """The bots of one game and the poller that serves them all."""
+
+    def __init__(self) -> None:
+        self.poller = _Poller()
         self.bots: list[BotProcess] = []
 
     def __enter__(self) -> BotPool:
@@ -254,20 +287,23 @@ class BotPool:
             ) from None
         bot = BotProcess(name, proc, token)
         self.bots.append(bot)
-        self.selector.register(bot.stdout_fd, selectors.EVENT_READ, (bot, True))
-        self.selector.register(bot.stderr_fd, selectors.EVENT_READ, (bot, False))
+        self.poller.register(bot.stdout_fd, bot, True)
+        self.poller.register(bot.stderr_fd, bot, False)
         return bot
 
     # -- I/O ------------------------------------------------------------------
 
     def _pump(self, timeout: float) -> None:
         """Wait up to ``timeout`` seconds for output from any bot and take it in."""
-        if not self.selector.get_map():
+        poller = self.poller
+        if not poller.owners:
             time.sleep(max(0.0, min(timeout, 0.05)))
             return
-        for key, _ in self.selector.select(max(0.0, timeout)):
-            bot, is_stdout = key.data
-            fd = key.fd
+        for fd in poller.wait(timeout):
+            owner = poller.owners.get(fd)
+            if owner is None:
+                continue
+            bot, is_stdout = owner
             try:
                 data = os.read(fd, READ_CHUNK)
             except BlockingIOError:
@@ -276,7 +312,7 @@ class BotPool:
                 data = b""
             now = time.monotonic()
             if not data:
-                self.selector.unregister(fd)
+                poller.unregister(fd)
                 if is_stdout:
                     bot.stdout_open = False
                 else:
@@ -349,8 +385,11 @@ class BotPool:
         self._pump(max(0.0, until - time.monotonic()))
 
     def stray_line(self, bot: BotProcess) -> str | None:
-        """A line the bot sent without being asked, if any (checked before each request)."""
-        self._pump(0)
+        """A line the bot sent without being asked, if any (checked before each request).
+
+        Only what has already been read counts: every wait reads every bot's
+        output, so no extra system call is spent on this per move.
+        """
         if bot.flooded:
             return f"more than {MAX_QUEUED_LINES} lines"
         if bot.lines:
@@ -383,15 +422,18 @@ class BotPool:
             self._pump(min(0.02, max(0.0, deadline - time.monotonic())))
             exited = bot.proc.poll() is not None
         status_before_kill = bot.exit_status()
+        marked = marked_pids(bot.token)
+        if exited:  # what it left running is the bot's doing; the arena cleans up anyway
+            bot.leftovers = len(marked)
         # Kill the whole group even when the bot itself exited: its children go too.
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(bot.pgid, signal.SIGKILL)
         bot.proc.wait()
-        kill_marked(bot.token)
+        if marked:
+            kill_marked(bot.token)
         self._pump(0)
         for fd in (bot.stdout_fd, bot.stderr_fd):
-            if fd in self.selector.get_map():
-                self.selector.unregister(fd)
+            self.poller.unregister(fd)
         for stream in (bot.proc.stdout, bot.proc.stderr):
             if stream is not None:
                 stream.close()
@@ -403,4 +445,3 @@ class BotPool:
         for bot in self.bots:
             if bot.proc.returncode is None or (bot.proc.stdout and not bot.proc.stdout.closed):
                 self.stop(bot, None, 0.0)
-        self.selector.close()

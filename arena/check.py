@@ -341,6 +341,7 @@ class _Judge:
                 f"({self.opts.time_control.describe()})"
             )
         out.append(res)
+        out.append(self.check("stays-alive", ready, fault_of(FaultKind.CRASH), "never crashed in {n} games"))
 
         def illegal_in(phase: Phase) -> Callable[[PlannedGame, GameRecord], str | None]:
             def bad(g: PlannedGame, r: GameRecord) -> str | None:
@@ -363,9 +364,17 @@ class _Judge:
             seat = r.seats[g.seat]
             if seat.fault is None and not seat.exited_cleanly:
                 return f"still running {self.opts.end_grace_s:g}s after 'end' ({seat.exit})"
+            if seat.leftover_processes:
+                return (
+                    f"exited but left {seat.leftover_processes} process(es) running (the arena killed them)"
+                )
             return None
 
-        out.append(self.check("exits", ready, exits, "exited by itself after 'end' in {n} games"))
+        out.append(
+            self.check(
+                "exits", ready, exits, "exited by itself after 'end', leaving nothing running, in {n} games"
+            )
+        )
         clean = fault_of(*FaultKind)
         for n in (2, 3, 4):
             games = [(g, r) for g, r in ready if g.players == n and g.purpose == "conformance"]

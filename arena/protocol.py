@@ -17,6 +17,7 @@ Bot to referee, besides answers: ``info TEXT`` at any time, recorded only.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -161,7 +162,7 @@ def format_message(msg: RefereeMessage | BotMessage) -> str:
             f"ply={msg.ply}",
             "clocks=" + _join(["-" if c is None else str(c) for c in msg.clocks]),
             "since=" + _join([f"{_LETTERS[p]}:{m}" for p, m in msg.since]),
-            "board=" + _join([f"{q},{r}" for q, r in msg.board]),
+            "board=" + _board_text(msg.board),
             "stacks=" + _join([f"{q},{r},{_LETTERS[p]},{n}" for q, r, p, n in msg.stacks]),
             "tiles=" + _join([str(t) for t in msg.tiles]),
             "forfeit=" + ("".join(_LETTERS[p] for p in msg.forfeited) or "-"),
@@ -182,6 +183,13 @@ def format_message(msg: RefereeMessage | BotMessage) -> str:
             + _join([f or "-" for f in msg.faults])
         )
     raise TypeError(f"not a protocol message: {msg!r}")
+
+
+@functools.lru_cache(maxsize=32)
+def _board_text(board: tuple[tuple[int, int], ...]) -> str:
+    # The board is the longest part of every request and only changes while
+    # tiles are laid: format it once per board.
+    return _join([f"{q},{r}" for q, r in board])
 
 
 def _join_names(names: Sequence[str]) -> str:

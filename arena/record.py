@@ -58,6 +58,7 @@ class SeatRecord:
     fault: Fault | None = None
     exit: str | None = None  # "exit 0", "signal SIGKILL", ...
     exited_cleanly: bool = False  # exited by itself at the end of the game
+    leftover_processes: int = 0  # processes it started that were still running after it exited
     stderr_tail: str = ""
     stderr_bytes: int = 0
     infos: tuple[str, ...] = ()

@@ -21,7 +21,7 @@ from typing import Protocol
 
 from .botproc import BotFault, BotPool, BotProcess, ResourceLimits, bot_environment
 from .clock import Clock, TimeControl
-from .errors import NotationError, ProtocolError
+from .errors import IllegalMoveError, NotationError, ProtocolError
 from .protocol import (
     PROTOCOL_VERSION,
     GameEnd,
@@ -149,6 +149,7 @@ class ProcessChannel:
         facts: dict[str, object] = {
             "exit": b.exit_note,
             "exited_cleanly": self.exited_cleanly,
+            "leftover_processes": b.leftovers,
             "stderr_tail": b.stderr_text(),
             "stderr_bytes": b.stderr_bytes,
             "infos": tuple(b.infos),
@@ -184,6 +185,7 @@ class Referee:
         self.moves: list[MoveRecord] = []
         self.clocks = [Clock(setup.time_control) for _ in specs]
         self.state = GameState(setup.params, setup.board)
+        self._daisies: tuple[Board | None, tuple[tuple[int, int, int], ...]] = (None, ())
         self.last_seen = [0] * len(specs)  # moves each player has already been told of
 
     # -- faults ------------------------------------------------------------------------
@@ -300,25 +302,27 @@ class Referee:
             names=tuple(spec.name for spec in self.specs),
         )
 
-    def _turn_request(self, p: int, phase: str) -> TurnRequest:
+    def _turn_request(self, p: int, phase: str, budget_ms: int) -> TurnRequest:
         st = self.state
         board = st.board
-        since = tuple((m.player, m.move) for m in self.moves[self.last_seen[p] :])
+        coords = board.coords
+        height = st.height
+        if self._daisies[0] is not board:  # daisies only change with the board
+            self._daisies = (
+                board,
+                tuple((q, r, d) for (q, r), d in zip(coords, board.daisies, strict=True) if d),
+            )
         return TurnRequest(
             phase=phase,
-            time=self.clocks[p].budget_ms(),
+            time=budget_ms,
             ply=len(self.moves),
             clocks=tuple(None if c.remaining_ms is None else int(c.remaining_ms) for c in self.clocks),
-            since=since,
-            board=board.coords,
-            stacks=tuple(
-                (q, r, o, st.height[i])
-                for i, ((q, r), o) in enumerate(zip(board.coords, st.owner, strict=True))
-                if o >= 0
-            ),
+            since=tuple((m.player, m.move) for m in self.moves[self.last_seen[p] :]),
+            board=coords,
+            stacks=tuple((*coords[i], o, height[i]) for i, o in enumerate(st.owner) if o >= 0),
             tiles=tuple(st.tiles_left),
             forfeited=tuple(i for i, f in enumerate(st.forfeited) if f),
-            daisies=tuple((q, r, d) for (q, r), d in zip(board.coords, board.daisies, strict=True) if d),
+            daisies=self._daisies[1],
         )
 
     def _play_turn(self) -> None:
@@ -328,8 +332,9 @@ class Referee:
         assert not isinstance(ch, BotFault)
         phase = {Phase.TILES: "tile", Phase.HERDS: "herd", Phase.MOVES: "move"}[st.phase]
         clock = self.clocks[p]
-        timeout_s = (clock.budget_ms() + self.setup.time_control.margin_ms) / 1000
-        line, elapsed = request(ch, format_message(self._turn_request(p, phase)), timeout_s)
+        budget = clock.budget_ms()
+        timeout_s = (budget + self.setup.time_control.margin_ms) / 1000
+        line, elapsed = request(ch, format_message(self._turn_request(p, phase, budget)), timeout_s)
         msg = self._parse(line)
         if not isinstance(msg, MoveReply) or msg.phase != phase:
             raise BotFault(FaultKind.PROTOCOL_ERROR, f"expected '{phase} MOVE', got {line!r}")
@@ -339,10 +344,12 @@ class Referee:
             move = parse_move(msg.move)
         except NotationError as e:
             raise BotFault(FaultKind.PROTOCOL_ERROR, f"{e} in line {line!r}") from None
-        problem = st.why_illegal(move)
-        if problem is not None:
-            raise BotFault(FaultKind.ILLEGAL_MOVE, f"{msg.move!r} at ply {len(self.moves) + 1}: {problem}")
-        st.apply(move)
+        try:
+            st.apply(move)  # checks the move once, without generating the others
+        except IllegalMoveError as e:
+            raise BotFault(
+                FaultKind.ILLEGAL_MOVE, f"{msg.move!r} at ply {len(self.moves) + 1}: {e.reason}"
+            ) from None
         record = MoveRecord(p, str(move), elapsed * 1000)
         self.moves.append(record)
         self.last_seen[p] = len(self.moves)  # "since" never repeats a bot's own move

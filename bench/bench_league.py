@@ -6,17 +6,22 @@ every seat order, random boards, ``end_grace: 200ms``), then runs it with
 :func:`arena.tournament.run_tournament` at concurrency 1 and then 2, each into
 a fresh output folder, and reports games/s and the speedup.
 
+The two concurrencies alternate (1, 2, 1, 2, ...) for ``--runs`` runs each,
+so that a noisy machine hits both alike; figures are over all runs.
+
 Beside the bots' time it reports the arena's own cost per game: wall time x
 concurrency (the workers' time) minus the time inside ``play_game`` (the sum
 of the stored records' ``duration_ms``, the referee's own measure of each
-game).  The parent's share is timed during the run (``save_game``,
-``compute_standings``, ``write_files``), and microbenchmarks time, one by one,
-what the difference is made of: ``compute_standings`` over all stored records
-(the rating), ``ResultStore.save_game`` for as many records (the store),
-loading the records, the worker's board generation before ``play_game``, and
-starting and stopping a pool.  Run from the repository root:
+game), and the CPU time of everything (parent, workers, bots) against the
+wall time.  The parent's share is timed during the runs (``save_game``,
+loading records, ``compute_standings``, ``write_files``), and microbenchmarks
+time, one by one, what the difference is made of: ``compute_standings`` over
+all stored records (the rating), ``ResultStore.save_game`` for as many
+records (the store), loading the records, the worker's board generation
+before ``play_game``, a record's trip from worker to parent, and starting and
+stopping a pool.  Run from the repository root:
 
-    python bench/bench_league.py [--rounds 3] [--seed 1]
+    python bench/bench_league.py [--rounds 3] [--runs 3] [--seed 1] [--repeat 5]
 """
 
 from __future__ import annotations
@@ -24,6 +29,9 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import itertools
+import json
+import pickle
+import resource
 import statistics
 import subprocess
 import sys
@@ -58,8 +66,8 @@ def tournament_yaml(rounds: int, seed: int, output: Path) -> str:
         "board: random\n"
         "time_control: {move: 1s}\n"
         "end_grace: 200ms\n"
-        f"cwd: {ROOT}\n"
-        f"output: {output}\n"
+        f"cwd: {json.dumps(str(ROOT))}\n"  # a JSON string is a YAML string
+        f"output: {json.dumps(str(output))}\n"
         f"bots:\n{bots}"
     )
 
@@ -71,11 +79,13 @@ class Timer:
         self.calls = 0
         self.seconds = 0.0
 
-    def wrap(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+    def wrap(self, fn: Callable[..., Any], eager: bool = False) -> Callable[..., Any]:
+        """``fn`` timed; ``eager`` for a generator function: run it to the end inside the timing."""
+
         def timed(*args: Any, **kw: Any) -> Any:
             t0 = time.perf_counter()
             try:
-                return fn(*args, **kw)
+                return iter(list(fn(*args, **kw))) if eager else fn(*args, **kw)
             finally:
                 self.seconds += time.perf_counter() - t0
                 self.calls += 1
@@ -87,18 +97,20 @@ class Timer:
 def timed_parent() -> Iterator[dict[str, Timer]]:
     """Time the parent's store and standings work while run_tournament runs (then restore).
 
-    ``run_tournament`` looks these up when it calls them: ``ResultStore.save_game`` on
-    the class, ``compute_standings`` and ``write_files`` in :mod:`arena.tournament`.
+    ``run_tournament`` looks these up when it calls them: ``ResultStore.save_game`` and
+    ``records`` (loading, for each standings refresh) on the class, ``compute_standings``
+    and ``write_files`` in :mod:`arena.tournament`.
     """
     targets: dict[str, Any] = {
         "save_game": ResultStore,
+        "records": ResultStore,
         "compute_standings": tournament_mod,
         "write_files": tournament_mod,
     }
     timers = {name: Timer() for name in targets}
     saved = {name: getattr(owner, name) for name, owner in targets.items()}
     for name, owner in targets.items():
-        setattr(owner, name, timers[name].wrap(saved[name]))
+        setattr(owner, name, timers[name].wrap(saved[name], eager=name == "records"))
     try:
         yield timers
     finally:
@@ -114,19 +126,29 @@ class Run:
     referee_s: float  # sum of duration_ms: time inside play_game
     timers: dict[str, Timer]
     records: list[GameRecord]
+    cpu_s: float = 0.0  # user + system time of the parent, the workers and the bots
+    runs: int = 1
 
     @property
     def per_game(self) -> float:
         return self.wall_s / self.games
 
 
+def cpu_seconds() -> float:
+    """User + system time of this process and of every descendant reaped so far (workers, bots)."""
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+
 def run(config: TournamentConfig, concurrency: int, output: Path) -> Run:
     cfg = dataclasses.replace(config, concurrency=concurrency, output=output)
     notes: list[str] = []
     with timed_parent() as timers:
+        cpu0 = cpu_seconds()
         t0 = time.perf_counter()
         state = run_tournament(cfg, echo=notes.append)
         wall = time.perf_counter() - t0
+        cpu = cpu_seconds() - cpu0
     if state.failures or state.played_now != state.total:
         sys.exit(f"concurrency {concurrency}: {state.played_now}/{state.total} played\n" + "\n".join(notes))
     with ResultStore.open(output) as store:
@@ -134,7 +156,9 @@ def run(config: TournamentConfig, concurrency: int, output: Path) -> Run:
     faults = [(r.game_id, f) for r in records for f in r.faults]
     if faults:
         print(f"  warning: {len(faults)} fault(s), first: {faults[0]}")
-    return Run(concurrency, len(records), wall, sum(r.duration_ms for r in records) / 1000, timers, records)
+    return Run(
+        concurrency, len(records), wall, sum(r.duration_ms for r in records) / 1000, timers, records, cpu
+    )
 
 
 def pooled(runs: list[Run]) -> Run:
@@ -151,6 +175,8 @@ def pooled(runs: list[Run]) -> Run:
         sum(r.referee_s for r in runs),
         timers,
         runs[0].records,
+        sum(r.cpu_s for r in runs),
+        len(runs),
     )
 
 
@@ -165,7 +191,7 @@ def best_of(repeat: int, fn: Callable[[], object]) -> float:
 
 
 def ms(seconds: float) -> str:
-    return f"{seconds * 1000:9.2f} ms"
+    return f"{seconds * 1000:.2f} ms"
 
 
 def main() -> None:
@@ -221,6 +247,12 @@ def main() -> None:
         settings = game_settings(config)
         t_board = best_of(args.repeat, lambda: [settings.setup(g) for g in schedule]) / len(schedule)
 
+        def to_parent() -> None:  # what a finished game costs between worker and parent
+            for r in records:
+                GameRecord.from_dict(pickle.loads(pickle.dumps(("done", r.to_dict())))[1])
+
+        t_ipc = best_of(args.repeat, to_parent) / n
+
         def pool_once(concurrency: int, games: list[ScheduledGame]) -> float:
             done: list[GameRecord] = []
             t0 = time.perf_counter()
@@ -235,69 +267,73 @@ def main() -> None:
         t_pool = {c: statistics.median(pool_once(c, schedule[:c]) for _ in range(3)) for c in (1, 2)}
 
     # -- report ----------------------------------------------------------------------------
-    print(f"\n{'':<44}{'concurrency 1':>16}{'concurrency 2':>16}")
+    print(f"\n{'':<46}{'concurrency 1':>15}{'concurrency 2':>15}")
 
     def line(label: str, values: list[str]) -> None:
-        print(f"{label:<44}" + "".join(f"{v:>16}" for v in values))
+        print(f"{label:<46}" + "".join(f"{v:>15}" for v in values))
 
-    line("games", [str(r.games) for r in runs])
-    line("wall time", [f"{r.wall_s:.2f} s" for r in runs])
-    line("games/s", [f"{r.games / r.wall_s:.1f}" for r in runs])
+    for i in range(args.runs):
+        line(f"run {i + 1}: games/s", [f"{p[i].games / p[i].wall_s:.1f}" for p in played.values()])
+    line(f"all {args.runs} runs: games", [str(r.games) for r in runs])
+    line("            wall time", [f"{r.wall_s:.2f} s" for r in runs])
+    line("            games/s", [f"{r.games / r.wall_s:.1f}" for r in runs])
+    speedups = [
+        (b.games / b.wall_s) / (a.games / a.wall_s) for a, b in zip(played[1], played[2], strict=True)
+    ]
+    total_speedup = (runs[1].games / runs[1].wall_s) / (runs[0].games / runs[0].wall_s)
     print(
-        f"speedup, concurrency 2 over 1: {runs[1].games / runs[1].wall_s / (runs[0].games / runs[0].wall_s):.2f}x"
+        f"speedup, concurrency 2 over 1: {total_speedup:.2f}x"
+        f"  (run by run: {', '.join(f'{x:.2f}x' for x in speedups)})"
     )
 
-    print("\nper game, all runs (workers' time = wall x concurrency):")
-    line("wall per game", [ms(r.per_game).strip() for r in runs])
-    line("workers' time per game", [ms(r.per_game * r.concurrency).strip() for r in runs])
-    line("  referee, inside play_game (duration_ms)", [ms(r.referee_s / r.games).strip() for r in runs])
+    print("\nper game, all runs (workers' time = wall time x concurrency):")
+    line("wall time per game", [ms(r.per_game) for r in runs])
+    line("workers' time per game", [ms(r.per_game * r.concurrency) for r in runs])
+    line("  referee: inside play_game (duration_ms)", [ms(r.referee_s / r.games) for r in runs])
     overhead = [(r.wall_s * r.concurrency - r.referee_s) / r.games for r in runs]
-    line("  arena overhead (the difference)", [ms(o).strip() for o in overhead])
+    line("  arena overhead: the difference", [ms(o) for o in overhead])
     line(
         "  overhead share",
         [f"{o / (r.per_game * r.concurrency):.0%}" for o, r in zip(overhead, runs, strict=True)],
     )
+    line("CPU time per game (parent, workers, bots)", [ms(r.cpu_s / r.games) for r in runs])
+    line("cores busy (CPU time / wall time)", [f"{r.cpu_s / r.wall_s:.2f}" for r in runs])
 
-    print("\nparent's work, timed during the runs (per game):")
-    for key in ("save_game", "compute_standings", "write_files"):
-        line(
-            f"  {key} ({'/'.join(str(r.timers[key].calls) for r in runs)} calls)",
-            [ms(r.timers[key].seconds / r.games).strip() for r in runs],
-        )
+    print("\nthe parent's work, timed during the runs (per game; calls in all runs):")
+    for key in ("save_game", "records", "compute_standings", "write_files"):
+        calls = "/".join(str(r.timers[key].calls) for r in runs)
+        line(f"  {key} ({calls})", [ms(r.timers[key].seconds / r.games) for r in runs])
 
-    print(
-        f"\nmicrobenchmarks (best of {args.repeat}; {n} records, {sum(len(r.moves) for r in records)} moves):"
-    )
-    print(
-        f"  compute_standings, all {n} records          {ms(t_rating)}  = {ms(t_rating / n).strip()} per record"
-    )
-    print(f"  ResultStore.save_game x {n} (fresh store)    {ms(t_save)}  = {ms(t_save / n).strip()} per game")
-    print(f"  load all records (store.records())          {ms(t_load)}  (each standings refresh does this)")
-    print(f"  write_files (standings.md + .json)          {ms(t_write)}")
-    print(f"  random board per game, in the worker        {ms(t_board)}  (outside play_game's duration_ms)")
+    moves = sum(len(r.moves) for r in records)
+    print(f"\nmicrobenchmarks (best of {args.repeat}; the {n} records of the first run, {moves} moves):")
+
+    def micro(label: str, seconds: float, note: str) -> None:
+        print(f"  {label:<48}{ms(seconds):>12}  {note}")
+
+    micro(f"rating: compute_standings, all {n} records", t_rating, f"= {ms(t_rating / n)} per record")
+    micro(f"store: ResultStore.save_game x {n}, fresh store", t_save, f"= {ms(t_save / n)} per game")
+    micro(f"load all {n} records (store.records())", t_load, "(each standings refresh)")
+    micro("write_files (standings.md + .json)", t_write, "(each standings refresh)")
+    micro("random board, per game (in the worker)", t_board, "(before play_game starts its clock)")
+    micro("record to parent: to_dict, pickle, from_dict", t_ipc, "per game")
     for c in (1, 2):
-        print(
-            f"  pool start + stop, concurrency {c}            {ms(t_pool[c])}"
-            f"  (once per run; {ms(t_pool[c] / len(schedule)).strip()} per game here)"
-        )
+        micro(f"pool start + stop, concurrency {c}", t_pool[c], "once per run (median of 3)")
 
-    print("\nwhere the overhead per game goes (estimate, concurrency 1):")
+    print("\nwhere the overhead per game goes (concurrency 1; parent's work as timed in the runs):")
     r = runs[0]
+    games_per_run = r.games / r.runs
+    standings_s = sum(r.timers[k].seconds for k in ("records", "compute_standings", "write_files"))
     parts = {
-        "random board (worker)": t_board,
-        "pool start + stop, spread over the run": t_pool[1] / r.games,
-        "parent: save_game": r.timers["save_game"].seconds / r.games,
-        "parent: standings (load + rate + write)": (
-            r.timers["compute_standings"].seconds + r.timers["write_files"].seconds
-        )
-        / r.games
-        + t_load * r.timers["compute_standings"].calls / r.games,
+        "worker: random board": t_board,
+        "worker <-> parent: record transfer": t_ipc,
+        "pool start + stop, spread over a run": t_pool[1] / games_per_run,
+        "parent: save_game (store)": r.timers["save_game"].seconds / r.games,
+        "parent: standings (load, rate, write)": standings_s / r.games,
     }
     for label, value in parts.items():
-        print(f"  {label:<42}{ms(value)}")
-    rest = overhead[0] - sum(parts.values())
-    print(f"  {'rest: IPC, record encode/decode, waits':<42}{ms(rest)}")
-    print(f"  {'total overhead':<42}{ms(overhead[0])}")
+        print(f"  {label:<44}{ms(value)}")
+    print(f"  {'rest: scheduling, waits, noise':<44}{ms(overhead[0] - sum(parts.values()))}")
+    print(f"  {'total overhead':<44}{ms(overhead[0])}")
 
 
 if __name__ == "__main__":

@@ -6,18 +6,25 @@ and measures wall time per game, moves, the bots' round trips as the referee
 records them (``MoveRecord.ms``), and the wall-clock cost of one move: the
 time between consecutive moves as seen by a game observer (request built and
 sent, bot answers, answer parsed, checked against the rules and applied), so
-process start, handshake and teardown are left out.
+process start, handshake and teardown are left out of it.
 
 (b) Starts a tiny C echo program (compiled at run time with ``cc -O2``) and
 does M round trips over raw pipe fds with ``os.write``/``os.read``: a real
 move request line out (taken from a game transcript), a real answer back.
+For reference, the same over a non-blocking fd and a selector (as the arena
+waits), and the same request sent to the real bot (its think time).
 
-Games and ping-pong alternate in blocks so that a noisy machine hits both.
-Prints the per-move costs, their ratio against the issue's target (referee
-per move within 10x the plain ping-pong) and the fixed per-game cost (process
-start + handshake + teardown).  Run from the repository root:
+(c) Replays the games of (a) through :class:`arena.referee.Referee` over
+in-process channels that answer with the recorded moves: the referee's own
+work per move with no pipes and no bot.
 
-    python bench/bench_referee.py [--games 30] [--round-trips 5000] [--blocks 10]
+(a), (b) and (c) alternate in blocks so that a noisy machine hits all alike.
+Prints the per-move costs (means and medians), their ratios to the plain
+ping-pong with the issue's target (referee per move within 10x the plain
+ping-pong, PASS/FAIL), and the fixed per-game cost (process start, handshake
+and teardown).  Run from the repository root:
+
+    python bench/bench_referee.py [--games 30] [--round-trips 5000] [--blocks 10] [--replays 5]
 """
 
 from __future__ import annotations

@@ -185,8 +185,9 @@ def check_cmd(
       legal-tiles/-herds/-moves   legal answers in each phase
       2-players, 3-players, 4-players, every-seat
       time               every answer within the time control
+      stays-alive        never exits or closes its output mid-game
       protocol           no protocol error (stray lines, bad tokens...)
-      exits              exits by itself after 'end'
+      exits              exits by itself after 'end', leaving no process behind
       passes             survives being out of moves while the game goes on
       opponent-forfeits  plays on after an opponent forfeits
     With --against or --sprt, a strength gate follows.
