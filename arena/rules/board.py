@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from ..errors import NotationError, RulesError
-from .hexgrid import DIRECTION_VECTORS, ORIENTATIONS, Hex, tile_hexes
+from .hexgrid import DIRECTION_VECTORS, ORIENTATIONS, TILE_SHAPES, Hex, tile_hexes
 from .rng import SplitMix64
 
 
@@ -158,32 +158,54 @@ def tile_placement_problem(
     return None
 
 
+def _placements_with_edges(
+    pasture: Mapping[Hex, object] | set[Hex], contact: int
+) -> list[tuple[tuple[int, int, str], int]]:
+    """Every legal placement and the hex edges it would share with the pasture.
+
+    A tile that touches the pasture covers a *frontier* hex (an empty hex next
+    to the pasture), so anchoring every orientation on every frontier hex, in
+    every way, finds them all; a cell touches the pasture exactly when it is on
+    the frontier, and overlaps it when it is pasture.
+    """
+    if not pasture:
+        return [((0, 0, o), 1) for o in ORIENTATIONS]
+    edges: dict[Hex, int] = {}  # frontier hex -> pasture hexes next to it
+    for q, r in pasture:
+        for dq, dr in DIRECTION_VECTORS:
+            n = (q + dq, r + dr)
+            if n not in pasture:
+                edges[n] = edges.get(n, 0) + 1
+    seen: set[tuple[int, int, str]] = set()
+    out: list[tuple[tuple[int, int, str], int]] = []
+    for eq, er in edges:
+        for o in ORIENTATIONS:
+            shape = TILE_SHAPES[o]
+            for oq, or_ in shape:
+                key = (eq - oq, er - or_, o)
+                if key in seen:
+                    continue
+                seen.add(key)
+                touching = shared = 0
+                for sq, sr in shape:
+                    cell = (key[0] + sq, key[1] + sr)
+                    if cell in pasture:
+                        break
+                    e = edges.get(cell, 0)
+                    touching += e > 0
+                    shared += e
+                else:
+                    if touching >= contact:
+                        out.append((key, shared))
+    out.sort(key=lambda item: (item[0][1], item[0][0], item[0][2]))
+    return out
+
+
 def legal_tile_placements(
     pasture: Mapping[Hex, object] | set[Hex], contact: int
 ) -> list[tuple[int, int, str]]:
     """Every legal ``(q, r, orientation)`` in a fixed order (row, column, orientation)."""
-    if not pasture:
-        return [(0, 0, o) for o in ORIENTATIONS]
-    from .hexgrid import TILE_SHAPES
-
-    candidates: set[tuple[int, int, str]] = set()
-    for q, r in pasture:
-        for dq, dr in DIRECTION_VECTORS:
-            e = (q + dq, r + dr)
-            if e in pasture:
-                continue
-            for o in ORIENTATIONS:
-                for oq, or_ in TILE_SHAPES[o]:
-                    candidates.add((e[0] - oq, e[1] - or_, o))
-    legal = [c for c in candidates if tile_placement_problem(pasture, *c, contact) is None]
-    legal.sort(key=lambda c: (c[1], c[0], c[2]))
-    return legal
-
-
-def _shared_edges(pasture: set[Hex], cells: tuple[Hex, ...]) -> int:
-    if not pasture:
-        return 1
-    return sum((q + dq, r + dr) in pasture for q, r in cells for dq, dr in DIRECTION_VECTORS)
+    return [key for key, _ in _placements_with_edges(pasture, contact)]
 
 
 def random_board(seed: int, tiles: int, contact: int = 1) -> Board:
@@ -198,16 +220,15 @@ def random_board(seed: int, tiles: int, contact: int = 1) -> Board:
     rng = SplitMix64(seed)
     pasture: set[Hex] = set()
     for _ in range(tiles):
-        options = legal_tile_placements(pasture, contact)
+        options = _placements_with_edges(pasture, contact)
         if not options:  # never seen in practice; keep the board we have
             break
         # Weight each placement by the hex edges it shares with the pasture:
         # uniform choice grows long snakes, this grows pastures shaped like
         # the ones people lay at the table, still by the placement rules.
-        weights = [_shared_edges(pasture, tile_hexes(*c)) for c in options]
-        pick = rng.below(sum(weights))
-        chosen = options[-1]
-        for option, w in zip(options, weights, strict=True):
+        pick = rng.below(sum(w for _, w in options))
+        chosen = options[-1][0]
+        for option, w in options:
             pick -= w
             if pick < 0:
                 chosen = option
