@@ -13,22 +13,14 @@ import pytest
 from arena.errors import IllegalMoveError
 from arena.rules import Direction, GameState, Phase, SheepMove, format_position, parse_move, parse_position
 
+from .rules_helpers import play, reason
+
 # The hexagon of radius 2 around (2, 2): rows r=0..4.
 HEXAGON_ROWS = ["_2.3", "_.4", ".5", ".4", ".3"]
 
 
 def stacks_of(state: GameState) -> dict[tuple[int, int], tuple[int, int]]:
     return state.stacks()
-
-
-def play(state: GameState, token: str) -> None:
-    state.apply(parse_move(token))
-
-
-def reason(state: GameState, token: str) -> str:
-    why = state.why_illegal(parse_move(token))
-    assert why is not None, f"{token} should be illegal in {format_position(state)}"
-    return why
 
 
 # --- how far a slide goes ---------------------------------------------------

@@ -18,21 +18,13 @@ from arena.rules import (
     tile_hexes,
 )
 
+from .rules_helpers import play, reason
+
 # The radius-2 hexagon around (2,2) with the centre missing: (2,2) is an
 # enclosed hole.  Its 12 outer hexes touch the outside; the 6 inner ones
 # touch only the hole.
 RING = "_2.3/_.4/.2_.2/.4/.3"
 INNER_RING = {(2, 1), (3, 1), (1, 2), (3, 2), (1, 3), (2, 3)}
-
-
-def play(state: GameState, token: str) -> None:
-    state.apply(parse_move(token))
-
-
-def reason(state: GameState, token: str) -> str:
-    why = state.why_illegal(parse_move(token))
-    assert why is not None, f"{token} should be illegal in {format_position(state)}"
-    return why
 
 
 # --- the moving phase: whose turn ----------------------------------------------

@@ -66,6 +66,22 @@ def wait_no_leftovers(marker: str, seconds: float = 15.0) -> list[str]:
     return left
 
 
+def wait_for_games(
+    store_file: Path, count: int, proc: subprocess.Popen[bytes] | subprocess.Popen[str]
+) -> None:
+    """Wait until the running arena has stored ``count`` games (or has ended)."""
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        if store_file.exists():
+            with sqlite3.connect(store_file) as conn:
+                try:
+                    if conn.execute("SELECT count(*) FROM games").fetchone()[0] >= count:
+                        return
+                except sqlite3.OperationalError:  # the arena has not created the table yet
+                    pass
+        time.sleep(0.05)
+
+
 @pytest.fixture
 def marker() -> Iterator[str]:
     m = f"arena-test-{uuid.uuid4().hex[:10]}"
@@ -155,16 +171,7 @@ def test_sigkill_mid_run_then_resume_matches_an_uninterrupted_run(tmp_path: Path
         stderr=subprocess.DEVNULL,
     )
     try:
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            if store_file.exists():
-                with sqlite3.connect(store_file) as conn:
-                    try:
-                        if conn.execute("SELECT count(*) FROM games").fetchone()[0] >= 3:
-                            break
-                    except sqlite3.OperationalError:
-                        pass
-            time.sleep(0.05)
+        wait_for_games(store_file, 3, proc)
         proc.send_signal(signal.SIGKILL)
     finally:
         proc.wait()
@@ -235,16 +242,7 @@ def test_ctrl_c_stops_cleanly_and_keeps_finished_games(tmp_path: Path, marker: s
         text=True,
     )
     try:
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and proc.poll() is None:
-            if store_file.exists():
-                with sqlite3.connect(store_file) as conn:
-                    try:
-                        if conn.execute("SELECT count(*) FROM games").fetchone()[0] >= 2:
-                            break
-                    except sqlite3.OperationalError:
-                        pass
-            time.sleep(0.05)
+        wait_for_games(store_file, 2, proc)
         proc.send_signal(signal.SIGINT)
         _out, err = proc.communicate(timeout=60)
     finally:

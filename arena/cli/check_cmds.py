@@ -16,6 +16,7 @@ from ..check import CheckOptions, CheckReport, SprtOptions, run_check
 from ..clock import TimeControl
 from ..durations import parse_duration_ms
 from ..errors import ArenaError, ConfigError
+from .common import time_control_options
 
 STATUS_WORD = {"pass": "PASS", "fail": "FAIL", "skip": "SKIP"}
 
@@ -86,11 +87,7 @@ def _argv(command: str, what: str) -> tuple[str, ...]:
     metavar="COMMAND",
     help="Conformance opponent (repeatable; default: the arena's built-in random bot).",
 )
-@click.option("--move-time", default="1s", show_default=True, help="Time per move ('none' for a clock only).")
-@click.option("--base", default=None, help="Clock per player, e.g. 10s (with --increment).")
-@click.option("--increment", default="0ms", show_default=True)
-@click.option("--startup", default="5s", show_default=True, help="Allowance from start to 'ready'.")
-@click.option("--margin", default="50ms", show_default=True, help="Overrun tolerated before a timeout.")
+@time_control_options
 @click.option("--end-grace", default="1s", show_default=True, help="Time to exit after 'end'.")
 @click.option(
     "--concurrency",
@@ -155,11 +152,7 @@ def check_cmd(
     seed: int,
     conformance_games: int,
     opponents: tuple[str, ...],
-    move_time: str,
-    base: str | None,
-    increment: str,
-    startup: str,
-    margin: str,
+    time_control: TimeControl,
     end_grace: str,
     concurrency: int,
     against: tuple[str, ...],
@@ -200,13 +193,6 @@ def check_cmd(
     """
     echo = (lambda _s: None) if quiet else click.echo
     argv = _argv(bot_command, "BOT_COMMAND")
-    tc = TimeControl(
-        move_ms=None if move_time == "none" else parse_duration_ms(move_time, "--move-time"),
-        base_ms=None if base is None else parse_duration_ms(base, "--base"),
-        increment_ms=parse_duration_ms(increment, "--increment"),
-        startup_ms=parse_duration_ms(startup, "--startup"),
-        margin_ms=parse_duration_ms(margin, "--margin"),
-    )
     cwd = cwd.resolve()
     sprt = None
     if sprt_baseline is not None:
@@ -218,7 +204,7 @@ def check_cmd(
         cwd=cwd,
         seed=seed,
         conformance_games=conformance_games,
-        time_control=tc,
+        time_control=time_control,
         end_grace_s=parse_duration_ms(end_grace, "--end-grace") / 1000,
         concurrency=concurrency,
         opponents=tuple(_argv(o, "--opponent") for o in opponents),
@@ -231,7 +217,7 @@ def check_cmd(
     )
     if skip_conformance and not against and sprt is None:
         raise click.UsageError("--skip-conformance leaves nothing to check without --against or --sprt")
-    echo(f"checking {shlex.join(argv)} (seed {seed}, {tc.describe()})")
+    echo(f"checking {shlex.join(argv)} (seed {seed}, {time_control.describe()})")
     report = _build(build, cwd, argv, seed) if build is not None else None
     if report is None:
 

@@ -6,11 +6,16 @@ every other module raises, and the group reports it in one line.
 
 from __future__ import annotations
 
+import functools
 import sys
+from collections.abc import Callable
+from typing import Any
 
 import click
 
 from .. import __version__
+from ..clock import TimeControl
+from ..durations import parse_duration_ms
 from ..errors import ArenaError
 
 
@@ -41,6 +46,46 @@ colour_option = click.option(
     default=None,
     help="Colour the players' stacks (default: when writing to a terminal).",
 )
+
+
+contact_option = click.option(
+    "--contact",
+    type=click.Choice(["1", "2"]),
+    default="1",
+    show_default=True,
+    help="Hexes of a new tile that must touch the pasture.",
+)
+
+_TIME_OPTIONS = [
+    click.option(
+        "--move-time", default="1s", show_default=True, help="Time per move ('none' for a clock only)."
+    ),
+    click.option("--base", default=None, help="Clock per player, e.g. 10s (with --increment)."),
+    click.option("--increment", default="0ms", show_default=True, help="Added to the clock after each move."),
+    click.option("--startup", default="5s", show_default=True, help="Allowance from start to 'ready'."),
+    click.option("--margin", default="50ms", show_default=True, help="Overrun tolerated before a timeout."),
+]
+
+
+def time_control_options(f: Callable[..., Any]) -> Callable[..., Any]:
+    """Add the time-control options; the command receives one ``time_control`` value."""
+
+    @functools.wraps(f)
+    def wrapper(
+        *args: Any, move_time: str, base: str | None, increment: str, startup: str, margin: str, **kwargs: Any
+    ) -> Any:
+        tc = TimeControl(
+            move_ms=None if move_time == "none" else parse_duration_ms(move_time, "--move-time"),
+            base_ms=None if base is None else parse_duration_ms(base, "--base"),
+            increment_ms=parse_duration_ms(increment, "--increment"),
+            startup_ms=parse_duration_ms(startup, "--startup"),
+            margin_ms=parse_duration_ms(margin, "--margin"),
+        )
+        return f(*args, time_control=tc, **kwargs)
+
+    for option in reversed(_TIME_OPTIONS):
+        wrapper = option(wrapper)
+    return wrapper
 
 
 @click.group(cls=ArenaGroup, context_settings={"help_option_names": ["-h", "--help"]})

@@ -12,12 +12,11 @@ import click
 from tabulate import tabulate
 
 from ..clock import TimeControl
-from ..durations import parse_duration_ms
 from ..errors import ArenaError, ConfigError
 from ..record import Fault, GameRecord, MoveRecord
 from ..referee import BotSpec, GameSetup, play_game
 from ..rules import PLAYER_LETTERS, GameState, Params, parse_board_file, random_board, render
-from .common import colour_option, colour_wanted, main
+from .common import colour_option, colour_wanted, contact_option, main, time_control_options
 
 INTERPRETERS = (
     "python",
@@ -71,16 +70,6 @@ def standings_table(record: GameRecord) -> str:
     return tabulate(rows, headers=["rank", "seat", "hexes", "group", "daisies", "fault"])
 
 
-def _time_control(move: str | None, base: str | None, inc: str, startup: str, margin: str) -> TimeControl:
-    return TimeControl(
-        move_ms=None if move in (None, "none") else parse_duration_ms(move, "--move-time"),
-        base_ms=None if base is None else parse_duration_ms(base, "--base"),
-        increment_ms=parse_duration_ms(inc, "--increment"),
-        startup_ms=parse_duration_ms(startup, "--startup"),
-        margin_ms=parse_duration_ms(margin, "--margin"),
-    )
-
-
 @main.command("play")
 @click.argument("bots", nargs=-1, required=True, metavar="BOT_COMMAND BOT_COMMAND [...]")
 @click.option(
@@ -98,20 +87,10 @@ def _time_control(move: str | None, base: str | None, inc: str, startup: str, ma
     help="A random board from the seed, or a board file.",
 )
 @click.option("--build-board", is_flag=True, help="The bots build the pasture from tiles first.")
-@click.option("--move-time", default="1s", show_default=True, help="Time per move ('none' for a clock only).")
-@click.option("--base", default=None, help="Clock per player, e.g. 10s (with --increment).")
-@click.option("--increment", default="0ms", show_default=True, help="Added to the clock after each move.")
-@click.option("--startup", default="5s", show_default=True, help="Allowance from start to 'ready'.")
-@click.option("--margin", default="50ms", show_default=True, help="Overrun tolerated before a timeout.")
+@time_control_options
 @click.option("--sheep", type=click.IntRange(1, 999), default=16, show_default=True)
 @click.option("--tiles", type=click.IntRange(1, 64), default=4, show_default=True, help="Tiles per player.")
-@click.option(
-    "--contact",
-    type=click.Choice(["1", "2"]),
-    default="1",
-    show_default=True,
-    help="Hexes of a new tile that must touch the pasture.",
-)
+@contact_option
 @click.option("--hole-border", is_flag=True, help="Herds may start next to enclosed holes.")
 @click.option(
     "--save",
@@ -125,11 +104,7 @@ def play_cmd(
     seed: int | None,
     board_opt: str,
     build_board: bool,
-    move_time: str,
-    base: str | None,
-    increment: str,
-    startup: str,
-    margin: str,
+    time_control: TimeControl,
     sheep: int,
     tiles: int,
     contact: str,
@@ -155,7 +130,6 @@ def play_cmd(
     )
     if seed is None:
         seed = int.from_bytes(os.urandom(4), "big")
-    tc = _time_control(move_time, base, increment, startup, margin)
     board = None
     if build_board:
         if board_opt != "random":
@@ -170,9 +144,11 @@ def play_cmd(
             raise ConfigError(f"cannot read board file {str(path)!r}: {e}") from None
         board = parse_board_file(text, str(path))
     specs = bot_specs(bots, Path.cwd())
-    setup = GameSetup(game_id=f"play-{seed}", seed=seed, params=params, time_control=tc, board=board)
+    setup = GameSetup(
+        game_id=f"play-{seed}", seed=seed, params=params, time_control=time_control, board=board
+    )
     click.echo(
-        f"seed {seed}, {tc.describe()}, "
+        f"seed {seed}, {time_control.describe()}, "
         + " vs ".join(f"{PLAYER_LETTERS[i]}={s.name}" for i, s in enumerate(specs))
     )
     show = colour_wanted(colour)

@@ -20,7 +20,7 @@ from ..rules import (
     random_board,
     render,
 )
-from .common import colour_option, colour_wanted, main
+from .common import colour_option, colour_wanted, contact_option, main
 
 
 @main.command("perft")
@@ -90,13 +90,7 @@ def show_cmd(position: str, colour: bool | None) -> None:
 @click.option("--seed", type=int, default=1, show_default=True, help="Same seed, same board.")
 @click.option("--players", type=click.IntRange(2, 4), default=2, show_default=True)
 @click.option("--tiles", type=click.IntRange(1, 64), default=4, show_default=True, help="Tiles per player.")
-@click.option(
-    "--contact",
-    type=click.Choice(["1", "2"]),
-    default="1",
-    show_default=True,
-    help="Hexes of a new tile that must touch the pasture.",
-)
+@contact_option
 @click.option(
     "--file",
     "file_",

@@ -1,0 +1,16 @@
+"""Small helpers shared by the rules tests."""
+
+from __future__ import annotations
+
+from arena.rules import GameState, format_position, parse_move
+
+
+def play(state: GameState, token: str) -> None:
+    state.apply(parse_move(token))
+
+
+def reason(state: GameState, token: str) -> str:
+    """Why ``token`` is illegal in ``state`` (the test fails if it is legal)."""
+    why = state.why_illegal(parse_move(token))
+    assert why is not None, f"{token} should be illegal in {format_position(state)}"
+    return why
