@@ -376,7 +376,7 @@ def main() -> None:
 
     print(f"\nratio to the plain ping-pong round trip          {'mean':>12} {'median':>12}")
     main_ratio = ratio("(a) wall clock per move", step, "<- the target")
-    ratio("(a) minus the bot's think time", (step[0] - think[0], step[1] - think[1]))
+    referee_only = ratio("(a) minus the bot's think time", (step[0] - think[0], step[1] - think[1]))
     ratio("(a) bot round trip (ms)", bot_rt)
     ratio("(a) referee's own work", own)
     ratio("(c) referee alone", rep)
@@ -387,6 +387,11 @@ def main() -> None:
     print(
         f"\ntarget: referee per move <= {TARGET_RATIO:g}x plain ping-pong: "
         f"{main_ratio[0]:.2f}x (means) {verdicts[0]}, {main_ratio[1]:.2f}x (medians) {verdicts[1]}"
+    )
+    own_verdicts = ["PASS" if r <= TARGET_RATIO else "FAIL" for r in referee_only]
+    print(
+        f"  the same without the bot's own think time (the referee's cost alone): "
+        f"{referee_only[0]:.2f}x (means) {own_verdicts[0]}, {referee_only[1]:.2f}x (medians) {own_verdicts[1]}"
     )
     if verdicts[0] != verdicts[1]:
         print("  means and medians disagree: the machine was noisy; the medians are the steadier figure")

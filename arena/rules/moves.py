@@ -69,6 +69,9 @@ _MOVE_RE = re.compile(
 )
 
 
+_DIRECTIONS = {d.name: d for d in Direction}
+
+
 def parse_move(text: str) -> Move:
     """Read one move token; the shape tells the phase (see the module doc)."""
     m = _MOVE_RE.fullmatch(text.strip())
@@ -81,5 +84,5 @@ def parse_move(text: str) -> Move:
     if m["orient"]:
         return TilePlacement(q, r, m["orient"])
     if m["dir"]:
-        return SheepMove(q, r, Direction[m["dir"]], int(m["count"]))
+        return SheepMove(q, r, _DIRECTIONS[m["dir"]], int(m["count"]))
     return HerdPlacement(q, r)
