@@ -22,6 +22,7 @@ from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
+from .botproc import ResourceLimits
 from .clock import TimeControl
 from .record import FaultKind, GameRecord
 from .referee import BotSpec, GameSetup, play_game
@@ -124,6 +125,7 @@ class SprtOptions:
 class CheckOptions:
     command: tuple[str, ...]
     cwd: Path
+    limits: ResourceLimits = field(default_factory=ResourceLimits)
     seed: int = 1
     conformance_games: int = 24
     time_control: TimeControl = field(default_factory=TimeControl)
@@ -141,8 +143,8 @@ class CheckOptions:
 # --- planning -------------------------------------------------------------------
 
 
-def _spec(name: str, command: Sequence[str], cwd: Path) -> BotSpec:
-    return BotSpec(name=name, command=tuple(command), cwd=cwd)
+def _spec(name: str, command: Sequence[str], cwd: Path, limits: ResourceLimits | None = None) -> BotSpec:
+    return BotSpec(name=name, command=tuple(command), cwd=cwd, limits=limits or ResourceLimits())
 
 
 def conformance_plan(opts: CheckOptions) -> list[PlannedGame]:
@@ -156,17 +158,20 @@ def conformance_plan(opts: CheckOptions) -> list[PlannedGame]:
         seed = derive_seed(opts.seed, "conformance", i)
         others = [opponents[(i + k) % len(opponents)] for k in range(n - 1)]
         specs = [_spec(f"opponent{k + 1}", cmd, opts.cwd) for k, cmd in enumerate(others)]
-        specs.insert(seat, _spec(CANDIDATE, opts.command, opts.cwd))
+        specs.insert(seat, _spec(CANDIDATE, opts.command, opts.cwd, opts.limits))
         plan.append(PlannedGame("conformance", n, seat, build, seed, tuple(specs), Params(players=n)))
     # An opponent forfeits: the candidate plays on alone.
     seed = derive_seed(opts.seed, "forfeit")
-    pair = (_spec(CANDIDATE, opts.command, opts.cwd), _spec("forfeiter", (*BUILTIN, "forfeit"), opts.cwd))
+    pair = (
+        _spec(CANDIDATE, opts.command, opts.cwd, opts.limits),
+        _spec("forfeiter", (*BUILTIN, "forfeit"), opts.cwd),
+    )
     plan.append(PlannedGame("forfeit", 2, 0, False, seed, pair, Params()))
     # Small, crowded games: someone is soon out of moves while the game goes on.
     for i in range(4):
         seed = derive_seed(opts.seed, "pass", i)
         specs_l = [_spec(f"opponent{k + 1}", opponents[k % len(opponents)], opts.cwd) for k in range(2)]
-        specs_l.insert(i % 3, _spec(CANDIDATE, opts.command, opts.cwd))
+        specs_l.insert(i % 3, _spec(CANDIDATE, opts.command, opts.cwd, opts.limits))
         plan.append(
             PlannedGame("pass", 3, i % 3, False, seed, tuple(specs_l), Params(players=3, sheep=4, tiles=1))
         )
@@ -182,7 +187,7 @@ def strength_plan(
         seed = derive_seed(opts.seed, "strength", name, i // 2)
         seat = i % 2
         specs = [_spec(name, opponent, opts.cwd)]
-        specs.insert(seat, _spec(CANDIDATE, opts.command, opts.cwd))
+        specs.insert(seat, _spec(CANDIDATE, opts.command, opts.cwd, opts.limits))
         plan.append(PlannedGame("strength", 2, seat, False, seed, tuple(specs), Params()))
     return plan
 

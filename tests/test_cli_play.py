@@ -83,3 +83,12 @@ def test_replay_rejects_a_broken_record(tmp_path: Path) -> None:
 )
 def test_bot_names_come_from_the_script_or_program(argv: tuple[str, ...], name: str) -> None:
     assert bot_name(argv) == name
+
+
+def test_resource_limits_apply_to_the_bots() -> None:
+    # 8 MB of address space is too little for a Python interpreter: both bots die at start.
+    result = CliRunner().invoke(main, ["play", RANDOM, RANDOM, "--memory-mb", "8", "-q", "--seed", "1"])
+    assert result.exit_code == 0, result.output
+    assert result.output.count("crash: ") == 2 and "(exit 127)" in result.output
+    roomy = CliRunner().invoke(main, ["play", RANDOM, RANDOM, "--memory-mb", "0", "--cpu-seconds", "0", "-q"])
+    assert roomy.exit_code == 0 and "crash" not in roomy.output

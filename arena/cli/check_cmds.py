@@ -12,11 +12,12 @@ from xml.etree import ElementTree as ET
 
 import click
 
+from ..botproc import ResourceLimits
 from ..check import CheckOptions, CheckReport, SprtOptions, run_check
 from ..clock import TimeControl
 from ..durations import parse_duration_ms
 from ..errors import ArenaError, ConfigError
-from .common import time_control_options
+from .common import limits_options, time_control_options
 
 STATUS_WORD = {"pass": "PASS", "fail": "FAIL", "skip": "SKIP"}
 
@@ -88,6 +89,7 @@ def _argv(command: str, what: str) -> tuple[str, ...]:
     help="Conformance opponent (repeatable; default: the arena's built-in random bot).",
 )
 @time_control_options
+@limits_options
 @click.option("--end-grace", default="1s", show_default=True, help="Time to exit after 'end'.")
 @click.option(
     "--concurrency",
@@ -153,6 +155,7 @@ def check_cmd(
     conformance_games: int,
     opponents: tuple[str, ...],
     time_control: TimeControl,
+    limits: ResourceLimits,
     end_grace: str,
     concurrency: int,
     against: tuple[str, ...],
@@ -201,6 +204,7 @@ def check_cmd(
         sprt = SprtOptions(_argv(sprt_baseline, "--sprt"), elo0, elo1, alpha, beta, max_games)
     opts = CheckOptions(
         command=argv,
+        limits=limits,
         cwd=cwd,
         seed=seed,
         conformance_games=conformance_games,

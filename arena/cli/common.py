@@ -14,6 +14,7 @@ from typing import Any
 import click
 
 from .. import __version__
+from ..botproc import ResourceLimits
 from ..clock import TimeControl
 from ..durations import parse_duration_ms
 from ..errors import ArenaError
@@ -84,6 +85,37 @@ def time_control_options(f: Callable[..., Any]) -> Callable[..., Any]:
         return f(*args, time_control=tc, **kwargs)
 
     for option in reversed(_TIME_OPTIONS):
+        wrapper = option(wrapper)
+    return wrapper
+
+
+_LIMIT_OPTIONS = [
+    click.option(
+        "--memory-mb",
+        type=click.IntRange(0),
+        default=2048,
+        show_default=True,
+        help="Address space of each bot process (0: no limit).",
+    ),
+    click.option(
+        "--cpu-seconds",
+        type=click.IntRange(0),
+        default=600,
+        show_default=True,
+        help="CPU time of each bot process (0: no limit).",
+    ),
+]
+
+
+def limits_options(f: Callable[..., Any]) -> Callable[..., Any]:
+    """Add the bots' resource-limit options; the command receives one ``limits`` value."""
+
+    @functools.wraps(f)
+    def wrapper(*args: Any, memory_mb: int, cpu_seconds: int, **kwargs: Any) -> Any:
+        limits = ResourceLimits(memory_mb=memory_mb or None, cpu_seconds=cpu_seconds or None)
+        return f(*args, limits=limits, **kwargs)
+
+    for option in reversed(_LIMIT_OPTIONS):
         wrapper = option(wrapper)
     return wrapper
 

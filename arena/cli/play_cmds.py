@@ -11,12 +11,13 @@ from pathlib import Path
 import click
 from tabulate import tabulate
 
+from ..botproc import ResourceLimits
 from ..clock import TimeControl
 from ..errors import ArenaError, ConfigError
 from ..record import Fault, GameRecord, MoveRecord
 from ..referee import BotSpec, GameSetup, play_game
 from ..rules import PLAYER_LETTERS, GameState, Params, parse_board_file, random_board, render
-from .common import colour_option, colour_wanted, contact_option, main, time_control_options
+from .common import colour_option, colour_wanted, contact_option, limits_options, main, time_control_options
 
 INTERPRETERS = (
     "python",
@@ -43,7 +44,7 @@ def bot_name(argv: tuple[str, ...]) -> str:
     return Path(program).stem or program
 
 
-def bot_specs(commands: tuple[str, ...], cwd: Path) -> list[BotSpec]:
+def bot_specs(commands: tuple[str, ...], cwd: Path, limits: ResourceLimits | None = None) -> list[BotSpec]:
     """Specs for bot command strings, named after their program; repeats get #2, #3."""
     specs = []
     seen: Counter[str] = Counter()
@@ -54,7 +55,7 @@ def bot_specs(commands: tuple[str, ...], cwd: Path) -> list[BotSpec]:
         base = bot_name(argv)
         seen[base] += 1
         name = base if seen[base] == 1 else f"{base}#{seen[base]}"
-        specs.append(BotSpec(name=name, command=argv, cwd=cwd))
+        specs.append(BotSpec(name=name, command=argv, cwd=cwd, limits=limits or ResourceLimits()))
     return specs
 
 
@@ -88,6 +89,7 @@ def standings_table(record: GameRecord) -> str:
 )
 @click.option("--build-board", is_flag=True, help="The bots build the pasture from tiles first.")
 @time_control_options
+@limits_options
 @click.option("--sheep", type=click.IntRange(1, 999), default=16, show_default=True)
 @click.option("--tiles", type=click.IntRange(1, 64), default=4, show_default=True, help="Tiles per player.")
 @contact_option
@@ -105,6 +107,7 @@ def play_cmd(
     board_opt: str,
     build_board: bool,
     time_control: TimeControl,
+    limits: ResourceLimits,
     sheep: int,
     tiles: int,
     contact: str,
@@ -143,7 +146,7 @@ def play_cmd(
         except (OSError, UnicodeDecodeError) as e:
             raise ConfigError(f"cannot read board file {str(path)!r}: {e}") from None
         board = parse_board_file(text, str(path))
-    specs = bot_specs(bots, Path.cwd())
+    specs = bot_specs(bots, Path.cwd(), limits)
     setup = GameSetup(
         game_id=f"play-{seed}", seed=seed, params=params, time_control=time_control, board=board
     )
