@@ -77,11 +77,6 @@ class TournamentConfig:
     retries: int
     raw: dict[str, Any]  # the file as data, for change detection
 
-    def games_key(self) -> dict[str, Any]:
-        """What decides how games are played (not the run's own settings)."""
-        skip = {"concurrency", "output", "retries"}
-        return {k: v for k, v in self.raw.items() if k not in skip}
-
     def digest(self) -> str:
         return hashlib.sha256(json.dumps(self.raw, sort_keys=True, default=str).encode()).hexdigest()
 

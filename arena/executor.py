@@ -20,10 +20,9 @@ import time
 import traceback
 from collections import Counter, deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
-from typing import Any
 
 from .clock import TimeControl
 from .record import GameRecord
@@ -42,7 +41,6 @@ class GameSettings:
     board: str  # "random", "build", or "file" (then board_value)
     board_value: Board | None = None
     end_grace_s: float = 1.0
-    extra: dict[str, Any] = field(default_factory=dict)
 
     def setup(self, game: ScheduledGame) -> GameSetup:
         if self.board == "random":

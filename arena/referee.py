@@ -11,7 +11,6 @@ the result is a :class:`~arena.record.GameRecord`.
 from __future__ import annotations
 
 import datetime as _dt
-import shlex
 import time
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
@@ -50,13 +49,6 @@ class BotSpec:
     env: Mapping[str, str] = field(default_factory=dict)
     limits: ResourceLimits = field(default_factory=ResourceLimits)
 
-    @classmethod
-    def from_command(cls, command: str | Sequence[str], name: str | None = None, **kw: object) -> BotSpec:
-        """A spec from a shell-like command string (or an argv list)."""
-        argv = tuple(shlex.split(command)) if isinstance(command, str) else tuple(command)
-        if name is None:
-            name = Path(argv[-1]).stem if argv else "bot"
-        return cls(name=name, command=argv, **kw)  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ from tabulate import tabulate
 
 from .config import RatingConfig
 from .rating import conservative, rate_games
-from .record import FaultKind, GameRecord
+from .record import GameRecord
 
 FORMATS = ("plain", "github", "html", "csv", "json")
 
@@ -245,5 +245,3 @@ def write_files(folder: Path, title: str, st: Standings, total: int) -> None:
     write_atomic(folder / "standings.md", md)
     write_atomic(folder / "standings.json", render(st, "json") + "\n")
 
-
-__all__ = ["FORMATS", "FaultKind", "Row", "Standings", "compute_standings", "render", "write_files"]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import random
 import time
 from collections.abc import Callable
 
@@ -42,7 +41,8 @@ class ScriptedChannel:
         if isinstance(result, BotFault):
             raise result
         text, elapsed = (result, 0.0) if isinstance(result, str) else result
-        limit = (deadline if deadline is not None else self.sent_at + timeout_s) - self.sent_at
+        # (timeout_s itself, not sent_at + timeout_s - sent_at: that rounds differently per run)
+        limit = timeout_s if deadline is None else deadline - self.sent_at
         if elapsed > limit:
             raise BotFault(FaultKind.TIMEOUT, "no answer in time")
         self.pending = None
@@ -84,7 +84,3 @@ def scripted(lines: list[str]) -> Callable[[str], Answer]:
         return queue.pop(0)
 
     return answer
-
-
-def seeded_random() -> random.Random:
-    return random.Random(12345)

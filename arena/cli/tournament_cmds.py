@@ -13,7 +13,6 @@ import click
 from tabulate import tabulate
 
 from ..config import RatingConfig, load_config
-from ..errors import ArenaError
 from ..record import FaultKind, GameRecord
 from ..rules import PLAYER_LETTERS
 from ..schedule import ScheduledGame
@@ -228,5 +227,3 @@ def load_from_results(target: Path, game_id: str) -> GameRecord:
     with store:
         return store.record(game_id)
 
-
-__all__ = ["ArenaError", "load_from_results"]
