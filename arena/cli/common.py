@@ -7,6 +7,7 @@ every other module raises, and the group reports it in one line.
 from __future__ import annotations
 
 import functools
+import os
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -37,7 +38,10 @@ class ArenaGroup(click.Group):
 
 
 def colour_wanted(option: bool | None) -> bool:
-    return sys.stdout.isatty() if option is None else option
+    """An explicit --colour/--no-colour wins; else colour a terminal unless NO_COLOR is set."""
+    if option is not None:
+        return option
+    return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
 
 
 colour_option = click.option(
@@ -45,7 +49,7 @@ colour_option = click.option(
     "--color/--no-color",
     "colour",
     default=None,
-    help="Colour the players' stacks (default: when writing to a terminal).",
+    help="Colour the players' stacks (default: on a terminal, unless NO_COLOR is set).",
 )
 
 
