@@ -63,8 +63,15 @@ class ResourceLimits:
         """Set the limits in the current process (called in the child before exec)."""
 
         def lim(kind: int, value: int | None) -> None:
-            if value is not None:
+            if value is None:
+                return
+            try:
+                _soft, hard = resource.getrlimit(kind)
+                if hard != resource.RLIM_INFINITY:
+                    value = min(value, hard)  # never ask for more than the arena itself may have
                 resource.setrlimit(kind, (value, value))
+            except (ValueError, OSError):  # a limit this system refuses is left as it was
+                pass
 
         lim(resource.RLIMIT_CORE, 0)
         lim(resource.RLIMIT_AS, None if self.memory_mb is None else self.memory_mb * 1024 * 1024)

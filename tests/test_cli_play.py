@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from arena.botproc import ResourceLimits
 from arena.cli import main
 from arena.cli.play_cmds import bot_name
 from arena.record import GameRecord
@@ -92,3 +93,28 @@ def test_resource_limits_apply_to_the_bots() -> None:
     assert result.output.count("crash: ") == 2 and "(exit 127)" in result.output
     roomy = CliRunner().invoke(main, ["play", RANDOM, RANDOM, "--memory-mb", "0", "--cpu-seconds", "0", "-q"])
     assert roomy.exit_code == 0 and "crash" not in roomy.output
+
+
+def test_limits_above_the_arenas_own_are_capped_not_fatal(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The arena runs under a 1.8 GB hard address-space limit, below the bots' default
+    # 2 GB.  An ordinary user may not raise a hard limit (setrlimit fails), so the
+    # bots must get the arena's limit rather than fail to start.
+    import resource
+
+    cap = 1800 * 2**20
+    hard = {resource.RLIMIT_AS: cap}
+    applied: dict[int, tuple[int, int]] = {}
+
+    def getrlimit(kind: int) -> tuple[int, int]:
+        return (hard.get(kind, resource.RLIM_INFINITY),) * 2
+
+    def setrlimit(kind: int, limits: tuple[int, int]) -> None:
+        if kind in hard and limits[1] > hard[kind]:  # (RLIM_INFINITY is -1: compare only real caps)
+            raise ValueError("not allowed to raise maximum limit")  # what the kernel says
+        applied[kind] = limits
+
+    monkeypatch.setattr(resource, "getrlimit", getrlimit)
+    monkeypatch.setattr(resource, "setrlimit", setrlimit)
+    ResourceLimits().apply()
+    assert applied[resource.RLIMIT_AS] == (cap, cap)
+    assert applied[resource.RLIMIT_CPU] == (600, 600) and applied[resource.RLIMIT_CORE] == (0, 0)
