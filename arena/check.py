@@ -413,14 +413,18 @@ def elo_to_score(elo: float) -> float:
 
 
 def sprt_llr(scores: Sequence[float], elo0: float, elo1: float) -> float:
-    """Log-likelihood ratio of H1 (elo1) against H0 (elo0), normal approximation (as fishtest)."""
-    n = len(scores)
-    if n < 2:
+    """Log-likelihood ratio of H1 (elo1) against H0 (elo0), GSPRT normal approximation (as fishtest).
+
+    One virtual win and one virtual loss are added to the results: without
+    them a short run of wins has zero variance and "proves" anything after
+    four games; with them, 4 straight wins are not yet enough for elo1=150.
+    """
+    if len(scores) < 2:
         return 0.0
-    mean = sum(scores) / n
-    var = sum((x - mean) ** 2 for x in scores) / n
-    if var <= 0:
-        var = 1e-6  # all results equal: a tiny variance makes the evidence count, not divide by 0
+    regular = [*scores, 0.0, 1.0]
+    n = len(regular)
+    mean = sum(regular) / n
+    var = sum((x - mean) ** 2 for x in regular) / n
     s0, s1 = elo_to_score(elo0), elo_to_score(elo1)
     return n * (s1 - s0) * (2 * mean - s0 - s1) / (2 * var)
 

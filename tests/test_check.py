@@ -193,6 +193,10 @@ def test_sprt_llr_moves_the_right_way() -> None:
     losses = [0.0] * 20 + [0.5] * 4
     assert sprt_llr(wins, 0, 50) > 2.94 and sprt_llr(losses, 0, 50) < -2.94
     assert sprt_llr([1.0], 0, 50) == 0.0
+    # A short streak is not proof (no zero-variance blow-up), a longer one is.
+    assert -2.94 < sprt_llr([1.0] * 4, 0, 150) < 2.94 and sprt_llr([1.0] * 8, 0, 150) > 2.94
+    even = [1.0, 0.0] * 50
+    assert sprt_llr(even, 0, 50) < 0 < sprt_llr(even, -50, 0)
 
 
 @pytest.mark.parametrize(
