@@ -34,6 +34,7 @@ READ_CHUNK = 65536
 STDERR_KEEP = 16 * 1024  # bytes of stderr kept per bot (its tail)
 INFO_KEEP = 200  # info lines kept per bot per game
 INFO_LINE_KEEP = 300  # characters kept of each info line
+EXIT_CHECK_S = 0.05  # while waiting, how often to look whether the bot has exited
 MAX_QUEUED_LINES = 16  # unasked lines kept before a bot counts as flooding stdout
 BOT_ID_VARIABLE = "ARENA_BOT_ID"  # marks every process a bot starts, to find them all at the end
 
@@ -153,7 +154,7 @@ class BotProcess:
                 self.outbuf.clear()
                 return
             self.lines.append((raw, now))
-        if len(self.outbuf) > MAX_LINE_BYTES:
+        if len(self.outbuf) > MAX_LINE_BYTES + self.outbuf.endswith(b"\r"):  # (its CR may come early)
             self.overflow = True
             self.outbuf.clear()
 
@@ -201,6 +202,27 @@ def marked_pids(token: str) -> list[int]:
                     pids.append(int(entry))
         except OSError:
             continue
+    return pids
+
+
+def group_members(pgid: int) -> list[int]:
+    """Live processes of a process group (a child that cleared its environment is still here)."""
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return []
+    pids = []
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as f:
+                fields = f.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        # After "pid (comm)": state, ppid, pgrp; a zombie (Z) no longer runs.
+        if len(fields) > 2 and int(fields[2]) == pgid and fields[0] != b"Z":
+            pids.append(int(entry))
     return pids
 
 
@@ -375,17 +397,23 @@ class BotPool:
             if bot.overflow:
                 raise BotFault(
                     FaultKind.PROTOCOL_ERROR,
-                    f"sent a line longer than {MAX_LINE_BYTES} bytes without a newline",
+                    f"sent a line longer than {MAX_LINE_BYTES} bytes",
                 )
             if not bot.stdout_open:
                 raise BotFault(FaultKind.CRASH, self._gone(bot, "closed its output"))
+            if bot.proc.poll() is not None:
+                # Exited, though a child of it may still hold its output open.
+                self._pump(0)
+                if not bot.lines and not bot.overflow and not bot.flooded:
+                    raise BotFault(FaultKind.CRASH, self._gone(bot, "exited before answering"))
+                continue
             left = deadline - time.monotonic()
             if left <= 0:
                 self._pump(0)  # take what has already arrived before calling it late
                 if bot.lines or bot.overflow or bot.flooded or not bot.stdout_open:
                     continue
                 raise BotFault(FaultKind.TIMEOUT, "no answer in time")
-            self._pump(left)
+            self._pump(min(left, EXIT_CHECK_S))
 
     def wait(self, until: float) -> None:
         """Take in output from any bot, waiting at most until ``until`` (monotonic)."""
@@ -411,18 +439,23 @@ class BotPool:
 
     # -- teardown ---------------------------------------------------------------
 
-    def stop(self, bot: BotProcess, goodbye: str | None, grace: float) -> bool:
-        """End a bot: say ``goodbye``, close its input, give it ``grace`` seconds
-        to exit on its own, then kill its whole process group.
-
-        Returns whether the bot exited by itself within the grace.
-        """
+    def say_goodbye(self, bot: BotProcess, goodbye: str | None) -> None:
+        """Send ``goodbye`` (if the bot still runs) and close its input."""
         if goodbye is not None and bot.proc.poll() is None:
             with contextlib.suppress(BotFault):
                 self.send(bot, goodbye)
         if bot.proc.stdin is not None:
             with contextlib.suppress(OSError):
                 bot.proc.stdin.close()  # closes stdin_fd exactly once
+
+    def stop(self, bot: BotProcess, goodbye: str | None, grace: float) -> bool:
+        """End a bot: say ``goodbye``, close its input, give it ``grace`` seconds
+        to exit on its own, then kill its whole process group.
+
+        Returns whether the bot exited by itself within the grace; if it did,
+        ``bot.leftovers`` counts the processes it left running.
+        """
+        self.say_goodbye(bot, goodbye)
         deadline = time.monotonic() + grace
         exited = bot.proc.poll() is not None
         while not exited and time.monotonic() < deadline:
@@ -431,7 +464,7 @@ class BotPool:
         status_before_kill = bot.exit_status()
         marked = marked_pids(bot.token)
         if exited:  # what it left running is the bot's doing; the arena cleans up anyway
-            bot.leftovers = len(marked)
+            bot.leftovers = len(set(marked) | set(group_members(bot.pgid)) - {bot.proc.pid})
         # Kill the whole group even when the bot itself exited: its children go too.
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(bot.pgid, signal.SIGKILL)

@@ -79,6 +79,9 @@ class BotChannel(Protocol):
     def wait(self, until: float) -> None:
         """Block until some bot has written something, or until ``until`` (monotonic)."""
 
+    def finish(self, goodbye: str) -> None:
+        """Send the end-of-game notice and close the bot's input (it should exit now)."""
+
     def stop(self, goodbye: str | None, grace_s: float, why: str | None = None) -> None:
         """Say ``goodbye`` (if given), let it exit within ``grace_s``, then kill it.
 
@@ -102,6 +105,7 @@ class ProcessChannel:
         self.pool = pool
         self.bot = bot
         self.exited_cleanly = False
+        self.finished = False  # told "end", input closed
         self.stopped = False
         self.sent_at = time.monotonic()
         self.transcript: deque[str] | None = deque(maxlen=TRANSCRIPT_KEEP) if keep_transcript else None
@@ -126,15 +130,22 @@ class ProcessChannel:
     def wait(self, until: float) -> None:
         self.pool.wait(until)
 
+    def finish(self, goodbye: str) -> None:
+        if not self.stopped and not self.finished:
+            self.finished = True
+            self._note(f"ref> {goodbye}")
+            self.pool.say_goodbye(self.bot, goodbye)
+
     def stop(self, goodbye: str | None, grace_s: float, why: str | None = None) -> None:
         if self.stopped:
             return
+        if goodbye is not None:
+            self.finish(goodbye)
         self.stopped = True
         if why is not None:
             self._note(f"---- forfeited: {why}")
-        if goodbye is not None:
-            self._note(f"ref> {goodbye}")
-        self.exited_cleanly = self.pool.stop(self.bot, goodbye, grace_s)
+        exited = self.pool.stop(self.bot, None, grace_s)
+        self.exited_cleanly = exited and self.finished  # by itself, after "end": not a crash
 
     def seat_facts(self) -> dict[str, object]:
         b = self.bot
@@ -365,10 +376,12 @@ class Referee:
                 except BotFault as f:
                     self._forfeit(p, f.kind, f.detail)
             end = format_message(self._game_end())
-            for p in self._live():
-                ch = self.channels[p]
-                assert not isinstance(ch, BotFault)
-                ch.stop(end, self.setup.end_grace_s)
+            live = [self._channel(p) for p in self._live()]
+            for bot in live:  # every bot hears "end" at once; one grace for all of them
+                bot.finish(end)
+            deadline = time.monotonic() + self.setup.end_grace_s
+            for bot in live:
+                bot.stop(None, max(0.0, deadline - time.monotonic()))
         finally:
             for ch in self.channels:
                 if not isinstance(ch, BotFault):

@@ -51,8 +51,12 @@ class ScriptedChannel:
     def wait(self, until: float) -> None:
         time.sleep(max(0.0, min(until - time.monotonic(), 0.01)))
 
-    def stop(self, goodbye: str | None, grace_s: float, why: str | None = None) -> None:
+    def finish(self, goodbye: str) -> None:
         if not self.stopped:
+            self.goodbye = goodbye
+
+    def stop(self, goodbye: str | None, grace_s: float, why: str | None = None) -> None:
+        if not self.stopped and goodbye is not None:
             self.goodbye = goodbye
         self.stopped = True
 

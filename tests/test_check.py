@@ -114,6 +114,7 @@ BROKEN_CASES = [
     ("floods_unasked_lines.py", ["--end-grace", "200ms"], "exits"),
     ("leaves_children.py group MARK", [], "exits"),
     ("leaves_children.py setsid MARK", [], "exits"),
+    ("leaves_children.py envless MARK", [], "exits"),
 ]
 
 

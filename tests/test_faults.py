@@ -34,7 +34,7 @@ from arena.clock import TimeControl
 from arena.protocol import MAX_LINE_BYTES
 from arena.record import Fault, FaultKind, GameRecord, MoveRecord, SeatRecord
 from arena.referee import BotSpec, GameSetup, Observer, play_game
-from arena.rules import GameState, SheepMove, parse_move, parse_position, random_board
+from arena.rules import GameState, Params, SheepMove, parse_move, parse_position, random_board
 
 REPO = Path(__file__).resolve().parent.parent
 BROKEN_BOTS = Path(__file__).resolve().parent / "broken_bots"
@@ -283,7 +283,9 @@ def test_bot_that_exits_at_once_is_a_crash() -> None:
     game = play(broken_bot("exits_at_once"))
     fault = assert_forfeited(game, FaultKind.CRASH)
     assert "exit 7" in fault.detail
-    assert re.fullmatch(r"(closed its output|stopped reading its input) \(exit 7\)", fault.detail), fault
+    assert re.fullmatch(
+        r"(closed its output|stopped reading its input|exited before answering) \(exit 7\)", fault.detail
+    ), fault
     assert fault.ply == 0
     assert game.broken.exit == "exit 7"
     assert game.broken.reported_name is None
@@ -329,10 +331,44 @@ def test_bot_that_exits_mid_game_is_a_crash_with_its_exit_status() -> None:
     game = play(broken_bot("dies_mid_game"))
     fault = assert_forfeited(game, FaultKind.CRASH)
     assert "exit 3" in fault.detail
-    assert fault.detail == "closed its output (exit 3)"
+    assert re.fullmatch(r"(closed its output|exited before answering) \(exit 3\)", fault.detail), fault
     assert game.broken.exit == "exit 3"
     assert len(sheep_moves(game, fault.ply)) == 1  # it died on its second move request
     assert game.record.moves[fault.ply - 1].player != game.seat
+
+
+def test_bot_that_exits_while_a_child_holds_its_output_is_a_crash_not_a_timeout() -> None:
+    # A clock of 20 s: a referee that only watched for end-of-file would wait it out.
+    clock = TimeControl(move_ms=None, base_ms=20_000, startup_ms=5000)
+    started = time.monotonic()
+    game = play(broken_bot("exits_child_holds_output"), tc=clock)
+    fault = assert_forfeited(game, FaultKind.CRASH)
+    assert fault.detail == "exited before answering (exit 3)"
+    assert time.monotonic() - started < 10  # seen at once, not after the clock ran out
+
+
+def test_every_bot_hears_end_at_once_and_shares_one_grace() -> None:
+    # Three bots that ignore "end": with one grace each, after another, the end would
+    # take three graces; with one shared grace it takes one.
+    grace = 1.5
+    bots = [broken_bot("ignores_end") for _ in range(3)]
+    setup = GameSetup(
+        game_id="end-grace",
+        seed=SEED,
+        params=Params(players=3),
+        time_control=TC,
+        board=random_board(SEED, 12),
+        end_grace_s=grace,
+    )
+    last_move = [0.0]
+
+    def observer(state: GameState, move: MoveRecord | None, fault: tuple[int, Fault] | None) -> None:
+        last_move[0] = time.monotonic()
+
+    record = play_game(setup, bots, observer)
+    ending = time.monotonic() - last_move[0]
+    assert all(s.fault is None and not s.exited_cleanly for s in record.seats)
+    assert grace - 0.1 <= ending < 2 * grace, f"the end took {ending:.2f}s"
 
 
 @pytest.mark.parametrize("signame", ["SIGSEGV", "SIGKILL"])

@@ -4,7 +4,7 @@ grandchild that sleeps too, then plays randomly and correctly.
 
 Arguments: ``MODE MARKER``.  ``group`` (the default mode): the children stay in the
 bot's process group.  ``setsid``: the grandchild calls ``setsid()`` and detaches like a
-daemon.  The ``sleep`` runs with MARKER as its argv[0], so it can be found by name.
+daemon.  ``envless``: only the ``sleep``, started with an empty environment.  The ``sleep`` runs with MARKER as its argv[0], so it can be found by name.
 """
 
 import os
@@ -29,6 +29,9 @@ def choose(turn: Turn) -> Move:
 
 def spawn() -> None:
     sleep = shutil.which("sleep") or "/bin/sleep"
+    if MODE == "envless":  # no ARENA_BOT_ID to find it by: only its process group gives it away
+        subprocess.Popen([MARKER, "300"], executable=sleep, env={}, stdout=subprocess.DEVNULL)
+        return
     subprocess.Popen([MARKER, "300"], executable=sleep)  # inherits the bot's pipes
     child = os.fork()
     if child == 0:  # the child forks the grandchild and exits: the grandchild is an orphan
