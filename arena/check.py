@@ -24,6 +24,7 @@ from typing import Any
 
 from .botproc import ResourceLimits
 from .clock import TimeControl
+from .errors import ArenaError
 from .record import FaultKind, GameRecord
 from .referee import BotSpec, GameSetup, play_game
 from .rules import PLAYER_LETTERS, Params, Phase, random_board
@@ -253,7 +254,12 @@ def phase_at(record: GameRecord, ply: int) -> Phase:
     return Phase.OVER
 
 
-def replay_command(game: PlannedGame, tc: TimeControl) -> str:
+def replay_command(game: PlannedGame, opts: CheckOptions) -> str:
+    """The ``arena play`` command that plays this game again, move for move.
+
+    Deterministic bots replay it exactly; only the game's id differs.
+    """
+    tc = opts.time_control
     parts = ["arena", "play"] + [shlex.quote(shlex.join(s.command)) for s in game.specs]
     parts += ["--seed", str(game.seed)]
     if game.build:
@@ -266,7 +272,10 @@ def replay_command(game: PlannedGame, tc: TimeControl) -> str:
     if tc.base_ms is not None:
         parts += ["--base", f"{tc.base_ms}ms", "--increment", f"{tc.increment_ms}ms"]
     parts += ["--startup", f"{tc.startup_ms}ms", "--margin", f"{tc.margin_ms}ms"]
-    return " ".join(parts)
+    limits = opts.limits
+    parts += ["--memory-mb", str(limits.memory_mb or 0), "--cpu-seconds", str(limits.cpu_seconds or 0)]
+    command = " ".join(parts)
+    return command if opts.cwd == Path.cwd() else f"cd {shlex.quote(str(opts.cwd))} && {command}"
 
 
 class _Judge:
@@ -290,7 +299,7 @@ class _Judge:
                 reason,
                 g.describe(),
                 list(r.seats[g.seat].transcript),
-                replay_command(g, self.opts.time_control),
+                replay_command(g, self.opts),
             )
         return detail
 
@@ -439,6 +448,7 @@ def run_check(
     if opts.conformance:
         plan = conformance_plan(opts)
         records = run_plan(plan, opts, progress, stop_at_fault=opts.fail_fast)
+        opponents_started(plan, records)
         judge = _Judge(plan, records, opts)
         report.checks = judge.results()
         report.failure = judge.failure
@@ -456,7 +466,19 @@ def run_check(
 def _strength_games(opts: CheckOptions, cmd: Sequence[str], name: str, start: int, count: int) -> list[float]:
     plan = strength_plan(opts, cmd, name, start, count)
     records = run_plan(plan, opts)
+    opponents_started(plan, records)
     return [game_scores(r)[g.seat] for g, r in zip(plan, records, strict=True) if r is not None]
+
+
+def opponents_started(plan: Sequence[PlannedGame], records: Sequence[GameRecord | None]) -> None:
+    """Raise if an opponent could not even start: its forfeits would make any bot look good."""
+    for g, r in zip(plan, records, strict=True):
+        if r is None:
+            continue
+        for seat, s in enumerate(r.seats):
+            if seat != g.seat and not s.ready:
+                why = f"{s.fault.kind.value}: {s.fault.detail}" if s.fault else "no handshake"
+                raise ArenaError(f"opponent {shlex.join(s.command)!r} could not be started ({why})")
 
 
 def _fixed_strength(opts: CheckOptions, report: CheckReport) -> CheckResult:

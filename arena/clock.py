@@ -32,6 +32,8 @@ class TimeControl:
                 raise ConfigError(f"time control {key} must not be negative, got {value!r}")
         if self.move_ms == 0 or self.base_ms == 0 or self.startup_ms == 0:
             raise ConfigError("a time limit of 0 ms leaves no time to answer")
+        if self.increment_ms and self.base_ms is None:
+            raise ConfigError("an increment needs a clock: give a base time too")
 
     def to_dict(self) -> dict[str, int | None]:
         return {

@@ -12,6 +12,7 @@ import json
 import os
 import shlex
 import shutil
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,9 +24,11 @@ from .clock import TimeControl
 from .durations import parse_duration_ms
 from .errors import ArenaError, ConfigError
 from .protocol import NAME_RE
-from .rules import Board, Params, parse_board_file
+from .rules import Board, Params, format_board_file, parse_board_file
 
 FORMATS = ("round_robin", "gauntlet")
+# Keys that change how a run goes, not how its games are played: they may change between runs.
+RUN_ONLY_KEYS = frozenset({"name", "rounds", "concurrency", "output", "retries", "rating", "end_grace"})
 SEAT_ORDERS = ("all", "rotate")
 
 
@@ -76,6 +79,16 @@ class TournamentConfig:
     end_grace_ms: int
     retries: int
     raw: dict[str, Any]  # the file as data, for change detection
+
+    def play_conditions(self) -> dict[str, Any]:
+        """What decides how games are played: everything but the run's own settings.
+
+        A board file counts by its contents, not only its name.
+        """
+        conditions = {k: v for k, v in self.raw.items() if k not in RUN_ONLY_KEYS}
+        if self.board_value is not None:
+            conditions["board_contents"] = format_board_file(self.board_value)
+        return conditions
 
     def digest(self) -> str:
         return hashlib.sha256(json.dumps(self.raw, sort_keys=True, default=str).encode()).hexdigest()
@@ -264,7 +277,7 @@ def parse_config(text: str, path: Path) -> TournamentConfig:
     players = top.get("players", int, 2)
     top.check("players", 2 <= players <= 4, "must be 2, 3 or 4")
     rounds = top.get("rounds", int, 1)
-    top.check("rounds", 1 <= rounds <= 10_000, "must be at least 1")
+    top.check("rounds", 1 <= rounds <= 10_000, "must be from 1 to 10000")
     fmt = top.get("format", str, "round_robin").replace("-", "_")
     top.check("format", fmt in FORMATS, f"must be one of {', '.join(FORMATS)}")
     seat_orders = top.get("seat_orders", str, "rotate" if players == 4 else "all")
@@ -448,12 +461,12 @@ def _command(r: _Reader, key: str, required: bool = False) -> tuple[str, ...] | 
     return tuple(argv)
 
 
-def find_program(bot: BotConfig) -> str | None:
-    """Where the bot's program is, or None if it cannot be found (checked after builds)."""
-    program = bot.command[0]
+def find_program(command: Sequence[str], cwd: Path, env: Mapping[str, str] | None = None) -> str | None:
+    """Where a command's program is, or None if it cannot be found or run."""
+    program = command[0]
     if "/" in program:
         p = Path(program)
-        p = p if p.is_absolute() else bot.cwd / p
+        p = p if p.is_absolute() else cwd / p
         return str(p) if p.is_file() and os.access(p, os.X_OK) else None
-    path = bot.env.get("PATH", os.environ.get("PATH", ""))
+    path = (env or {}).get("PATH", os.environ.get("PATH", ""))
     return shutil.which(program, path=path)

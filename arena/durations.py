@@ -6,6 +6,7 @@ import re
 
 from .errors import ConfigError
 
+MAX_MS = 24 * 3600 * 1000  # a day: far beyond any game, and within every timer's range
 _UNITS = {"ms": 1.0, "s": 1000.0, "m": 60_000.0, "min": 60_000.0}
 _RE = re.compile(r"\s*(\d+(?:\.\d+)?)\s*(ms|s|min|m)?\s*")
 
@@ -26,6 +27,8 @@ def parse_duration_ms(value: str | int | float, where: str = "duration") -> int:
         ms = float(m[1]) * _UNITS[m[2] or "s"]
     if ms < 0:
         raise ConfigError(f"{where}: a duration cannot be negative, got {value!r}")
+    if ms > MAX_MS:
+        raise ConfigError(f"{where}: {value!r} is longer than a day, the longest time limit")
     return round(ms)
 
 

@@ -50,7 +50,6 @@ class BotSpec:
     limits: ResourceLimits = field(default_factory=ResourceLimits)
 
 
-
 @dataclass(frozen=True)
 class GameSetup:
     """Everything about a game except the bots."""
@@ -338,6 +337,8 @@ class Referee:
         phase = {Phase.TILES: "tile", Phase.HERDS: "herd", Phase.MOVES: "move"}[st.phase]
         clock = self.clocks[p]
         budget = clock.budget_ms()
+        if budget <= 0:  # the margin absorbs measuring noise; it is no time to play on
+            raise BotFault(FaultKind.TIMEOUT, "its clock ran out")
         timeout_s = (budget + self.setup.time_control.margin_ms) / 1000
         line, elapsed = request(ch, format_message(self._turn_request(p, phase, budget)), timeout_s)
         msg = self._parse(line)

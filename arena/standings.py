@@ -244,4 +244,3 @@ def write_files(folder: Path, title: str, st: Standings, total: int) -> None:
     md = f"# {title}\n\n{st.games} of {total} games played.\n\n{render(st, 'github')}\n"
     write_atomic(folder / "standings.md", md)
     write_atomic(folder / "standings.json", render(st, "json") + "\n")
-

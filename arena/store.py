@@ -150,7 +150,12 @@ class ResultStore:
 
     def records(self) -> Iterator[GameRecord]:
         """Every finished game in schedule order."""
-        for (text,) in self.conn.execute("SELECT record FROM games ORDER BY idx"):
+        # The schedule's order, not the order games were saved in: a resumed run
+        # with more rounds renumbers nothing, but the schedule is the authority.
+        rows = self.conn.execute(
+            "SELECT g.record FROM games g LEFT JOIN schedule s USING (game_id) ORDER BY coalesce(s.idx, g.idx)"
+        )
+        for (text,) in rows:
             yield GameRecord.from_json(text)
 
     def record(self, game_id: str) -> GameRecord:

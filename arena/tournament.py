@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .config import BotConfig, TournamentConfig, find_program
+from .config import RUN_ONLY_KEYS, BotConfig, TournamentConfig, find_program
 from .errors import ConfigError
 from .executor import GamePool, GameSettings
 from .record import GameRecord
@@ -68,7 +68,7 @@ def check_programs(config: TournamentConfig) -> None:
             raise ConfigError(
                 f"{config.path}:{bot.line}: bot {bot.name!r}: cwd {str(bot.cwd)!r} is not a folder"
             )
-        if find_program(bot) is None:
+        if find_program(bot.command, bot.cwd, bot.env) is None:
             raise ConfigError(
                 f"{config.path}:{bot.line}: bot {bot.name!r}: 'command' program {bot.command[0]!r} "
                 f"not found (looked in {str(bot.cwd)!r} and PATH) or not executable"
@@ -137,18 +137,24 @@ def open_store(
             finished = store.finished_ids()
             new_keys = {g.game_id: g.key() for g in schedule}
             old_keys = {g.game_id: g.key() for g in store.schedule()}
-            unaffected = all(new_keys.get(gid) == old_keys.get(gid) for gid in finished)
-            listing = "\n".join(f"  {c}" for c in changes)
-            if not unaffected:
+            same_games = all(new_keys.get(gid) == old_keys.get(gid) for gid in finished)
+            same_play = store.get_meta("conditions") == config.play_conditions()
+            listing = "\n".join(f"  {c}" for c in changes) or "  (the board file's contents)"
+            if finished and not (same_games and same_play):
+                why = "alters games already played" if not same_games else "changes how games are played"
                 raise ConfigError(
-                    f"{config.path} changed since the results in {str(config.output)!r} were started:\n{listing}\n"
-                    "and the change alters games already played. Run with --restart to start over, "
-                    "or set another 'output'."
+                    f"{config.path} changed since the results in {str(config.output)!r} were started:\n"
+                    f"{listing}\nand the change {why}, so old and new games would not compare. "
+                    "Run with --restart to start over, or set another 'output'. "
+                    f"(Only {', '.join(sorted(RUN_ONLY_KEYS))} may change between runs.)"
                 )
             echo(
-                f"note: {config.path} changed since the last run:\n{listing}\nthe games already played are unaffected: resuming."
+                f"note: {config.path} changed since the last run:\n{listing}\n"
+                "the games already played are unaffected: resuming."
             )
-        store.set_meta(config=config.raw, digest=config.digest(), name=config.name)
+        store.set_meta(
+            config=config.raw, conditions=config.play_conditions(), digest=config.digest(), name=config.name
+        )
         store.set_schedule(schedule)
     except BaseException:
         store.close()

@@ -165,6 +165,9 @@ def test_the_replay_command_reproduces_the_failure() -> None:
     import shlex
 
     argv = shlex.split(command)
+    if Path.cwd() != REPO:  # run from elsewhere, the command first goes to the bot's folder
+        assert argv[:3] == ["cd", str(REPO), "&&"]
+        argv = argv[3:]
     assert argv[:2] == ["arena", "play"]
     replay = CliRunner().invoke(main, [*argv[1:], "-q"])
     assert replay.exit_code == 0 and "illegal_move" in replay.output, replay.output
@@ -207,11 +210,31 @@ def test_sprt_llr_moves_the_right_way() -> None:
         (["--skip-conformance", "x"], "leaves nothing to check"),
         (["--sprt", "y", "--elo0", "10", "--elo1", "5", "x"], "--elo1"),
         (["--against", "'unterminated", "x"], "cannot split"),
+        (["--against", "no-such-program", "x"], "program 'no-such-program' not found"),
+        (
+            [
+                "--skip-conformance",
+                "--games",
+                "2",
+                "--against",
+                f"{PY} no_such_bot.py",
+                f"{PY} sample_bots/random_bot.py",
+            ],
+            "could not be started",
+        ),
     ],
-    ids=["bad-duration", "nothing-to-check", "bad-elo", "bad-quote"],
+    ids=[
+        "bad-duration",
+        "nothing-to-check",
+        "bad-elo",
+        "bad-quote",
+        "missing-opponent",
+        "opponent-cannot-start",
+    ],
 )
 def test_usage_errors_exit_2(args: list[str], needle: str) -> None:
-    result = CliRunner().invoke(main, ["check", *args])
+    # A typo in an opponent's command must not let every bot pass by its forfeits.
+    result = CliRunner().invoke(main, ["check", *args, "--cwd", str(REPO)])
     assert result.exit_code == 2 and needle in result.output, result.output
 
 

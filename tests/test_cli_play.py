@@ -25,7 +25,7 @@ def test_play_shows_the_game_and_saves_a_record_that_replays(tmp_path: Path) -> 
     assert result.exit_code == 0, result.output
     assert "seed 5" in result.output and "game over" in result.output and "rank" in result.output
     record = GameRecord.from_json(save.read_text())
-    assert record.seed == 5 and [s.name for s in record.seats] == ["random_bot", "random_bot#2"]
+    assert record.seed == 5 and [s.name for s in record.seats] == ["random_bot", "random_bot_2"]
     assert all(s.fault is None and s.exited_cleanly for s in record.seats)
     replay = runner.invoke(main, ["replay", str(save), "--no-colour"])
     assert replay.exit_code == 0, replay.output
@@ -80,6 +80,7 @@ def test_replay_rejects_a_broken_record(tmp_path: Path) -> None:
         (("node", "--stack-size=99", "sample_bots/greedy.js"), "greedy"),
         (("sample_bots/c/greedy", "--random"), "greedy"),
         (("./my-bot",), "my-bot"),
+        (("python3", "bots/my bot ö.py"), "my_bot__"),
     ],
 )
 def test_bot_names_come_from_the_script_or_program(argv: tuple[str, ...], name: str) -> None:

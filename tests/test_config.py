@@ -73,6 +73,11 @@ def test_good_file_loads_with_defaults(tmp_path: Path) -> None:
         ),
         (("rounds: 2", "rounds: 2\nlimits: {memory_mb: -5}"), ["t.yaml:5", "limits.memory_mb", "positive"]),
         (("rounds: 2", "rounds: 2\nbots: []"), ["given twice"]),
+        (
+            ("{move: 300ms, startup: 2s}", "{move: 300ms, increment: 1s}"),
+            ["t.yaml:6", "increment needs a clock"],
+        ),
+        (("move: 300ms", "move: 90000"), ["t.yaml:6", "longer than a day"]),
     ],
     ids=[
         "unknown-key",
@@ -89,6 +94,8 @@ def test_good_file_loads_with_defaults(tmp_path: Path) -> None:
         "missing-board-file",
         "bad-limit",
         "duplicate-key",
+        "increment-without-clock",
+        "too-long",
     ],
 )
 def test_each_mistake_names_file_line_and_key(

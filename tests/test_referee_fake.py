@@ -169,6 +169,30 @@ def test_clock_runs_down_with_increment_and_is_told_to_the_bot() -> None:
     assert fault is not None and fault.kind is FaultKind.TIMEOUT
 
 
+def test_an_empty_clock_loses_on_time_even_inside_the_margin() -> None:
+    # Answers take the whole clock plus a little of the margin: the clock reaches
+    # zero, and the next turn is lost without asking (no endless play in the margin).
+    tc = TimeControl(move_ms=None, base_ms=300, margin_ms=50)
+    sessions: list[GameStart] = []
+
+    def answer(line: str) -> tuple[str, float] | str:
+        msg = parse_referee_line(line)
+        if isinstance(msg, GameStart):
+            sessions.append(msg)
+            return "ready"
+        if isinstance(msg, TurnRequest):
+            move = state_from_request(sessions[0], msg).legal_moves()[0]
+            return f"{msg.phase} {move}", 0.32
+        return "hello 1 slow"
+
+    bot = ScriptedChannel(answer)
+    record = run([bot, engine_bot()], GameSetup(board=random_board(5, 8), time_control=tc))
+    fault = record.seats[0].fault
+    assert fault is not None and fault.kind is FaultKind.TIMEOUT and fault.detail == "its clock ran out"
+    assert len([m for m in record.moves if m.player == 0]) == 1  # asked once, then out of time
+    assert sum(line.startswith(("herd", "move")) for line in bot.received) == 1
+
+
 def test_forfeited_player_is_ranked_last_and_the_game_goes_on() -> None:
     # a places its herd, moves once, then tries to move its whole stack; b and c are random.
     count = {"n": 0}

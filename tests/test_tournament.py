@@ -218,6 +218,14 @@ def test_changed_file_is_explained_and_resumed_only_when_games_are_unaffected(
     more = runner.invoke(main, ["run", str(path)])
     assert more.exit_code == 0, more.output
     assert "rounds: 1 -> 2" in more.output and "resuming: 6 of 12" in more.output
+    # Another time control keeps the schedule but changes how games are played: refused.
+    path.write_text(path.read_text().replace("move: 2s", "move: 3s"))
+    slower = runner.invoke(main, ["run", str(path)])
+    assert slower.exit_code == 2
+    assert (
+        "time_control.move: '2s' -> '3s'" in slower.output and "changes how games are played" in slower.output
+    )
+    path.write_text(path.read_text().replace("move: 3s", "move: 2s"))
     # Another seed changes every board: refused, with the reason and the way out.
     path.write_text(path.read_text().replace("seed: 1", "seed: 2"))
     refused = runner.invoke(main, ["run", str(path)])

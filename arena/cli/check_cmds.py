@@ -15,6 +15,7 @@ import click
 from ..botproc import ResourceLimits
 from ..check import CheckOptions, CheckReport, SprtOptions, run_check
 from ..clock import TimeControl
+from ..config import find_program
 from ..durations import parse_duration_ms
 from ..errors import ArenaError, ConfigError
 from .common import limits_options, time_control_options
@@ -72,7 +73,11 @@ def _argv(command: str, what: str) -> tuple[str, ...]:
 )
 @click.option("--build", help="Run this once first (e.g. 'make'); a failure fails the check.")
 @click.option(
-    "--seed", type=int, default=1, show_default=True, help="Same seed, same games: a failure reproduces."
+    "--seed",
+    type=click.IntRange(0, 2**63 - 1),
+    default=1,
+    show_default=True,
+    help="Same seed, same games: a failure reproduces.",
 )
 @click.option(
     "--conformance-games",
@@ -219,6 +224,13 @@ def check_cmd(
         conformance=not skip_conformance,
         fail_fast=fail_fast,
     )
+    for what, command in [
+        *(("--opponent", o) for o in opts.opponents),
+        *(("--against", a) for a in opts.against),
+        *((("--sprt", sprt.baseline),) if sprt else ()),
+    ]:
+        if find_program(command, cwd) is None:
+            raise ConfigError(f"{what}: program {command[0]!r} not found (looked in {str(cwd)!r} and PATH)")
     if skip_conformance and not against and sprt is None:
         raise click.UsageError("--skip-conformance leaves nothing to check without --against or --sprt")
     echo(f"checking {shlex.join(argv)} (seed {seed}, {time_control.describe()})")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import time
 from collections import Counter
@@ -36,12 +37,18 @@ INTERPRETERS = (
 
 
 def bot_name(argv: tuple[str, ...]) -> str:
-    """A short name for a command: its script for an interpreter, else its program."""
+    """A short name for a command: its script for an interpreter, else its program.
+
+    Only the characters the protocol allows in a name are kept (the names go
+    to every bot in the ``game`` message).
+    """
     words = [a for a in argv if not a.startswith("-")]
     program = Path(argv[0]).name
     if program.startswith(INTERPRETERS) and len(words) > 1:
-        return Path(words[1]).stem
-    return Path(program).stem or program
+        name = Path(words[1]).stem
+    else:
+        name = Path(program).stem or program
+    return re.sub(r"[^A-Za-z0-9_.+-]", "_", name)[:60] or "bot"
 
 
 def bot_specs(commands: tuple[str, ...], cwd: Path, limits: ResourceLimits | None = None) -> list[BotSpec]:
@@ -54,7 +61,7 @@ def bot_specs(commands: tuple[str, ...], cwd: Path, limits: ResourceLimits | Non
             raise ConfigError(f"empty bot command {command!r}")
         base = bot_name(argv)
         seen[base] += 1
-        name = base if seen[base] == 1 else f"{base}#{seen[base]}"
+        name = base if seen[base] == 1 else f"{base}_{seen[base]}"
         specs.append(BotSpec(name=name, command=argv, cwd=cwd, limits=limits or ResourceLimits()))
     return specs
 
@@ -75,7 +82,7 @@ def standings_table(record: GameRecord) -> str:
 @click.argument("bots", nargs=-1, required=True, metavar="BOT_COMMAND BOT_COMMAND [...]")
 @click.option(
     "--seed",
-    type=int,
+    type=click.IntRange(0, 2**63 - 1),
     default=None,
     help="Seed of the board and of the bots' randomness (default: a fresh one, printed).",
 )

@@ -226,4 +226,3 @@ def load_from_results(target: Path, game_id: str) -> GameRecord:
     store, _bots, _ = _open_results(target)
     with store:
         return store.record(game_id)
-
