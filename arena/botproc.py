@@ -183,47 +183,42 @@ class BotProcess:
         return f"exit {code}"
 
 
-def marked_pids(token: str) -> list[int]:
-    """Every live process whose environment carries this bot's token."""
-    if not token:
-        return []
-    needle = f"{BOT_ID_VARIABLE}={token}".encode()
+def scan_processes(token: str, pgid: int | None = None) -> tuple[list[int], list[int]]:
+    """Live processes carrying this bot's token, and (if ``pgid``) those in its group.
+
+    One pass over ``/proc``: a child that cleared its environment is still in
+    the group, and a daemon that left the group still carries the token.
+    """
+    needle = f"{BOT_ID_VARIABLE}={token}".encode() if token else None
     try:
         entries = os.listdir("/proc")
     except OSError:  # no /proc: only the process group is killed
-        return []
-    pids = []
+        return [], []
+    marked: list[int] = []
+    group: list[int] = []
     for entry in entries:
         if not entry.isdigit():
             continue
+        pid = int(entry)
         try:
-            with open(f"/proc/{entry}/environ", "rb") as f:
-                if needle in f.read():
-                    pids.append(int(entry))
-        except OSError:
+            if pgid is not None:
+                with open(f"/proc/{entry}/stat", "rb") as f:
+                    fields = f.read().rsplit(b")", 1)[1].split()
+                # After "pid (comm)": state, ppid, pgrp; a zombie (Z) no longer runs.
+                if len(fields) > 2 and int(fields[2]) == pgid and fields[0] != b"Z":
+                    group.append(pid)
+            if needle is not None:
+                with open(f"/proc/{entry}/environ", "rb") as f:
+                    if needle in f.read():
+                        marked.append(pid)
+        except (OSError, IndexError, ValueError):
             continue
-    return pids
+    return marked, group
 
 
-def group_members(pgid: int) -> list[int]:
-    """Live processes of a process group (a child that cleared its environment is still here)."""
-    try:
-        entries = os.listdir("/proc")
-    except OSError:
-        return []
-    pids = []
-    for entry in entries:
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as f:
-                fields = f.read().rsplit(b")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        # After "pid (comm)": state, ppid, pgrp; a zombie (Z) no longer runs.
-        if len(fields) > 2 and int(fields[2]) == pgid and fields[0] != b"Z":
-            pids.append(int(entry))
-    return pids
+def marked_pids(token: str) -> list[int]:
+    """Every live process whose environment carries this bot's token."""
+    return scan_processes(token)[0]
 
 
 def kill_marked(token: str) -> int:
@@ -462,9 +457,9 @@ class BotPool:
             self._pump(min(0.02, max(0.0, deadline - time.monotonic())))
             exited = bot.proc.poll() is not None
         status_before_kill = bot.exit_status()
-        marked = marked_pids(bot.token)
+        marked, group = scan_processes(bot.token, bot.pgid if exited else None)
         if exited:  # what it left running is the bot's doing; the arena cleans up anyway
-            bot.leftovers = len(set(marked) | set(group_members(bot.pgid)) - {bot.proc.pid})
+            bot.leftovers = len(set(marked) | set(group) - {bot.proc.pid})
         # Kill the whole group even when the bot itself exited: its children go too.
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(bot.pgid, signal.SIGKILL)

@@ -193,6 +193,9 @@ class ReplayChannel:
     def wait(self, until: float) -> None:
         pass
 
+    def finish(self, goodbye: str) -> None:
+        pass
+
     def stop(self, goodbye: str | None, grace_s: float, why: str | None = None) -> None:
         pass
 
