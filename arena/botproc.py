@@ -103,6 +103,7 @@ class BotProcess:
         self.name = name
         self.proc = proc
         self.token = token
+        self.started = start_ticks(proc.pid)  # its descendants started no earlier
         self.pgid = proc.pid  # start_new_session: the bot leads its own group
         assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
         self.stdin_fd = proc.stdin.fileno()
@@ -183,11 +184,27 @@ class BotProcess:
         return f"exit {code}"
 
 
-def scan_processes(token: str, pgid: int | None = None) -> tuple[list[int], list[int]]:
+def _stat_fields(pid: int | str) -> list[bytes]:
+    """The fields of ``/proc/PID/stat`` after ``pid (comm)``: state, ppid, pgrp, ..."""
+    with open(f"/proc/{pid}/stat", "rb") as f:
+        return f.read().rsplit(b")", 1)[1].split()
+
+
+def start_ticks(pid: int) -> int:
+    """When a process started (clock ticks since boot), or 0 if unknown."""
+    try:
+        return int(_stat_fields(pid)[19])
+    except (OSError, IndexError, ValueError):
+        return 0
+
+
+def scan_processes(token: str, pgid: int | None = None, since: int = 0) -> tuple[list[int], list[int]]:
     """Live processes carrying this bot's token, and (if ``pgid``) those in its group.
 
     One pass over ``/proc``: a child that cleared its environment is still in
-    the group, and a daemon that left the group still carries the token.
+    the group, and a daemon that left the group still carries the token.  Only
+    processes started at ``since`` (clock ticks) or later can be the bot's, so
+    only their environments are read.
     """
     needle = f"{BOT_ID_VARIABLE}={token}".encode() if token else None
     try:
@@ -201,13 +218,12 @@ def scan_processes(token: str, pgid: int | None = None) -> tuple[list[int], list
             continue
         pid = int(entry)
         try:
-            if pgid is not None:
-                with open(f"/proc/{entry}/stat", "rb") as f:
-                    fields = f.read().rsplit(b")", 1)[1].split()
-                # After "pid (comm)": state, ppid, pgrp; a zombie (Z) no longer runs.
-                if len(fields) > 2 and int(fields[2]) == pgid and fields[0] != b"Z":
-                    group.append(pid)
-            if needle is not None:
+            fields = _stat_fields(entry)
+            if fields[0] == b"Z":  # a zombie no longer runs
+                continue
+            if pgid is not None and int(fields[2]) == pgid:
+                group.append(pid)
+            if needle is not None and int(fields[19]) >= since:
                 with open(f"/proc/{entry}/environ", "rb") as f:
                     if needle in f.read():
                         marked.append(pid)
@@ -216,12 +232,12 @@ def scan_processes(token: str, pgid: int | None = None) -> tuple[list[int], list
     return marked, group
 
 
-def marked_pids(token: str) -> list[int]:
+def marked_pids(token: str, since: int = 0) -> list[int]:
     """Every live process whose environment carries this bot's token."""
-    return scan_processes(token)[0]
+    return scan_processes(token, None, since)[0]
 
 
-def kill_marked(token: str) -> int:
+def kill_marked(token: str, since: int = 0) -> int:
     """SIGKILL every process whose environment carries this bot's token.
 
     Killing the process group catches what a bot starts, except a process that
@@ -230,7 +246,7 @@ def kill_marked(token: str) -> int:
     """
     killed = 0
     for _ in range(5):  # a dying parent's children may appear a moment later
-        pids = marked_pids(token)
+        pids = marked_pids(token, since)
         for pid in pids:
             with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
@@ -454,10 +470,16 @@ class BotPool:
         deadline = time.monotonic() + grace
         exited = bot.proc.poll() is not None
         while not exited and time.monotonic() < deadline:
-            self._pump(min(0.02, max(0.0, deadline - time.monotonic())))
+            step = min(0.02, max(0.0, deadline - time.monotonic()))
+            if bot.stdout_open or bot.stderr_open:
+                self._pump(step)  # its output closing is the first sign of its exit
+            else:
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    bot.proc.wait(timeout=step)  # closed its pipes: wait for the exit itself
+                self._pump(0)
             exited = bot.proc.poll() is not None
         status_before_kill = bot.exit_status()
-        marked, group = scan_processes(bot.token, bot.pgid if exited else None)
+        marked, group = scan_processes(bot.token, bot.pgid if exited else None, bot.started)
         if exited:  # what it left running is the bot's doing; the arena cleans up anyway
             bot.leftovers = len(set(marked) | set(group) - {bot.proc.pid})
         # Kill the whole group even when the bot itself exited: its children go too.
@@ -465,7 +487,7 @@ class BotPool:
             os.killpg(bot.pgid, signal.SIGKILL)
         bot.proc.wait()
         if marked:
-            kill_marked(bot.token)
+            kill_marked(bot.token, bot.started)
         self._pump(0)
         for fd in (bot.stdout_fd, bot.stderr_fd):
             self.poller.unregister(fd)
