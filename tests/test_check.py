@@ -102,6 +102,7 @@ BROKEN_CASES = [
     ("never_says_hello.py", ["--startup", "1s"], "handshake"),
     ("dies_mid_game.py", [], "stays-alive"),
     ("killed_by_signal.py SIGSEGV", [], "stays-alive"),
+    ("exits_child_holds_output.py", [], "stays-alive"),
     ("sleeps_on_move.py", ["--move-time", "300ms"], "time"),
     ("answers_garbage.py", [], "protocol"),
     ("wrong_phase_word.py", [], "protocol"),
