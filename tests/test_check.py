@@ -51,7 +51,7 @@ def c_bot() -> Path:
 
 SAMPLES = [
     pytest.param(f"{PY} sample_bots/random_bot.py", [], id="random-py"),
-    pytest.param(f"{PY} sample_bots/mcts_bot.py", ["--move-time", "200ms"], id="mcts-py"),
+    pytest.param(f"{PY} sample_bots/mcts_bot.py", ["--move-time", "300ms"], id="mcts-py"),
     pytest.param(
         "node sample_bots/greedy.js",
         [],
@@ -176,7 +176,7 @@ def test_the_replay_command_reproduces_the_failure() -> None:
 
 def test_strength_gate_passes_for_mcts_against_random_and_fails_the_other_way() -> None:
     mcts, rnd = f"{PY} sample_bots/mcts_bot.py", f"{PY} sample_bots/random_bot.py"
-    common = ["--skip-conformance", "--games", "6", "--min-score", "0.6", "--move-time", "150ms"]
+    common = ["--skip-conformance", "--games", "6", "--min-score", "0.6", "--move-time", "250ms"]
     code, out = check(mcts, "--against", rnd, *common)
     assert code == 0 and statuses(out) == {"strength": "PASS"}, out
     code, out = check(rnd, "--against", mcts, *common)
