@@ -168,13 +168,14 @@ def conformance_plan(opts: CheckOptions) -> list[PlannedGame]:
         _spec("forfeiter", (*BUILTIN, "forfeit"), opts.cwd),
     )
     plan.append(PlannedGame("forfeit", 2, 0, False, seed, pair, Params()))
-    # Small, crowded games: someone is soon out of moves while the game goes on.
+    # Herds of 2 sheep allow one move each: seated first or second of three, the
+    # bot is out of moves while the others still play, whatever it does.
     for i in range(4):
         seed = derive_seed(opts.seed, "pass", i)
         specs_l = [_spec(f"opponent{k + 1}", opponents[k % len(opponents)], opts.cwd) for k in range(2)]
-        specs_l.insert(i % 3, _spec(CANDIDATE, opts.command, opts.cwd, opts.limits))
+        specs_l.insert(i % 2, _spec(CANDIDATE, opts.command, opts.cwd, opts.limits))
         plan.append(
-            PlannedGame("pass", 3, i % 3, False, seed, tuple(specs_l), Params(players=3, sheep=4, tiles=1))
+            PlannedGame("pass", 3, i % 2, False, seed, tuple(specs_l), Params(players=3, sheep=2, tiles=1))
         )
     return plan
 
