@@ -391,6 +391,7 @@ class BotPool:
         CRASH when its output ends first, PROTOCOL_ERROR for an overlong line
         or bytes that are not ASCII.
         """
+        waited = False
         while True:
             if bot.lines:
                 raw, arrived = bot.lines.popleft()
@@ -412,7 +413,7 @@ class BotPool:
                 )
             if not bot.stdout_open:
                 raise BotFault(FaultKind.CRASH, self._gone(bot, "closed its output"))
-            if bot.proc.poll() is not None:
+            if waited and bot.proc.poll() is not None:
                 # Exited, though a child of it may still hold its output open.
                 self._pump(0)
                 if not bot.lines and not bot.overflow and not bot.flooded:
@@ -425,6 +426,7 @@ class BotPool:
                     continue
                 raise BotFault(FaultKind.TIMEOUT, "no answer in time")
             self._pump(min(left, EXIT_CHECK_S))
+            waited = True  # from now on, look at the process too (not on a prompt answer)
 
     def wait(self, until: float) -> None:
         """Take in output from any bot, waiting at most until ``until`` (monotonic)."""
