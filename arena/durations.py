@@ -30,7 +30,3 @@ def parse_duration_ms(value: str | int | float, where: str = "duration") -> int:
     if ms > MAX_MS:
         raise ConfigError(f"{where}: {value!r} is longer than a day, the longest time limit")
     return round(ms)
-
-
-def format_ms(ms: float) -> str:
-    return f"{ms / 1000:g}s" if ms >= 1000 and ms % 100 == 0 else f"{ms:g}ms"

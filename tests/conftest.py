@@ -1,3 +1,0 @@
-"""Shared fixtures."""
-
-from __future__ import annotations
