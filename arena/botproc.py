@@ -13,6 +13,7 @@ Reading is done on raw file descriptors with our own buffers (``poll`` with
 from __future__ import annotations
 
 import contextlib
+import json
 import math
 import os
 import resource
@@ -26,9 +27,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import BotError
+from . import cgroups, sandbox
+from .errors import BotError, ConfigError
 from .protocol import MAX_LINE_BYTES
 from .record import FaultKind
+from .sandbox import Isolation, SandboxPolicy
 
 READ_CHUNK = 65536
 STDERR_KEEP = 16 * 1024  # bytes of stderr kept per bot (its tail)
@@ -37,6 +40,7 @@ INFO_LINE_KEEP = 300  # characters kept of each info line
 EXIT_CHECK_S = 0.05  # while waiting, how often to look whether the bot has exited
 MAX_QUEUED_LINES = 16  # unasked lines kept before a bot counts as flooding stdout
 BOT_ID_VARIABLE = "ARENA_BOT_ID"  # marks every process a bot starts, to find them all at the end
+SANDBOX_SETUP_S = 10.0  # how long bubblewrap may take to set a sandbox up before the bot starts
 
 
 class BotFault(BotError):
@@ -50,15 +54,36 @@ class BotFault(BotError):
 
 @dataclass(frozen=True, slots=True)
 class ResourceLimits:
-    """Limits applied to each bot process (and inherited by its children).
+    """A bot's resource limits.
 
-    ``None`` leaves a limit as the arena found it.  Cores are never dumped.
+    ``memory_mb``, ``tasks`` (processes + threads) and ``cpus`` (CPU bandwidth,
+    in cores) hold for the bot as a whole when it runs in a cgroup (sandboxed
+    bots, where the machine allows it); otherwise memory is the address space
+    of each process and tasks is the per-user process limit.  ``cpu_seconds``,
+    ``file_size_mb`` and ``open_files`` are per process.  ``None`` leaves a
+    limit as the arena found it.  Cores are never dumped.
     """
 
-    memory_mb: int | None = 2048  # address space
+    memory_mb: int | None = 2048
     cpu_seconds: int | None = 600
     file_size_mb: int | None = 64
     open_files: int | None = 256
+    tasks: int | None = 256
+    cpus: float | None = 1.0
+
+    def rlimits(self, whole_bot: bool) -> dict[str, int | None]:
+        """The rlimits for ``prlimit``; memory and tasks only when no cgroup holds them."""
+        mb = 1024 * 1024
+        values: dict[str, int | None] = {
+            "core": 0,
+            "cpu": self.cpu_seconds,
+            "fsize": None if self.file_size_mb is None else self.file_size_mb * mb,
+            "nofile": self.open_files,
+        }
+        if not whole_bot:
+            values["as"] = None if self.memory_mb is None else self.memory_mb * mb
+            values["nproc"] = self.tasks
+        return values
 
     def apply(self) -> None:
         """Set the limits in the current process (called in the child before exec)."""
@@ -99,11 +124,22 @@ def bot_environment(cwd: Path, extra: Mapping[str, str] | None = None) -> dict[s
 class BotProcess:
     """One running bot: its pipes, buffers and the facts kept for the record."""
 
-    def __init__(self, name: str, proc: subprocess.Popen[bytes], token: str = "") -> None:
+    def __init__(
+        self,
+        name: str,
+        proc: subprocess.Popen[bytes],
+        token: str = "",
+        isolation: Isolation | None = None,
+        cgroup: cgroups.BotCgroup | None = None,
+        sandbox_init: int | None = None,
+    ) -> None:
         self.name = name
         self.proc = proc
         self.token = token
-        self.started = start_ticks(proc.pid)  # its descendants started no earlier
+        self.isolation = isolation or Isolation("none", "rlimits", True)
+        self.cgroup = cgroup
+        self.sandbox_init = sandbox_init  # pid 1 of the bot's PID namespace: its death ends them all
+        self.started = 0 if sandbox_init else start_ticks(proc.pid)  # its descendants started no earlier
         self.pgid = proc.pid  # start_new_session: the bot leads its own group
         assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
         self.stdin_fd = proc.stdin.fileno()
@@ -122,7 +158,10 @@ class BotProcess:
         self.stderr_tail = bytearray()
         self.stderr_bytes = 0
         self.exit_note: str | None = None
-        self.leftovers = 0  # processes still running after the bot itself exited
+        # Processes still running after the bot itself exited; None in a sandbox, whose
+        # PID namespace ends with the bot, so none can be left.
+        self.leftovers: int | None = None if sandbox_init else 0
+        self.out_of_memory = False  # its cgroup saw the kernel kill a process for memory
 
     # -- buffers ------------------------------------------------------------
 
@@ -176,6 +215,8 @@ class BotProcess:
             return None
         if code is None:
             return None
+        if self.sandbox_init and 128 < code < 128 + 65:
+            code = 128 - code  # bubblewrap reports a bot killed by signal N as exit 128 + N
         if code < 0:
             try:
                 return f"signal {signal.Signals(-code).name}"
@@ -257,6 +298,34 @@ def kill_marked(token: str, since: int = 0) -> int:
     return killed
 
 
+def _read_sandbox_info(fd: int, proc: subprocess.Popen[bytes]) -> int:
+    """The sandbox init's pid, from bubblewrap's ``--info-fd`` JSON (with a deadline)."""
+    deadline = time.monotonic() + SANDBOX_SETUP_S
+    data = b""
+    poller = select.poll()
+    poller.register(fd, select.POLLIN)
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise OSError(f"bubblewrap did not set the sandbox up within {SANDBOX_SETUP_S:.0f} s")
+        if not poller.poll(math.ceil(left * 1000)):
+            continue
+        chunk = os.read(fd, 4096)
+        if not chunk:
+            proc.wait(timeout=SANDBOX_SETUP_S)
+            raise OSError(f"bubblewrap exited while setting the sandbox up (exit {proc.returncode})")
+        data += chunk
+        if len(data) > 65536:
+            raise OSError("bubblewrap's sandbox information is too long")
+        try:
+            pid = json.loads(data)["child-pid"]
+        except (ValueError, KeyError, TypeError):
+            continue
+        if not isinstance(pid, int) or pid <= 1:
+            raise OSError(f"bubblewrap reported an odd sandbox pid {pid!r}")
+        return pid
+
+
 class _Poller:
     """``select.poll`` over the bots' output pipes, with each fd's owner.
 
@@ -281,6 +350,79 @@ class _Poller:
         return [fd for fd, _ in self.poll.poll(max(0, math.ceil(timeout * 1000)))]
 
 
+def spawn_sandboxed(
+    argv: Sequence[str],
+    cwd: Path,
+    env: Mapping[str, str],
+    limits: ResourceLimits,
+    policy: SandboxPolicy,
+    owner: tuple[int, int] | None = None,
+    stdin: int = subprocess.PIPE,
+    stdout: int = subprocess.PIPE,
+    stderr: int = subprocess.PIPE,
+) -> tuple[subprocess.Popen[bytes], int, cgroups.BotCgroup | None]:
+    """Start ``argv`` under bubblewrap: (bwrap's process, the sandbox's init pid, its cgroup).
+
+    bwrap sets the namespaces up, reports its init's pid and waits; the init is
+    moved into a cgroup of its own (when the machine allows) and only then told
+    to go on, so not one instruction of the command runs outside its limits.
+    Raises OSError (with bwrap's own complaint) when the sandbox cannot be made.
+    """
+    support = cgroups.support()
+    group: cgroups.BotCgroup | None = None
+    if support is not None:
+        with contextlib.suppress(OSError):
+            group = support.create(cgroups.CgroupLimits(limits.memory_mb, limits.tasks, limits.cpus))
+    info_r, info_w = os.pipe()
+    block_r, block_w = os.pipe()
+    proc: subprocess.Popen[bytes] | None = None
+    try:
+        command = sandbox.prlimit_command(limits.rlimits(whole_bot=group is not None))
+        command += sandbox.bwrap_command(policy, argv, cwd, env, info_w, block_r, owner)
+        proc = subprocess.Popen(
+            command,
+            stdin=stdin,
+            stdout=stdout,
+            stderr=stderr,
+            cwd="/",
+            env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"},
+            start_new_session=True,
+            close_fds=True,
+            pass_fds=(info_w, block_r),
+            bufsize=0,
+        )
+        os.close(info_w)
+        os.close(block_r)
+        info_w = block_r = -1
+        init = _read_sandbox_info(info_r, proc)
+        if group is not None:
+            group.attach(proc.pid)
+            group.attach(init)
+        os.write(block_w, b"1")
+    except BaseException as e:  # SIGTERM (SystemExit) mid-start too: no half-started sandbox is left
+        message = str(e)
+        if proc is not None:
+            with contextlib.suppress(OSError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            err = proc.stderr.read().decode("utf-8", "replace").strip() if proc.stderr else ""
+            for stream in (proc.stdin, proc.stdout, proc.stderr):
+                if stream is not None:
+                    stream.close()
+            message = err.splitlines()[-1] if err else message
+        if group is not None:
+            group.remove()
+        if not isinstance(e, OSError | subprocess.SubprocessError | ValueError | ConfigError):
+            raise
+        raise OSError(message) from None
+    finally:
+        for fd in (info_r, info_w, block_r, block_w):
+            if fd >= 0:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+    return proc, init, group
+
+
 class BotPool:
     """The bots of one game and the poller that serves them all."""
 
@@ -301,10 +443,30 @@ class BotPool:
         cwd: Path,
         env: Mapping[str, str],
         limits: ResourceLimits,
+        policy: SandboxPolicy | None = None,
     ) -> BotProcess:
-        """Start a bot; raise BotFault(STARTUP_FAILURE) if it cannot be started."""
+        """Start a bot; raise BotFault(STARTUP_FAILURE) if it cannot be started.
+
+        With a ``policy`` whose mode resolves to bubblewrap the bot starts in its
+        sandbox (raises ConfigError when ``bwrap`` was required and cannot run).
+        """
         if not argv:
             raise BotFault(FaultKind.STARTUP_FAILURE, "empty command")
+        policy = policy or SandboxPolicy(mode="none")
+        sandboxed, warning = sandbox.resolve_mode(policy)
+        if sandboxed:
+            bot = self._start_sandboxed(name, argv, cwd, env, limits, policy)
+        else:
+            bot = self._start_plain(name, argv, cwd, env, limits)
+            bot.isolation = Isolation("none", "rlimits", True, warning)
+        self.bots.append(bot)
+        self.poller.register(bot.stdout_fd, bot, True)
+        self.poller.register(bot.stderr_fd, bot, False)
+        return bot
+
+    def _start_plain(
+        self, name: str, argv: Sequence[str], cwd: Path, env: Mapping[str, str], limits: ResourceLimits
+    ) -> BotProcess:
         preexec: Callable[[], None] = limits.apply
         token = uuid.uuid4().hex
         env = {**env, BOT_ID_VARIABLE: token}
@@ -325,11 +487,29 @@ class BotPool:
             raise BotFault(
                 FaultKind.STARTUP_FAILURE, f"cannot start {' '.join(argv)!r} in {str(cwd)!r}: {e}"
             ) from None
-        bot = BotProcess(name, proc, token)
-        self.bots.append(bot)
-        self.poller.register(bot.stdout_fd, bot, True)
-        self.poller.register(bot.stderr_fd, bot, False)
-        return bot
+        return BotProcess(name, proc, token)
+
+    def _start_sandboxed(
+        self,
+        name: str,
+        argv: Sequence[str],
+        cwd: Path,
+        env: Mapping[str, str],
+        limits: ResourceLimits,
+        policy: SandboxPolicy,
+    ) -> BotProcess:
+        """Start a bot under bubblewrap, in a cgroup of its own when the machine allows."""
+        try:
+            proc, init, group = spawn_sandboxed(argv, cwd, env, limits, policy)
+        except OSError as e:
+            raise BotFault(
+                FaultKind.STARTUP_FAILURE,
+                f"cannot start {' '.join(argv)!r} in its sandbox in {str(cwd)!r}: {e}",
+            ) from None
+        support = cgroups.support()
+        limits_text = support.description if group is not None and support is not None else "rlimits"
+        isolation = Isolation("bwrap", limits_text, policy.network)
+        return BotProcess(name, proc, "", isolation, group, init)
 
     # -- I/O ------------------------------------------------------------------
 
@@ -481,15 +661,20 @@ class BotPool:
                 self._pump(0)
             exited = bot.proc.poll() is not None
         status_before_kill = bot.exit_status()
-        marked, group = scan_processes(bot.token, bot.pgid if exited else None, bot.started)
-        if exited:  # what it left running is the bot's doing; the arena cleans up anyway
-            bot.leftovers = len(set(marked) | set(group) - {bot.proc.pid})
-        # Kill the whole group even when the bot itself exited: its children go too.
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(bot.pgid, signal.SIGKILL)
-        bot.proc.wait()
-        if marked:
-            kill_marked(bot.token, bot.started)
+        if bot.sandbox_init:
+            self._end_sandbox(bot)
+            if status_before_kill and bot.out_of_memory:
+                status_before_kill += " (out of memory)"
+        else:
+            marked, group = scan_processes(bot.token, bot.pgid if exited else None, bot.started)
+            if exited:  # what it left running is the bot's doing; the arena cleans up anyway
+                bot.leftovers = len(set(marked) | set(group) - {bot.proc.pid})
+            # Kill the whole group even when the bot itself exited: its children go too.
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(bot.pgid, signal.SIGKILL)
+            bot.proc.wait()
+            if marked:
+                kill_marked(bot.token, bot.started)
         self._pump(0)
         for fd in (bot.stdout_fd, bot.stderr_fd):
             self.poller.unregister(fd)
@@ -498,6 +683,27 @@ class BotPool:
                 stream.close()
         bot.exit_note = status_before_kill or bot.exit_note or "killed"
         return exited
+
+    @staticmethod
+    def _end_sandbox(bot: BotProcess) -> None:
+        """Kill a sandboxed bot: its namespace's init, which ends every process in it, and bwrap.
+
+        No scan of ``/proc``: a PID namespace holds whatever the bot started.
+        Once bwrap itself has exited the kernel has already killed the init
+        (``--die-with-parent``), and its pid may be reused: it is only killed
+        by pid while bwrap, its parent, still runs.  The cgroup (if any) is
+        emptied too, and removed.
+        """
+        if bot.proc.poll() is None and bot.sandbox_init:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(bot.sandbox_init, signal.SIGKILL)
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(bot.pgid, signal.SIGKILL)
+        bot.proc.wait()
+        if bot.cgroup is not None:
+            bot.out_of_memory = bot.cgroup.out_of_memory()
+            bot.cgroup.kill_all()
+            bot.cgroup.remove()
 
     def close_all(self) -> None:
         """Kill every bot still running (used on errors and interrupts)."""

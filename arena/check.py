@@ -28,6 +28,7 @@ from .errors import ArenaError
 from .record import FaultKind, GameRecord
 from .referee import BotSpec, GameSetup, play_game
 from .rules import PLAYER_LETTERS, Params, Phase, random_board
+from .sandbox import SandboxPolicy
 from .schedule import derive_seed
 from .standings import game_scores
 
@@ -127,6 +128,7 @@ class CheckOptions:
     command: tuple[str, ...]
     cwd: Path
     limits: ResourceLimits = field(default_factory=ResourceLimits)
+    sandbox: SandboxPolicy = field(default_factory=SandboxPolicy)
     seed: int = 1
     conformance_games: int = 24
     time_control: TimeControl = field(default_factory=TimeControl)
@@ -144,8 +146,20 @@ class CheckOptions:
 # --- planning -------------------------------------------------------------------
 
 
-def _spec(name: str, command: Sequence[str], cwd: Path, limits: ResourceLimits | None = None) -> BotSpec:
-    return BotSpec(name=name, command=tuple(command), cwd=cwd, limits=limits or ResourceLimits())
+def _spec(
+    name: str,
+    command: Sequence[str],
+    cwd: Path,
+    limits: ResourceLimits | None = None,
+    sandbox: SandboxPolicy | None = None,
+) -> BotSpec:
+    return BotSpec(
+        name=name,
+        command=tuple(command),
+        cwd=cwd,
+        limits=limits or ResourceLimits(),
+        sandbox=sandbox or SandboxPolicy(),
+    )
 
 
 def conformance_plan(opts: CheckOptions) -> list[PlannedGame]:
@@ -158,22 +172,22 @@ def conformance_plan(opts: CheckOptions) -> list[PlannedGame]:
         n, seat, build = configs[i % len(configs)]
         seed = derive_seed(opts.seed, "conformance", i)
         others = [opponents[(i + k) % len(opponents)] for k in range(n - 1)]
-        specs = [_spec(f"opponent{k + 1}", cmd, opts.cwd) for k, cmd in enumerate(others)]
-        specs.insert(seat, _spec(CANDIDATE, opts.command, opts.cwd, opts.limits))
+        specs = [_spec(f"opponent{k + 1}", cmd, opts.cwd, sandbox=opts.sandbox) for k, cmd in enumerate(others)]
+        specs.insert(seat, _spec(CANDIDATE, opts.command, opts.cwd, opts.limits, opts.sandbox))
         plan.append(PlannedGame("conformance", n, seat, build, seed, tuple(specs), Params(players=n)))
     # An opponent forfeits: the candidate plays on alone.
     seed = derive_seed(opts.seed, "forfeit")
     pair = (
-        _spec(CANDIDATE, opts.command, opts.cwd, opts.limits),
-        _spec("forfeiter", (*BUILTIN, "forfeit"), opts.cwd),
+        _spec(CANDIDATE, opts.command, opts.cwd, opts.limits, opts.sandbox),
+        _spec("forfeiter", (*BUILTIN, "forfeit"), opts.cwd, sandbox=opts.sandbox),
     )
     plan.append(PlannedGame("forfeit", 2, 0, False, seed, pair, Params()))
     # Herds of 2 sheep allow one move each: seated first or second of three, the
     # bot is out of moves while the others still play, whatever it does.
     for i in range(4):
         seed = derive_seed(opts.seed, "pass", i)
-        specs_l = [_spec(f"opponent{k + 1}", opponents[k % len(opponents)], opts.cwd) for k in range(2)]
-        specs_l.insert(i % 2, _spec(CANDIDATE, opts.command, opts.cwd, opts.limits))
+        specs_l = [_spec(f"opponent{k + 1}", opponents[k % len(opponents)], opts.cwd, sandbox=opts.sandbox) for k in range(2)]
+        specs_l.insert(i % 2, _spec(CANDIDATE, opts.command, opts.cwd, opts.limits, opts.sandbox))
         plan.append(
             PlannedGame("pass", 3, i % 2, False, seed, tuple(specs_l), Params(players=3, sheep=2, tiles=1))
         )
@@ -188,8 +202,8 @@ def strength_plan(
     for i in range(start, start + count):
         seed = derive_seed(opts.seed, "strength", name, i // 2)
         seat = i % 2
-        specs = [_spec(name, opponent, opts.cwd)]
-        specs.insert(seat, _spec(CANDIDATE, opts.command, opts.cwd, opts.limits))
+        specs = [_spec(name, opponent, opts.cwd, sandbox=opts.sandbox)]
+        specs.insert(seat, _spec(CANDIDATE, opts.command, opts.cwd, opts.limits, opts.sandbox))
         plan.append(PlannedGame("strength", 2, seat, False, seed, tuple(specs), Params()))
     return plan
 
@@ -275,6 +289,9 @@ def replay_command(game: PlannedGame, opts: CheckOptions) -> str:
     parts += ["--startup", f"{tc.startup_ms}ms", "--margin", f"{tc.margin_ms}ms"]
     limits = opts.limits
     parts += ["--memory-mb", str(limits.memory_mb or 0), "--cpu-seconds", str(limits.cpu_seconds or 0)]
+    parts += ["--tasks", str(limits.tasks or 0)]
+    if opts.sandbox.mode != "auto":
+        parts.append("--sandbox" if opts.sandbox.mode == "bwrap" else "--no-sandbox")
     command = " ".join(parts)
     return command if opts.cwd == Path.cwd() else f"cd {shlex.quote(str(opts.cwd))} && {command}"
 
@@ -385,11 +402,13 @@ class _Judge:
                 )
             return None
 
-        out.append(
-            self.check(
-                "exits", ready, exits, "exited by itself after 'end', leaving nothing running, in {n} games"
-            )
+        sandboxed = bool(ready) and all(r.seats[g.seat].sandboxed for g, r in ready)
+        leaving = (
+            "its sandbox ended whatever it left running"
+            if sandboxed
+            else "leaving nothing running"
         )
+        out.append(self.check("exits", ready, exits, f"exited by itself after 'end', {leaving}, in {{n}} games"))
         clean = fault_of(*FaultKind)
         for n in (2, 3, 4):
             games = [(g, r) for g, r in ready if g.players == n and g.purpose == "conformance"]

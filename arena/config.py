@@ -13,7 +13,7 @@ import os
 import shlex
 import shutil
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -25,10 +25,14 @@ from .durations import parse_duration_ms
 from .errors import ArenaError, ConfigError
 from .protocol import NAME_RE
 from .rules import Board, Params, format_board_file, parse_board_file
+from .sandbox import DEFAULT_TMP_MB, MODES, SandboxPolicy
 
 FORMATS = ("round_robin", "gauntlet")
 # Keys that change how a run goes, not how its games are played: they may change between runs.
-RUN_ONLY_KEYS = frozenset({"name", "rounds", "concurrency", "output", "retries", "rating", "end_grace"})
+RUN_ONLY_KEYS = frozenset(
+    {"name", "rounds", "concurrency", "output", "retries", "rating", "end_grace", "build_timeout"}
+)
+DEFAULT_BUILD_TIMEOUT_MS = 600_000
 SEAT_ORDERS = ("all", "rotate")
 
 
@@ -43,6 +47,8 @@ class BotConfig:
     env: dict[str, str] = field(default_factory=dict)
     limits: ResourceLimits = field(default_factory=ResourceLimits)
     line: int = 0  # where the bot's entry starts in the tournament file
+    sandbox: SandboxPolicy = field(default_factory=SandboxPolicy)
+    build_network: bool = False  # the build may use the network (fetching dependencies)
 
 
 @dataclass(frozen=True)
@@ -79,6 +85,7 @@ class TournamentConfig:
     end_grace_ms: int
     retries: int
     raw: dict[str, Any]  # the file as data, for change detection
+    build_timeout_ms: int = DEFAULT_BUILD_TIMEOUT_MS
 
     def play_conditions(self) -> dict[str, Any]:
         """What decides how games are played: everything but the run's own settings.
@@ -236,11 +243,25 @@ TOP_KEYS = {
     "rating",
     "end_grace",
     "retries",
+    "sandbox",
+    "build_timeout",
 }
-BOT_KEYS = {"name", "command", "build", "cwd", "env", "limits"}
+BOT_KEYS = {
+    "name",
+    "command",
+    "build",
+    "cwd",
+    "env",
+    "limits",
+    "sandbox",
+    "network",
+    "build_network",
+    "writable",
+    "readable",
+}
 TC_KEYS = {"move", "base", "increment", "startup", "margin"}
 RULE_KEYS = {"sheep", "tiles", "contact", "hole_border"}
-LIMIT_KEYS = {"memory_mb", "cpu_seconds", "file_size_mb", "open_files"}
+LIMIT_KEYS = {"memory_mb", "cpu_seconds", "file_size_mb", "open_files", "tasks", "cpus", "tmp_mb"}
 RATING_KEYS = {"mu", "sigma", "beta", "tau", "draw_probability"}
 
 
@@ -291,7 +312,11 @@ def parse_config(text: str, path: Path) -> TournamentConfig:
     retries = top.get("retries", int, 2)
     top.check("retries", 0 <= retries <= 10, "must be 0 to 10")
     end_grace_ms = _duration(top, "end_grace", "1s")
+    build_timeout_ms = _duration(top, "build_timeout", "10m")
+    top.check("build_timeout", build_timeout_ms > 0, "must be more than 0")
     default_cwd = rel(top.get("cwd", str, "."))
+    default_sandbox = top.get("sandbox", str, "auto")
+    top.check("sandbox", default_sandbox in MODES, f"must be one of {', '.join(MODES)}")
 
     rules = top.child("rules", RULE_KEYS)
     try:
@@ -318,7 +343,7 @@ def parse_config(text: str, path: Path) -> TournamentConfig:
 
     tc_reader = top.child("time_control", TC_KEYS)
     time_control = _time_control(tc_reader, top)
-    default_limits = _limits(top.child("limits", LIMIT_KEYS), ResourceLimits())
+    default_limits, default_tmp_mb = _limits(top.child("limits", LIMIT_KEYS), ResourceLimits(), DEFAULT_TMP_MB)
 
     rating_reader = top.child("rating", RATING_KEYS)
     rating = RatingConfig()
@@ -356,9 +381,31 @@ def parse_config(text: str, path: Path) -> TournamentConfig:
         for k, v in env.items():
             if not isinstance(v, str | int | float) or isinstance(v, bool):
                 r.fail(node.value["env"], f"'bots[{i}].env.{k}' must be a string, got {v!r}")
-        limits = _limits(r.child("limits", LIMIT_KEYS), default_limits)
+        limits, tmp_mb = _limits(r.child("limits", LIMIT_KEYS), default_limits, default_tmp_mb)
+        mode = r.get("sandbox", str, default_sandbox)
+        r.check("sandbox", mode in MODES, f"must be one of {', '.join(MODES)}")
+        readable = r.get("readable", list, [])
+        for item in readable:
+            r.check("readable", isinstance(item, str) and bool(item), "must be a list of paths")
+        policy = SandboxPolicy(
+            mode=mode,
+            network=r.get("network", bool, False),
+            writable=r.get("writable", bool, False),
+            tmp_mb=tmp_mb,
+            paths=tuple(str(rel(p)) for p in readable),
+        )
         bots.append(
-            BotConfig(bot_name, command, cwd, build, {k: str(v) for k, v in env.items()}, limits, node.line)
+            BotConfig(
+                bot_name,
+                command,
+                cwd,
+                build,
+                {k: str(v) for k, v in env.items()},
+                limits,
+                node.line,
+                policy,
+                r.get("build_network", bool, False),
+            )
         )
 
     if len(bots) < players:
@@ -380,6 +427,7 @@ def parse_config(text: str, path: Path) -> TournamentConfig:
         challengers = tuple(names)
 
     output = rel(top.get("output", str, f"results/{name}"))
+    bots = _hide_from_bots(bots, output)
     return TournamentConfig(
         name=name,
         path=path.resolve(),
@@ -400,7 +448,26 @@ def parse_config(text: str, path: Path) -> TournamentConfig:
         end_grace_ms=end_grace_ms,
         retries=retries,
         raw=_plain(top.node),
+        build_timeout_ms=build_timeout_ms,
     )
+
+
+def _hide_from_bots(bots: list[BotConfig], output: Path) -> list[BotConfig]:
+    """Mask, in each bot's sandbox, the results folder and the other bots' folders that
+    lie inside its own (bots sharing one folder see each other's files: give each its own)."""
+    out = []
+    for b in bots:
+        hidden = [output, *(o.cwd for o in bots if o.cwd != b.cwd and o.cwd.is_relative_to(b.cwd))]
+        policy = SandboxPolicy(
+            mode=b.sandbox.mode,
+            network=b.sandbox.network,
+            writable=b.sandbox.writable,
+            tmp_mb=b.sandbox.tmp_mb,
+            paths=b.sandbox.paths,
+            hidden=tuple(sorted({str(h) for h in hidden if h.is_relative_to(b.cwd) and h != b.cwd})),
+        )
+        out.append(replace(b, sandbox=policy))
+    return out
 
 
 def _duration(r: _Reader, key: str, default: str | None) -> int:
@@ -432,15 +499,21 @@ def _time_control(r: _Reader | None, top: _Reader) -> TimeControl:
         raise
 
 
-def _limits(r: _Reader | None, default: ResourceLimits) -> ResourceLimits:
+def _limits(r: _Reader | None, default: ResourceLimits, default_tmp_mb: int) -> tuple[ResourceLimits, int]:
+    """Resource limits and the sandbox's tmpfs size (MB), over the given defaults."""
     if r is None:
-        return default
-    values: dict[str, int | None] = {}
-    for key in LIMIT_KEYS:
+        return default, default_tmp_mb
+    values: dict[str, Any] = {}
+    for key in LIMIT_KEYS - {"cpus", "tmp_mb"}:
         v = r.get(key, (int, type(None)), getattr(default, key))
         r.check(key, v is None or v > 0, "must be positive (or null for no limit)")
         values[key] = v
-    return ResourceLimits(**values)
+    cpus = r.get("cpus", (int, float, type(None)), default.cpus)
+    r.check("cpus", cpus is None or 0.01 <= cpus <= 1024, "must be from 0.01 to 1024 cores (or null)")
+    values["cpus"] = None if cpus is None else float(cpus)
+    tmp_mb = r.get("tmp_mb", int, default_tmp_mb)
+    r.check("tmp_mb", 1 <= tmp_mb <= 65536, "must be from 1 to 65536")
+    return ResourceLimits(**values), tmp_mb
 
 
 def _command(r: _Reader, key: str, required: bool = False) -> tuple[str, ...] | None:

@@ -7,6 +7,11 @@ the arena, never charged to a bot) is noticed, replaced, and its game run
 again.  Workers ignore Ctrl-C; the parent stops them with SIGTERM, which
 unwinds ``play_game`` so it kills its bots; a worker whose parent dies gets
 SIGTERM from the kernel (Linux), so even a SIGKILLed arena leaves no bots.
+
+A watchdog bounds every game: one that runs past the longest its time control
+allows (:meth:`GameSettings.max_game_seconds`, with slack) has a stuck or
+stopped worker, which is stopped, replaced, and its game counted as a failure
+of the arena like any other.
 """
 
 from __future__ import annotations
@@ -29,6 +34,14 @@ from .record import GameRecord
 from .referee import BotSpec, GameSetup, play_game
 from .rules import Board, Params, random_board
 from .schedule import ScheduledGame
+
+# The watchdog's limit is the longest a game can legitimately take, times this, plus that:
+# on a loaded machine (more games than cores, a busy disk, swapping) the referee's own work
+# and process start-up stretch well past what the time control charges to the bots, and a
+# game stopped by mistake costs a rerun, so the watchdog only catches what is surely stuck.
+WATCHDOG_FACTOR = 1.5
+WATCHDOG_EXTRA_S = 30.0
+WORKER_STOP_GRACE_S = 5.0  # after SIGTERM, time a worker gets to kill its bots and exit
 
 
 @dataclass(frozen=True)
@@ -59,6 +72,30 @@ class GameSettings:
             board=board,
             end_grace_s=self.end_grace_s,
         )
+
+    def max_game_seconds(self) -> float:
+        """The longest a game can legitimately take under the time control, in seconds.
+
+        Every player gets at most ``tiles`` tile plies (when the bots build the
+        pasture), one herd ply and ``sheep - 1`` moves (each move makes one more
+        stack).  A per-move limit allows ``move + margin`` a ply; a clock allows a
+        player ``base + (increment + margin)`` per ply of its own in all; with
+        both, the smaller.  Add the start-up allowance (and its margin) and the
+        grace the bots get to exit after the end.
+        """
+        p, tc = self.params, self.time_control
+        plies = (p.tiles if self.board == "build" else 0) + 1 + (p.sheep - 1)  # each player's
+        bounds = []
+        if tc.move_ms is not None:
+            bounds.append(plies * (tc.move_ms + tc.margin_ms))
+        if tc.base_ms is not None:
+            bounds.append(tc.base_ms + plies * (tc.increment_ms + tc.margin_ms))
+        play_ms = p.players * min(bounds)
+        return (tc.startup_ms + tc.margin_ms + play_ms) / 1000 + self.end_grace_s
+
+    def watchdog_seconds(self) -> float:
+        """How long a game may run before the watchdog stops its worker."""
+        return self.max_game_seconds() * WATCHDOG_FACTOR + WATCHDOG_EXTRA_S
 
 
 def play_scheduled(settings: GameSettings, game: ScheduledGame) -> GameRecord:
@@ -98,11 +135,60 @@ def _worker(conn: Connection, settings: GameSettings, parent: int) -> None:
             conn.send(("error", traceback.format_exc(limit=8)))
 
 
+def _bot_groups(worker: int) -> list[int]:
+    """The process groups led by children of ``worker``: its bots, each of which leads its own."""
+    groups = []
+    with contextlib.suppress(OSError):  # no /proc: only SIGTERM stops the bots
+        for entry in os.scandir("/proc"):
+            if not entry.name.isdigit():
+                continue
+            try:
+                with open(f"/proc/{entry.name}/stat", encoding="ascii", errors="replace") as f:
+                    fields = f.read().rpartition(")")[2].split()  # the name may hold spaces
+            except OSError:
+                continue  # gone meanwhile
+            if len(fields) > 2 and int(fields[1]) == worker and int(fields[2]) == int(entry.name):
+                groups.append(int(entry.name))
+    return groups
+
+
+def _terminate(proc: BaseProcess) -> None:
+    """SIGCONT (a stopped worker could not act on SIGTERM), then SIGTERM, whose handler
+    unwinds ``play_game``, which kills the bots."""
+    if proc.pid is not None:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(proc.pid, signal.SIGCONT)
+            os.kill(proc.pid, signal.SIGTERM)
+
+
+def _reap(procs: Sequence[BaseProcess], grace_s: float) -> None:
+    """Wait up to ``grace_s`` for the workers to exit; SIGKILL the rest, and their bots."""
+    deadline = time.monotonic() + grace_s
+    for proc in procs:
+        proc.join(max(0.0, deadline - time.monotonic()))
+        if proc.is_alive() and proc.pid is not None:
+            groups = _bot_groups(proc.pid)  # before the kill: after it they are init's children
+            proc.kill()
+            for group in groups:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(group, signal.SIGKILL)
+            proc.join()
+
+
+def _bots(game: ScheduledGame) -> str:
+    return ", ".join(game.seats)
+
+
+def _seconds(s: float) -> str:
+    return f"{s:.0f}" if s >= 10 else f"{s:.1f}"
+
+
 @dataclass
 class _Slot:
     proc: BaseProcess
     conn: Connection
     game: ScheduledGame | None = None
+    sent_at: float = 0.0  # when the game was sent (monotonic), for the watchdog
 
 
 ResultHandler = Callable[[ScheduledGame, GameRecord], None]
@@ -110,11 +196,16 @@ FailureHandler = Callable[[ScheduledGame, str, bool], None]  # game, reason, wil
 
 
 class GamePool:
-    """``concurrency`` worker processes playing games from a queue."""
+    """``concurrency`` worker processes playing games from a queue.
 
-    def __init__(self, settings: GameSettings, concurrency: int) -> None:
+    ``watchdog_s`` bounds each game (default: :meth:`GameSettings.watchdog_seconds`).
+    """
+
+    def __init__(self, settings: GameSettings, concurrency: int, watchdog_s: float | None = None) -> None:
         self.settings = settings
         self.concurrency = max(1, concurrency)
+        self.watchdog_s = settings.watchdog_seconds() if watchdog_s is None else watchdog_s
+        self.stop_grace_s = WORKER_STOP_GRACE_S
         self.ctx = mp.get_context("spawn")  # no inherited state, parent is us
         self.slots: list[_Slot] = []
 
@@ -132,7 +223,11 @@ class GamePool:
         on_failure: FailureHandler,
         retries: int = 2,
     ) -> list[tuple[ScheduledGame, str]]:
-        """Play ``games``; return those that failed more than ``retries`` times."""
+        """Play ``games``; return those that failed more than ``retries`` times.
+
+        A failure's reason starts with one line naming the game and its bots
+        (an arena error's traceback follows it).
+        """
         queue = deque(games)
         attempts: Counter[str] = Counter()
         failed: list[tuple[ScheduledGame, str]] = []
@@ -142,24 +237,45 @@ class GamePool:
                 for slot in self.slots:
                     if slot.game is None and queue:
                         slot.game = queue.popleft()
+                        slot.sent_at = time.monotonic()
                         slot.conn.send(slot.game)
                 busy = [s for s in self.slots if s.game is not None]
-                ready = wait([s.conn for s in busy] + [s.proc.sentinel for s in busy], timeout=1.0)
+                first_limit = min(s.sent_at for s in busy) + self.watchdog_s
+                ready = wait(
+                    [s.conn for s in busy] + [s.proc.sentinel for s in busy],
+                    timeout=min(1.0, max(0.0, first_limit - time.monotonic())),
+                )
+                now = time.monotonic()
                 for i, slot in enumerate(self.slots):
                     game = slot.game
-                    if game is None or (slot.conn not in ready and slot.proc.sentinel not in ready):
+                    if game is None:
                         continue
-                    reason = None
-                    try:
-                        kind, payload = slot.conn.recv()
-                        if kind == "done":
-                            slot.game = None
-                            on_result(game, GameRecord.from_dict(payload))
-                            continue
-                        reason = f"arena error in game {game.game_id}:\n{payload}"
-                    except (EOFError, OSError):
-                        slot.proc.join(1)
-                        reason = f"worker died during game {game.game_id} (exit code {slot.proc.exitcode})"
+                    if slot.conn in ready or slot.proc.sentinel in ready:
+                        try:
+                            kind, payload = slot.conn.recv()
+                            if kind == "done":
+                                slot.game = None
+                                on_result(game, GameRecord.from_dict(payload))
+                                continue
+                            last = payload.strip().splitlines()[-1] if payload.strip() else "?"
+                            reason = (
+                                f"arena error in game {game.game_id} (bots: {_bots(game)}): {last}\n{payload}"
+                            )
+                        except (EOFError, OSError):
+                            slot.proc.join(1)
+                            reason = (
+                                f"worker died during game {game.game_id} "
+                                f"(bots: {_bots(game)}; exit code {slot.proc.exitcode})"
+                            )
+                    elif now - slot.sent_at > self.watchdog_s:
+                        _terminate(slot.proc)
+                        _reap([slot.proc], self.stop_grace_s)
+                        reason = (
+                            f"game {game.game_id} ran past its watchdog limit of {_seconds(self.watchdog_s)} s "
+                            f"(bots: {_bots(game)}); worker stopped"
+                        )
+                    else:
+                        continue
                     slot.game = None
                     attempts[game.game_id] += 1
                     retry = attempts[game.game_id] <= retries
@@ -169,6 +285,7 @@ class GamePool:
                     else:
                         failed.append((game, reason))
                     if not slot.proc.is_alive():
+                        slot.conn.close()
                         self.slots[i] = self._spawn()
         finally:
             self.shutdown()
@@ -177,16 +294,12 @@ class GamePool:
     def shutdown(self) -> None:
         """Stop every worker: politely when idle, with SIGTERM (bots killed) when busy."""
         for slot in self.slots:
-            with contextlib.suppress(OSError, ValueError):
-                if slot.game is None:
+            if slot.game is None:
+                with contextlib.suppress(OSError, ValueError):
                     slot.conn.send(None)
-                else:
-                    slot.proc.terminate()
-        deadline = time.monotonic() + 5
+            else:
+                _terminate(slot.proc)
+        _reap([slot.proc for slot in self.slots], self.stop_grace_s)
         for slot in self.slots:
-            slot.proc.join(max(0.0, deadline - time.monotonic()))
-            if slot.proc.is_alive():
-                slot.proc.kill()
-                slot.proc.join()
             slot.conn.close()
         self.slots = []

@@ -18,7 +18,9 @@ from typing import Any
 from .errors import ArenaError
 from .rules import GameState, Params, Standing, format_position, parse_move, parse_position
 
-RECORD_FORMAT = 1
+RECORD_FORMAT = 2
+# Formats this version reads: 1 had no ``isolation`` per seat (those games ran unsandboxed).
+READABLE_FORMATS = (1, 2)
 
 
 class FaultKind(Enum):
@@ -58,12 +60,21 @@ class SeatRecord:
     fault: Fault | None = None
     exit: str | None = None  # "exit 0", "signal SIGKILL", ...
     exited_cleanly: bool = False  # exited by itself at the end of the game
-    leftover_processes: int = 0  # processes it started that were still running after it exited
+    # Processes it started that were still running after it exited; None when it ran in a
+    # sandbox, whose PID namespace ends every process of the bot with it.
+    leftover_processes: int | None = 0
     stderr_tail: str = ""
     stderr_bytes: int = 0
     infos: tuple[str, ...] = ()
     info_count: int = 0
     transcript: tuple[str, ...] = ()  # the last lines both ways, when asked for
+    # How it was isolated: {"sandbox": "bwrap"|"none", "limits": ..., "network": bool, "warning": ...};
+    # empty in records older than the sandbox (format 1), which ran unsandboxed.
+    isolation: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def sandboxed(self) -> bool:
+        return self.isolation.get("sandbox") == "bwrap"
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -80,6 +91,7 @@ class SeatRecord:
         d["infos"] = tuple(d.get("infos", ()))
         d["transcript"] = tuple(d.get("transcript", ()))
         d["fault"] = Fault.from_dict(d["fault"]) if d.get("fault") else None
+        d["isolation"] = dict(d.get("isolation") or {})
         return cls(**d)
 
 
@@ -142,7 +154,7 @@ class GameRecord:
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> GameRecord:
         try:
-            if d.get("format") != RECORD_FORMAT:
+            if d.get("format") not in READABLE_FORMATS:
                 raise ArenaError(f"unknown game record format {d.get('format')!r}")
             return cls(
                 game_id=d["game_id"],

@@ -35,6 +35,7 @@ from .protocol import (
 )
 from .record import Fault, FaultKind, GameRecord, MoveRecord, SeatRecord
 from .rules import Board, GameState, Params, Phase, format_position, parse_move
+from .sandbox import SandboxPolicy
 
 TRANSCRIPT_KEEP = 60  # lines of each bot's conversation kept for reports
 
@@ -48,6 +49,7 @@ class BotSpec:
     cwd: Path = field(default_factory=Path.cwd)
     env: Mapping[str, str] = field(default_factory=dict)
     limits: ResourceLimits = field(default_factory=ResourceLimits)
+    sandbox: SandboxPolicy = field(default_factory=SandboxPolicy)
 
 
 @dataclass(frozen=True)
@@ -152,6 +154,7 @@ class ProcessChannel:
             "exit": b.exit_note,
             "exited_cleanly": self.exited_cleanly,
             "leftover_processes": b.leftovers,
+            "isolation": b.isolation.to_dict(),
             "stderr_tail": b.stderr_text(),
             "stderr_bytes": b.stderr_bytes,
             "infos": tuple(b.infos),
@@ -438,7 +441,7 @@ def play_game(setup: GameSetup, bots: Sequence[BotSpec], observer: Observer | No
         for spec in bots:
             try:
                 env = bot_environment(spec.cwd, spec.env)
-                bot = pool.start(spec.name, spec.command, spec.cwd, env, spec.limits)
+                bot = pool.start(spec.name, spec.command, spec.cwd, env, spec.limits, spec.sandbox)
                 channels.append(ProcessChannel(pool, bot, setup.keep_transcript))
             except BotFault as f:
                 channels.append(f)

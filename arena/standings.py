@@ -7,6 +7,7 @@ and 0 for last place, whatever the number of players.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import json
@@ -23,6 +24,7 @@ from tabulate import tabulate
 from .config import RatingConfig
 from .rating import conservative, rate_games
 from .record import GameRecord
+from .store import store_path, write_error
 
 FORMATS = ("plain", "github", "html", "csv", "json")
 
@@ -51,6 +53,8 @@ class Row:
     avg_hexes: float
     faults: int
     faults_by_kind: dict[str, int] = field(default_factory=dict)
+    unsandboxed: int = 0  # games it played outside the sandbox (records before the sandbox count)
+    network: bool = False  # it had the machine's network in some game
 
 
 @dataclass
@@ -88,6 +92,8 @@ def compute_standings(
     scores: defaultdict[str, float] = defaultdict(float)
     hexes: Counter[str] = Counter()
     faults: defaultdict[str, Counter[str]] = defaultdict(Counter)
+    unsandboxed: Counter[str] = Counter()
+    networked: set[str] = set()
     players = records[0].params.players if records else 2
     seat_totals = [0.0] * players
     seat_games = [0] * players
@@ -102,6 +108,10 @@ def compute_standings(
             hexes[s.name] += st.hexes
             if s.fault is not None:
                 faults[s.name][s.fault.kind.value] += 1
+            if not s.sandboxed:
+                unsandboxed[s.name] += 1
+            if s.isolation.get("network"):
+                networked.add(s.name)
             if seat < players and rec.params.players == players:
                 seat_totals[seat] += sc[seat]
                 seat_games[seat] += 1
@@ -128,6 +138,8 @@ def compute_standings(
                 hexes[n] / g if g else 0.0,
                 sum(faults[n].values()),
                 dict(sorted(faults[n].items())),
+                unsandboxed[n],
+                n in networked,
             )
         )
     rows.sort(key=lambda r: (-r.score, -r.mu, r.bot))
@@ -188,6 +200,20 @@ def seat_line(st: Standings) -> str:
     return "mean score by seat (0.500 would be fair): " + ", ".join(parts)
 
 
+def isolation_line(st: Standings) -> str:
+    """How the bots ran: in the sandbox or not, and which had the network."""
+    loose = [f"{r.bot} {r.unsandboxed}/{r.games}" for r in st.rows if r.unsandboxed]
+    net = [r.bot for r in st.rows if r.network]
+    text = (
+        "WARNING: games played WITHOUT a sandbox: " + ", ".join(loose)
+        if loose
+        else "sandbox: every game in bubblewrap"
+    )
+    if net:
+        text += "; with the network: " + ", ".join(net)
+    return text
+
+
 def crosstable_rows(st: Standings) -> tuple[list[str], list[list[str]]]:
     bots = [r.bot for r in st.rows]
     body = []
@@ -218,6 +244,8 @@ def render(st: Standings, fmt: str) -> str:
     parts = [tabulate(body, headers=headers, tablefmt=tablefmt, disable_numparse=True)]
     if fmt != "html":
         parts.append(seat_line(st))
+        if st.games:
+            parts.append(isolation_line(st))
     if st.players == 2 and st.crosstable:
         ch, cb = crosstable_rows(st)
         if fmt == "html":
@@ -231,16 +259,33 @@ def render(st: Standings, fmt: str) -> str:
 
 
 def write_atomic(path: Path, text: str) -> None:
-    """Replace ``path`` in one step, so a reader never sees half a file."""
+    """Replace ``path`` in one step, so a reader never sees half a file.
+
+    The text goes to a temporary file beside it, renamed over it when whole; when
+    that fails (a full disk) the temporary file is removed and ``path`` is left as it was.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=path.name, dir=path.parent)
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write(text)
-    os.replace(tmp, path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
 
 
 def write_files(folder: Path, title: str, st: Standings, total: int) -> None:
-    """standings.md and standings.json beside the store, for people and tools."""
+    """standings.md and standings.json beside the store, for people and tools.
+
+    Raises :class:`~arena.store.ResultsWriteError` when a file cannot be written (a full disk).
+    """
     md = f"# {title}\n\n{st.games} of {total} games played.\n\n{render(st, 'github')}\n"
-    write_atomic(folder / "standings.md", md)
-    write_atomic(folder / "standings.json", render(st, "json") + "\n")
+    for name, text in (("standings.md", md), ("standings.json", render(st, "json") + "\n")):
+        path = folder / name
+        try:
+            write_atomic(path, text)
+        except OSError as e:
+            kept = f"every finished game is kept in {str(store_path(folder))!r}"
+            raise write_error(f"writing {str(path)!r}", e, kept) from e

@@ -3,11 +3,15 @@
 It holds the tournament file as run (and its hash), the schedule, and one
 row per finished game, written in its own transaction the moment the game
 ends (WAL mode, so a reader never blocks the writer).  A killed arena loses
-only the games that were in flight; running again resumes.
+only the games that were in flight; running again resumes.  A write that
+fails (a full disk) is rolled back and stops the run with a
+:class:`ResultsWriteError`: every game saved before it stays readable.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import json
 import sqlite3
 from collections.abc import Iterator, Sequence
@@ -43,6 +47,33 @@ class StoreError(ArenaError):
     """The results store is missing, locked, or not ours."""
 
 
+class ResultsWriteError(StoreError):
+    """Results could not be written (a full disk, an I/O error): the run must stop.
+
+    Every game saved before the failed write is kept; running again resumes.
+    """
+
+
+RESUME_HINT = "run the same command to resume"
+
+
+def is_disk_full(error: BaseException) -> bool:
+    """Whether an error from SQLite or the file system means the disk (or quota) is full."""
+    if isinstance(error, sqlite3.Error):
+        return getattr(error, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL or "disk is full" in str(error)
+    return isinstance(error, OSError) and error.errno in (errno.ENOSPC, errno.EDQUOT)
+
+
+def write_error(doing: str, error: BaseException, kept: str) -> ResultsWriteError:
+    """The one-line error for a failed write: what was being done, why, and what is safe."""
+    why = (error.strerror or str(error)) if isinstance(error, OSError) else str(error)
+    if is_disk_full(error):
+        return ResultsWriteError(
+            f"results disk full while {doing}: {why}; {kept} (free some space, then {RESUME_HINT})"
+        )
+    return ResultsWriteError(f"cannot write results while {doing}: {why}; {kept} ({RESUME_HINT})")
+
+
 def store_path(target: str | Path) -> Path:
     """The SQLite file for an output folder (or the file itself)."""
     p = Path(target)
@@ -60,11 +91,15 @@ class ResultStore:
     def create(cls, folder: Path) -> ResultStore:
         folder.mkdir(parents=True, exist_ok=True)
         path = folder / STORE_NAME
-        conn = cls._connect(path)
-        with conn:
-            conn.executescript(_SCHEMA)
-            conn.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
-        return cls(path, conn)
+        store = cls(path, cls._connect(path))
+        try:
+            with store._writing(f"creating {str(path)!r}", "nothing was lost"), store.conn:
+                store.conn.executescript(_SCHEMA)
+                store.conn.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+        except BaseException:
+            store.close()
+            raise
+        return store
 
     @classmethod
     def open(cls, target: str | Path) -> ResultStore:
@@ -94,7 +129,23 @@ class ResultStore:
         return conn
 
     def close(self) -> None:
+        self._rollback()
         self.conn.close()
+
+    def _rollback(self) -> None:
+        """End a transaction a failed write left open (SQLite may have ended it already)."""
+        if self.conn.in_transaction:
+            with contextlib.suppress(sqlite3.Error):
+                self.conn.rollback()
+
+    @contextlib.contextmanager
+    def _writing(self, doing: str, kept: str) -> Iterator[None]:
+        """Turn a failed write into a :class:`ResultsWriteError`, its transaction rolled back."""
+        try:
+            yield
+        except sqlite3.Error as e:
+            self._rollback()
+            raise write_error(doing, e, kept) from e
 
     def __enter__(self) -> ResultStore:
         return self
@@ -109,7 +160,7 @@ class ResultStore:
         return None if row is None else json.loads(row[0])
 
     def set_meta(self, **values: Any) -> None:
-        with self.conn:
+        with self._writing(f"writing the tournament to {str(self.path)!r}", "nothing was lost"), self.conn:
             for k, v in values.items():
                 self.conn.execute(
                     "INSERT OR REPLACE INTO meta VALUES (?, ?)",
@@ -121,7 +172,7 @@ class ResultStore:
         return [ScheduledGame(i, g, r, tuple(json.loads(s)), seed) for i, g, r, s, seed in rows]
 
     def set_schedule(self, games: Sequence[ScheduledGame]) -> None:
-        with self.conn:
+        with self._writing(f"writing the schedule to {str(self.path)!r}", "nothing was lost"), self.conn:
             self.conn.execute("DELETE FROM schedule")
             self.conn.executemany(
                 "INSERT INTO schedule VALUES (?, ?, ?, ?, ?)",
@@ -130,7 +181,7 @@ class ResultStore:
 
     def reset(self) -> None:
         """Forget every game and the schedule (``--restart``)."""
-        with self.conn:
+        with self._writing(f"clearing {str(self.path)!r}", "nothing was deleted"), self.conn:
             self.conn.execute("DELETE FROM games")
             self.conn.execute("DELETE FROM schedule")
             self.conn.execute("DELETE FROM meta WHERE key != 'schema'")
@@ -138,11 +189,17 @@ class ResultStore:
     # -- games ----------------------------------------------------------------------
 
     def save_game(self, game: ScheduledGame, record: GameRecord) -> None:
-        """Write one finished game in its own transaction."""
-        with self.conn:
+        """Write one finished game in its own transaction.
+
+        Raises :class:`ResultsWriteError` when it cannot (a full disk); the
+        transaction is rolled back and every game saved before stays.
+        """
+        text = record.to_json()
+        doing = f"saving game {game.game_id} to {str(self.path)!r}"
+        with self._writing(doing, "every finished game before it is kept"), self.conn:
             self.conn.execute(
                 "INSERT OR REPLACE INTO games (game_id, idx, record) VALUES (?, ?, ?)",
-                (game.game_id, game.index, record.to_json()),
+                (game.game_id, game.index, text),
             )
 
     def finished_ids(self) -> set[str]:

@@ -7,22 +7,23 @@ parallel, store each game as it ends, and keep the standings files current.
 
 from __future__ import annotations
 
-import subprocess
+import contextlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from .build import run_build
 from .config import RUN_ONLY_KEYS, BotConfig, TournamentConfig, find_program
 from .errors import ConfigError
 from .executor import GamePool, GameSettings
 from .record import GameRecord
 from .referee import BotSpec
+from .sandbox import resolve_mode
 from .schedule import ScheduledGame, make_schedule
 from .standings import Standings, compute_standings, write_files
 from .store import ResultStore
 
-BUILD_TIMEOUT_S = 600
 STANDINGS_EVERY_S = 2.0
 
 
@@ -38,28 +39,39 @@ def schedule_for(config: TournamentConfig) -> list[ScheduledGame]:
 
 
 def build_bots(config: TournamentConfig, echo: Callable[[str], None]) -> None:
-    """Run each bot's build command once; a failure names the bot and shows its output."""
+    """Run each bot's build command once, in its sandbox; a failure names the bot and shows
+    the tail of its output."""
     for bot in config.bots:
         if bot.build is None:
             continue
         echo(f"building {bot.name}: {' '.join(bot.build)}")
-        try:
-            done = subprocess.run(
-                list(bot.build),
-                cwd=bot.cwd,
-                capture_output=True,
-                text=True,
-                timeout=BUILD_TIMEOUT_S,
-                check=False,
-            )
-        except (OSError, subprocess.SubprocessError) as e:
-            raise ConfigError(f"{config.path}:{bot.line}: bot {bot.name!r}: build failed: {e}") from None
-        if done.returncode != 0:
-            tail = (done.stdout + done.stderr).strip().splitlines()[-15:]
+        result = run_build(
+            bot.build,
+            bot.cwd,
+            bot.sandbox,
+            config.build_timeout_ms / 1000,
+            bot.env,
+            network=bot.build_network,
+        )
+        if not result.ok:
             raise ConfigError(
                 f"{config.path}:{bot.line}: bot {bot.name!r}: build {' '.join(bot.build)!r} "
-                f"exited with {done.returncode}:\n" + "\n".join("  " + t for t in tail)
+                f"{result.why}:\n" + "\n".join("  " + t for t in result.tail())
             )
+
+
+def sandbox_warnings(config: TournamentConfig) -> list[str]:
+    """Check every bot's sandbox before anything runs: an error when one that is required
+    cannot be had, a warning per bot that will run unsandboxed."""
+    warnings = []
+    for bot in config.bots:
+        try:
+            _sandboxed, warning = resolve_mode(bot.sandbox)
+        except ConfigError as e:
+            raise ConfigError(f"{config.path}:{bot.line}: bot {bot.name!r}: {e}") from None
+        if warning:
+            warnings.append(f"bot {bot.name!r}: {warning}")
+    return warnings
 
 
 def check_programs(config: TournamentConfig) -> None:
@@ -77,7 +89,9 @@ def check_programs(config: TournamentConfig) -> None:
 
 def game_settings(config: TournamentConfig) -> GameSettings:
     def spec(b: BotConfig) -> BotSpec:
-        return BotSpec(name=b.name, command=b.command, cwd=b.cwd, env=dict(b.env), limits=b.limits)
+        return BotSpec(
+            name=b.name, command=b.command, cwd=b.cwd, env=dict(b.env), limits=b.limits, sandbox=b.sandbox
+        )
 
     return GameSettings(
         bots={b.name: spec(b) for b in config.bots},
@@ -118,7 +132,9 @@ class RunState:
     total: int
     done: int = 0
     played_now: int = 0
-    failures: list[str] = field(default_factory=list)
+    # Games given up on after their retries, each with why (a first line naming the game and
+    # its bots, then any detail such as a traceback).
+    failures: list[tuple[ScheduledGame, str]] = field(default_factory=list)
     standings: Standings | None = None
     started: float = field(default_factory=time.monotonic)
 
@@ -169,6 +185,8 @@ def run_tournament(
     on_progress: Callable[[RunState, ScheduledGame, GameRecord], None] | None = None,
 ) -> RunState:
     """Play a tournament (or what is left of it) and return how it went."""
+    for warning in sandbox_warnings(config):
+        echo(f"warning: {warning}")
     build_bots(config, echo)
     check_programs(config)
     schedule = schedule_for(config)
@@ -197,17 +215,20 @@ def run_tournament(
                 on_progress(state, game, record)
 
         def on_failure(game: ScheduledGame, reason: str, retry: bool) -> None:
-            echo(
-                f"{'retrying' if retry else 'giving up on'} {game.game_id}: {reason.strip().splitlines()[-1]}"
-            )
+            echo(f"{'retrying' if retry else 'giving up on'} {game.game_id}: {reason.splitlines()[0]}")
             if not retry:
-                state.failures.append(f"{game.game_id}: {reason}")
+                state.failures.append((game, reason))
 
         try:
             if todo:
                 GamePool(game_settings(config), config.concurrency).run(
                     todo, on_result, on_failure, config.retries
                 )
-        finally:
-            refresh(force=True)
+        except BaseException:
+            # The error on its way out is the one to report (a full disk, say, fails the
+            # standings files too): bring them up to date only if that still works.
+            with contextlib.suppress(Exception):
+                refresh(force=True)
+            raise
+        refresh(force=True)
     return state

@@ -1,4 +1,4 @@
-"""Game settings that fail the first time each game is set up (for executor tests).
+"""Game settings that fail or stall the first time each game is set up (for executor tests).
 
 Lives in its own module so spawned worker processes can import it.
 """
@@ -6,7 +6,7 @@ Lives in its own module so spawned worker processes can import it.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from arena.executor import GameSettings
@@ -27,3 +27,21 @@ class FlakySettings(GameSettings):
                 raise RuntimeError("injected arena failure")
             os._exit(3)
         return super().setup(game)
+
+
+@dataclass(frozen=True)
+class LingerOnceSettings(GameSettings):
+    """The first time each game is played, the bots get ``linger_s`` instead of the usual
+    grace to exit after the end: with a bot that ignores ``end``, that game stays in
+    progress that long (a window to act on its worker), and a rerun is quick."""
+
+    flag_dir: str = ""
+    linger_s: float = 30.0
+
+    def setup(self, game: ScheduledGame) -> GameSetup:
+        setup = super().setup(game)
+        flag = Path(self.flag_dir) / game.game_id
+        if flag.exists():
+            return setup
+        flag.touch()
+        return replace(setup, end_grace_s=self.linger_s)

@@ -10,9 +10,11 @@ import pytest
 from click.testing import CliRunner
 
 from arena.botproc import ResourceLimits
+from arena.cgroups import support
 from arena.cli import main
 from arena.cli.play_cmds import bot_name
 from arena.record import GameRecord
+from arena.sandbox import unavailable_reason
 
 REPO = Path(__file__).resolve().parent.parent
 RANDOM = f"{sys.executable} {REPO / 'sample_bots' / 'random_bot.py'}"
@@ -88,12 +90,35 @@ def test_bot_names_come_from_the_script_or_program(argv: tuple[str, ...], name: 
 
 
 def test_resource_limits_apply_to_the_bots() -> None:
-    # 8 MB of address space is too little for a Python interpreter: both bots die at start.
-    result = CliRunner().invoke(main, ["play", RANDOM, RANDOM, "--memory-mb", "8", "-q", "--seed", "1"])
+    # 8 MB of address space per process is too little for a Python interpreter: both die at start.
+    argv = ["play", RANDOM, RANDOM, "--memory-mb", "8", "-q", "--seed", "1", "--no-sandbox"]
+    result = CliRunner().invoke(main, argv)
     assert result.exit_code == 0, result.output
     assert result.output.count("crash: ") == 2 and "(exit 127)" in result.output
     roomy = CliRunner().invoke(main, ["play", RANDOM, RANDOM, "--memory-mb", "0", "--cpu-seconds", "0", "-q"])
     assert roomy.exit_code == 0 and "crash" not in roomy.output
+
+
+@pytest.mark.parametrize("sandbox", ["--sandbox", "--no-sandbox"])
+def test_memory_limit_holds_for_the_whole_bot_in_its_cgroup(sandbox: str, tmp_path: Path) -> None:
+    # Three children of 200 MB each: each is under 512 MB, together they are over it.
+    if sandbox == "--sandbox" and (unavailable_reason() is not None or support() is None):
+        pytest.skip(f"no sandbox with a cgroup here: {unavailable_reason() or 'no cgroup'}")
+    hog = f"{sys.executable} {REPO / 'tests' / 'broken_bots' / 'hogs_memory.py'} 3 200"
+    saved = tmp_path / "game.json"
+    argv = ["play", hog, RANDOM, "--memory-mb", "512", "-q", "--seed", "1", "--move-time", "20s"]
+    result = CliRunner().invoke(main, [*argv, sandbox, "--save", str(saved)])
+    assert result.exit_code == 0, result.output
+    seat = GameRecord.from_json(saved.read_text()).seats[0]
+    assert seat.fault is None, seat.fault
+    ends = [line for line in seat.stderr_tail.splitlines() if line.startswith("child ")]
+    assert len(ends) == 3, seat.stderr_tail
+    if sandbox == "--sandbox":  # the kernel killed at least one child for the bot's memory
+        assert seat.isolation["limits"].startswith("cgroup")
+        assert any(line.endswith("signal 9") for line in ends), ends
+    else:  # per process, each child fits
+        assert seat.isolation["sandbox"] == "none"
+        assert all(line.endswith("exit 0") for line in ends), ends
 
 
 def test_limits_above_the_arenas_own_are_capped_not_fatal(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -2,21 +2,31 @@
 
 from __future__ import annotations
 
+import multiprocessing as mp
+import os
+import secrets
+import signal
 import sys
+import threading
+import time
+from collections.abc import Iterator
+from multiprocessing.process import BaseProcess
 from pathlib import Path
 
 import pytest
 
 from arena.clock import TimeControl
-from arena.executor import GamePool
+from arena.executor import GamePool, GameSettings
 from arena.record import GameRecord
 from arena.referee import BotSpec
 from arena.rules import Params
 from arena.schedule import ScheduledGame, make_schedule
 
-from .flaky_settings import FlakySettings
+from .flaky_settings import FlakySettings, LingerOnceSettings
+from .test_tournament import leftovers, wait_no_leftovers
 
 REPO = Path(__file__).resolve().parent.parent
+BROKEN_BOTS = Path(__file__).resolve().parent / "broken_bots"
 
 
 def settings(tmp_path: Path, mode: str) -> FlakySettings:
@@ -48,6 +58,8 @@ def test_failed_games_are_run_again(tmp_path: Path, mode: str, needle: str) -> N
     assert all(s.fault is None for _, r in results for s in r.seats)  # never charged to a bot
     assert sorted(f[0] for f in failures) == ["r1-g001", "r1-g002"]
     assert all(retry and needle in why for _, why, retry in failures)
+    assert all(f"in game {gid}" in why or f"during game {gid}" in why for gid, why, _ in failures)
+    assert all("(bots: a, b" in why or "(bots: b, a" in why for _, why, _ in failures)  # who played
 
 
 def test_a_game_that_keeps_failing_is_reported_not_dropped(tmp_path: Path) -> None:
@@ -57,4 +69,194 @@ def test_a_game_that_keeps_failing_is_reported_not_dropped(tmp_path: Path) -> No
         games, lambda g, r: results.append((g, r)), lambda g, why, retry: None, 0
     )
     assert results == [] and [g.game_id for g, _ in failed] == ["r1-g001"]
-    assert "injected arena failure" in failed[0][1]
+    first_line = failed[0][1].splitlines()[0]
+    assert first_line == "arena error in game r1-g001 (bots: a, b): RuntimeError: injected arena failure"
+
+
+# -- the watchdog's limit ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("params", "board", "tc", "grace", "expected"),
+    [
+        # 16 plies each (1 herd + 15 moves) at 1000 + 50 ms: 2 * 16 * 1050 = 33600 ms; + 5050 startup
+        (Params(), "random", TimeControl(move_ms=1000), 1.0, 33.6 + 5.05 + 1.0),
+        # build: 2 tiles + 1 herd + 3 moves = 6 plies each; clock 10000 + 6 * (100 + 20) = 10720 ms each
+        (
+            Params(players=3, sheep=4, tiles=2),
+            "build",
+            TimeControl(move_ms=None, base_ms=10_000, increment_ms=100, margin_ms=20, startup_ms=2000),
+            0.5,
+            3 * 10.72 + 2.02 + 0.5,
+        ),
+        # both, the clock smaller: 3 plies each; per move 3 * 550 = 1650, clock 1000 + 3 * 50 = 1150 ms
+        (
+            Params(players=4, sheep=2, tiles=1),
+            "build",
+            TimeControl(move_ms=500, base_ms=1000, startup_ms=1000),
+            0.0,
+            4 * 1.15 + 1.05,
+        ),
+        # both, the per-move limit smaller: 16 * 150 = 2400 ms each, against 60000 + 16 * 50
+        (
+            Params(),
+            "file",
+            TimeControl(move_ms=100, base_ms=60_000, startup_ms=5000),
+            1.0,
+            2 * 2.4 + 5.05 + 1.0,
+        ),
+    ],
+    ids=["per-move", "clock-build", "both-clock-smaller", "both-move-smaller"],
+)
+def test_max_game_seconds_is_the_longest_a_game_can_take(
+    params: Params, board: str, tc: TimeControl, grace: float, expected: float
+) -> None:
+    s = GameSettings(bots={}, params=params, time_control=tc, board=board, end_grace_s=grace)
+    assert s.max_game_seconds() == pytest.approx(expected)
+    assert s.watchdog_seconds() == pytest.approx(expected * 1.5 + 30)
+    assert GamePool(s, 2).watchdog_s == pytest.approx(expected * 1.5 + 30)  # the default
+    assert GamePool(s, 2, watchdog_s=3.0).watchdog_s == 3.0
+
+
+def test_max_game_seconds_bounds_a_real_game(tmp_path: Path) -> None:
+    s = settings(tmp_path, "raise")
+    game = make_schedule(["a", "b"], 2, 1, seed=1)[0]
+    (tmp_path / game.game_id).touch()  # no injected failure
+    results: list[GameRecord] = []
+    assert GamePool(s, 1).run([game], lambda g, r: results.append(r), lambda g, why, retry: None) == []
+    assert results[0].duration_ms / 1000 < s.max_game_seconds()
+    assert len(results[0].moves) <= 2 * s.params.sheep  # 1 herd + (sheep - 1) moves each
+
+
+# -- a game that never ends -------------------------------------------------------------------------
+
+MARKER = f"bsa-executor-test-{os.getpid()}-{secrets.token_hex(4)}"
+
+
+def marked(script: Path) -> tuple[str, ...]:
+    """A bot command whose command line carries this run's marker, to find leftovers."""
+    return (sys.executable, "-X", f"bsa_marker={MARKER}", str(script))
+
+
+@pytest.fixture
+def no_leftovers() -> Iterator[None]:
+    """No bot of the test, and no worker, outlives it (killed if one does, and the test fails)."""
+    assert leftovers(MARKER) == []
+    yield
+    left = wait_no_leftovers(MARKER, 10)
+    for line in left:
+        os.kill(int(line.split(":")[0]), signal.SIGKILL)
+    assert left == [], "bot processes outlived the pool"
+    assert mp.active_children() == [], "a worker outlived the pool"
+
+
+@pytest.fixture
+def bounded() -> Iterator[None]:
+    """Fail, instead of hanging, a pool that does not finish within a generous bound."""
+
+    def expire(signum: int, frame: object) -> None:
+        raise TimeoutError("the pool did not finish within 120 s")
+
+    old = signal.signal(signal.SIGALRM, expire)
+    signal.alarm(120)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+
+
+def test_a_hung_game_is_stopped_by_the_watchdog_retried_and_reported(
+    tmp_path: Path, no_leftovers: None, bounded: None
+) -> None:
+    hang = GameSettings(
+        bots={
+            "sleeper": BotSpec("sleeper", marked(BROKEN_BOTS / "sleeps_on_move.py"), cwd=REPO),
+            "random": BotSpec("random", marked(REPO / "sample_bots" / "random_bot.py"), cwd=REPO),
+        },
+        params=Params(),
+        time_control=TimeControl(move_ms=3_600_000, startup_ms=60_000),  # the bot never times out
+        board="random",
+        end_grace_s=0.3,
+    )
+    game = make_schedule(["sleeper", "random"], 2, 1, seed=1)[0]
+    results: list[GameRecord] = []
+    failures: list[tuple[str, str, bool]] = []
+    pool = GamePool(hang, 1, watchdog_s=1.0)
+    failed = pool.run(
+        [game],
+        lambda g, r: results.append(r),
+        lambda g, why, retry: failures.append((g.game_id, why, retry)),
+        2,
+    )
+    assert results == []
+    assert [(gid, retry) for gid, _, retry in failures] == [(game.game_id, True)] * 2 + [
+        (game.game_id, False)
+    ]
+    for _, why, _ in failures:
+        assert why == (
+            f"game {game.game_id} ran past its watchdog limit of 1.0 s (bots: sleeper, random); worker stopped"
+        )
+    assert failed == [(game, failures[-1][1])]
+    assert pool.slots == []
+
+
+def test_a_stopped_worker_is_recovered_by_the_watchdog(
+    tmp_path: Path, no_leftovers: None, bounded: None
+) -> None:
+    # The first time, the game lingers 2 s after its end (a bot that ignores "end"): time to
+    # SIGSTOP its worker mid-game.  It would end well within the watchdog's 4 s, but a
+    # stopped worker never answers; once stopped, continued and terminated, the game is
+    # played again by a new worker, quickly.
+    linger = LingerOnceSettings(
+        bots={
+            "lingers": BotSpec("lingers", marked(BROKEN_BOTS / "ignores_end.py"), cwd=REPO),
+            "random": BotSpec("random", marked(REPO / "sample_bots" / "random_bot.py"), cwd=REPO),
+        },
+        params=Params(),
+        time_control=TimeControl(move_ms=2000, startup_ms=10_000),
+        board="random",
+        end_grace_s=0.2,
+        flag_dir=str(tmp_path),
+        linger_s=2.0,
+    )
+    game = make_schedule(["lingers", "random"], 2, 1, seed=1)[0]
+    pool = GamePool(linger, 1, watchdog_s=4.0)
+    stopped: list[BaseProcess] = []
+    done = threading.Event()
+
+    def stop_worker_mid_game() -> None:
+        while not done.is_set():
+            busy = [s for s in pool.slots if s.game is not None]
+            if busy and leftovers(MARKER):  # its bots are running
+                os.kill(busy[0].proc.pid or 0, signal.SIGSTOP)
+                stopped.append(busy[0].proc)
+                return
+            time.sleep(0.01)
+
+    stopper = threading.Thread(target=stop_worker_mid_game, daemon=True)
+    stopper.start()
+    results: list[GameRecord] = []
+    failures: list[tuple[str, str, bool]] = []
+    try:
+        failed = pool.run(
+            [game],
+            lambda g, r: results.append(r),
+            lambda g, why, retry: failures.append((g.game_id, why, retry)),
+            1,
+        )
+    finally:
+        done.set()
+        stopper.join(5)
+    assert len(stopped) == 1 and failed == []
+    assert failures == [
+        (
+            game.game_id,
+            f"game {game.game_id} ran past its watchdog limit of 4.0 s (bots: lingers, random); worker stopped",
+            True,
+        )
+    ]
+    assert [r.game_id for r in results] == [game.game_id]
+    assert all(s.fault is None for s in results[0].seats)
+    # Continued, the stopped worker ran its SIGTERM handler (which kills the bots): no SIGKILL was needed.
+    assert stopped[0].exitcode == 128 + signal.SIGTERM

@@ -35,6 +35,7 @@ from arena.protocol import MAX_LINE_BYTES
 from arena.record import Fault, FaultKind, GameRecord, MoveRecord, SeatRecord
 from arena.referee import BotSpec, GameSetup, Observer, play_game
 from arena.rules import GameState, Params, SheepMove, parse_move, parse_position, random_board
+from arena.sandbox import SandboxPolicy
 
 REPO = Path(__file__).resolve().parent.parent
 BROKEN_BOTS = Path(__file__).resolve().parent / "broken_bots"
@@ -110,10 +111,18 @@ def command(script: Path, *args: str) -> tuple[str, ...]:
     return (sys.executable, "-X", f"bsa_marker={MARKER}", str(script), *args)
 
 
-def broken_bot(script: str, *args: str) -> BotSpec:
+def broken_bot(script: str, *args: str, sandbox: str = "auto") -> BotSpec:
     return BotSpec(
-        name=script.replace("_", "-"), command=command(BROKEN_BOTS / f"{script}.py", *args), cwd=REPO
+        name=script.replace("_", "-"),
+        command=command(BROKEN_BOTS / f"{script}.py", *args),
+        cwd=REPO,
+        sandbox=SandboxPolicy(mode=sandbox),
     )
+
+
+def is_wrapper(cmdline: str) -> bool:
+    """bwrap (and its own init) carry the bot's command line too; they are not the bot."""
+    return os.path.basename(cmdline.split(" ", 1)[0]) in ("bwrap", "prlimit", "setpriv")
 
 
 RANDOM = BotSpec(name="random", command=command(RANDOM_BOT), cwd=REPO)
@@ -512,14 +521,15 @@ def test_bot_that_ignores_end_is_killed_without_fault() -> None:
 # -- teardown --------------------------------------------------------------------------------------------------
 
 
-def test_children_and_orphaned_grandchildren_are_killed_with_the_bot() -> None:
+@pytest.mark.parametrize("sandbox", ["none", "auto"])
+def test_children_and_orphaned_grandchildren_are_killed_with_the_bot(sandbox: str) -> None:
     seen: dict[int, str] = {}
 
     def look(state: GameState, move: MoveRecord | None, fault: tuple[int, Fault] | None) -> None:
         if not seen:
-            seen.update(marker_processes())
+            seen.update({pid: cmd for pid, cmd in marker_processes().items() if not is_wrapper(cmd)})
 
-    game = play(broken_bot("leaves_children", "group", MARKER), observe=look)
+    game = play(broken_bot("leaves_children", "group", MARKER, sandbox=sandbox), observe=look)
     assert_no_fault(game)
     # While the game ran: the bot, its grandchild (a fork: same command line), the
     # sleep (argv[0] = the marker), and the random bot.
@@ -529,9 +539,10 @@ def test_children_and_orphaned_grandchildren_are_killed_with_the_bot() -> None:
     # play() checked that none of them survived the game.
 
 
-def test_daemonized_grandchild_is_killed_with_the_bot() -> None:
+@pytest.mark.parametrize("sandbox", ["none", "auto"])
+def test_daemonized_grandchild_is_killed_with_the_bot(sandbox: str) -> None:
     try:
-        play(broken_bot("leaves_children", "setsid", MARKER), check_leftovers=False)
+        play(broken_bot("leaves_children", "setsid", MARKER, sandbox=sandbox), check_leftovers=False)
         assert leftovers() == {}, "a process of the game survived it"
     finally:
         for pid in marker_processes():  # ours by the marker: clean up what escaped

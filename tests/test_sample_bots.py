@@ -13,6 +13,7 @@ from arena.clock import TimeControl
 from arena.record import GameRecord
 from arena.referee import BotSpec, GameSetup, play_game
 from arena.rules import Params, random_board
+from arena.sandbox import unavailable_reason
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -48,7 +49,8 @@ def test_sample_bots_play_whole_games_without_a_fault(
     )
     record = play_game(setup, bots)
     assert [s.fault for s in record.seats] == [None] * players, [s.fault for s in record.seats]
-    assert all(s.exited_cleanly and s.leftover_processes == 0 for s in record.seats)
+    assert all(s.exited_cleanly and not s.leftover_processes for s in record.seats)
+    assert all(s.sandboxed for s in record.seats) == (unavailable_reason() is None)
     assert [s.reported_name is not None for s in record.seats] == [True] * players
     final = record.replay()
     assert final.is_over and sum(final.hexcount) == len(record.moves) - (4 * players if build else 0)

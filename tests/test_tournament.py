@@ -2,26 +2,34 @@
 
 from __future__ import annotations
 
+import contextlib
 import csv
+import errno
 import io
 import json
 import os
+import re
 import signal
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
 from arena.config import load_config
-from arena.standings import compute_standings
-from arena.store import ResultStore
+from arena.executor import GameSettings
+from arena.record import GameRecord
+from arena.schedule import ScheduledGame
+from arena.standings import compute_standings, write_files
+from arena.store import ResultStore, ResultsWriteError
 from arena.tournament import schedule_for
 
 REPO = Path(__file__).resolve().parent.parent
@@ -264,3 +272,194 @@ def test_ctrl_c_stops_cleanly_and_keeps_finished_games(tmp_path: Path, marker: s
         assert 2 <= store.count() < 18
         for r in store.records():
             r.replay()
+
+
+# -- failures of the arena: a run that gives up on games does not look like a success --------------
+
+
+def test_games_the_arena_gives_up_on_are_listed_with_their_bots_and_exit_1(
+    tmp_path: Path, marker: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # "hang" never answers a move and the time control would let it think for a minute: only
+    # the watchdog (1 s here) ends its games.
+    monkeypatch.setattr(GameSettings, "watchdog_seconds", lambda self: 1.0)
+    hang = f"[{sys.executable}, tests/broken_bots/sleeps_on_move.py, {marker}-hang]"
+    text = (
+        f"name: t\nseed: 1\nplayers: 2\nrounds: 1\ncwd: {REPO}\nconcurrency: 2\nretries: 0\n"
+        "time_control: {move: 60s, startup: 10s}\nend_grace: 200ms\nbots:\n"
+        f"  - name: ann\n    command: [{sys.executable}, sample_bots/random_bot.py, {marker}-ann]\n"
+        f"  - name: hang\n    command: {hang}\n"
+    )
+    path = tmp_path / "league.yaml"
+    path.write_text(text)
+    result = CliRunner().invoke(main, ["run", str(path)])
+    assert result.exit_code == 1, result.output
+    assert "Traceback" not in result.output
+    assert "giving up on r1-g001: game r1-g001 ran past its watchdog limit of 1.0 s (bots: ann, hang)" in (
+        result.output
+    )
+    assert result.stderr.strip().splitlines()[-1] == (
+        "FAILED: 2 of 2 games not played: r1-g001 (ann vs hang), r1-g002 (hang vs ann); "
+        "run the same command to retry them"
+    )
+    with ResultStore.open(tmp_path / "results" / "t") as store:
+        assert store.count() == 0
+
+
+# -- a full disk loses nothing ----------------------------------------------------------------------------
+
+
+def reported_games(output: str) -> list[str]:
+    """The games ``arena run`` said it finished (its plain progress lines)."""
+    return re.findall(r"^\[\d+/\d+\] (r\d+-g\d+):", output, re.MULTILINE)
+
+
+def assert_store_intact(folder: Path, reported: list[str]) -> int:
+    """Every reported game is in the store and loads; the database is sound. Returns the count."""
+    with ResultStore.open(folder) as store:
+        assert store.conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+        assert set(reported) <= store.finished_ids()
+        for record in store.records():
+            record.replay()
+        return store.count()
+
+
+def test_a_full_disk_while_saving_a_game_stops_the_run_in_one_line(
+    tmp_path: Path, marker: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Before the third game, the database may not grow by a page: SQLite itself then
+    # answers SQLITE_FULL ("database or disk is full"), as on a full disk.
+    real_save = ResultStore.save_game
+
+    def save_on_a_filling_disk(store: ResultStore, game: ScheduledGame, record: GameRecord) -> None:
+        if store.count() == 2:
+            pages = store.conn.execute("PRAGMA page_count").fetchone()[0]
+            store.conn.execute(f"PRAGMA max_page_count = {pages}")
+        real_save(store, game, record)
+
+    monkeypatch.setattr(ResultStore, "save_game", save_on_a_filling_disk)
+    path = league(tmp_path, marker)
+    out = tmp_path / "results" / "t"
+    result = CliRunner().invoke(main, ["run", str(path)])
+    assert result.exit_code == 1, result.output
+    assert "Traceback" not in result.output and result.exception is not None
+    error = result.stderr.strip().splitlines()
+    assert len(error) == 1 and re.fullmatch(
+        rf"Error: results disk full while saving game r1-g00\d to {re.escape(repr(str(out / 'results.sqlite')))}: "
+        r"database or disk is full; every finished game before it is kept "
+        r"\(free some space, then run the same command to resume\)",
+        error[0],
+    ), error
+    reported = reported_games(result.stdout)
+    assert len(reported) == 2 and assert_store_intact(out, reported) == 2
+    # Space again: the same command resumes and plays the rest.
+    monkeypatch.setattr(ResultStore, "save_game", real_save)
+    again = CliRunner().invoke(main, ["run", str(path)])
+    assert again.exit_code == 0, again.output
+    assert "resuming: 2 of 6 games already played" in again.output
+    assert assert_store_intact(out, []) == 6
+
+
+def test_a_full_disk_while_writing_the_standings_leaves_no_temporary_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full to make writes fail with ENOSPC")
+    standings = compute_standings([], ["ann", "bob"])
+    write_files(tmp_path, "t", standings, 6)
+    before = {p.name: p.read_text() for p in tmp_path.iterdir()}
+    real_mkstemp = tempfile.mkstemp
+
+    def mkstemp_on_a_full_disk(*args: Any, **kwargs: Any) -> tuple[int, str]:
+        fd, name = real_mkstemp(*args, **kwargs)  # the file exists; what is written goes nowhere
+        full = os.open("/dev/full", os.O_WRONLY)  # every write: ENOSPC
+        os.dup2(full, fd)
+        os.close(full)
+        return fd, name
+
+    monkeypatch.setattr(tempfile, "mkstemp", mkstemp_on_a_full_disk)
+    with pytest.raises(ResultsWriteError) as failed:
+        write_files(tmp_path, "t", standings, 6)
+    assert str(failed.value) == (
+        f"results disk full while writing {str(tmp_path / 'standings.md')!r}: No space left on device; "
+        f"every finished game is kept in {str(tmp_path / 'results.sqlite')!r} "
+        "(free some space, then run the same command to resume)"
+    )
+    assert {p.name: p.read_text() for p in tmp_path.iterdir()} == before  # no temporary file, nothing torn
+
+
+@pytest.fixture
+def tiny_disk(tmp_path: Path) -> Iterator[Path]:
+    """A file system of its own, 8 MB of tmpfs, to fill up (unmounted afterwards)."""
+    if not sys.platform.startswith("linux") or os.geteuid() != 0:
+        pytest.skip("a real full disk needs root on Linux, to mount a small tmpfs")
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    try:
+        done = subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", str(disk)],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError) as e:
+        pytest.skip(f"cannot mount a tmpfs here: {e}")
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.strip() or f'exit {done.returncode}'}")
+    try:
+        yield disk
+    finally:
+        if subprocess.run(["umount", str(disk)], check=False, timeout=30).returncode != 0:
+            subprocess.run(["umount", "--lazy", str(disk)], check=False, timeout=30)
+
+
+def fill(path: Path) -> None:
+    """Write ``path`` until its file system has not a byte left."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o600)
+    try:
+        with contextlib.suppress(OSError):  # ENOSPC, checked below
+            while True:
+                os.write(fd, bytes(65536))
+    finally:
+        os.close(fd)
+    with pytest.raises(OSError) as full:
+        (path.parent / "one-more").write_bytes(b"x")
+    assert full.value.errno == errno.ENOSPC
+
+
+def test_a_real_full_disk_stops_the_run_in_one_line_and_loses_no_finished_game(
+    tmp_path: Path, marker: str, tiny_disk: Path
+) -> None:
+    out = tiny_disk / "results"
+    path = league(tmp_path, marker, rounds=4, extra=f"output: {out}\n")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "arena", "run", str(path)],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        wait_for_games(out / "results.sqlite", 3, proc)
+        fill(tiny_disk / "filler")  # mid-run: the next game, or standings file, finds no space
+        stdout, stderr = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 1, stderr
+    assert "Traceback" not in stderr
+    last = stderr.strip().splitlines()[-1]
+    assert last.startswith("Error: results disk full while ") and str(out) in last, stderr
+    assert "run the same command to resume" in last
+    assert not [p.name for p in out.iterdir() if p.name.endswith(".tmp")]  # no temporary file left
+    reported = reported_games(stdout)
+    assert len(reported) >= 3
+    # Free the space (SQLite needs a little to open a store), then every reported game is there.
+    (tiny_disk / "filler").unlink()
+    played = assert_store_intact(out, reported)
+    assert len(reported) <= played < 24
+    again = CliRunner().invoke(main, ["run", str(path), "-q"])
+    assert again.exit_code == 0, again.output
+    assert assert_store_intact(out, []) == 24

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import subprocess
 import sys
 from pathlib import Path
 from xml.etree import ElementTree as ET
@@ -13,12 +12,14 @@ from xml.etree import ElementTree as ET
 import click
 
 from ..botproc import ResourceLimits
+from ..build import run_build
 from ..check import CheckOptions, CheckReport, SprtOptions, run_check
 from ..clock import TimeControl
 from ..config import find_program
 from ..durations import parse_duration_ms
 from ..errors import ArenaError, ConfigError
-from .common import limits_options, time_control_options
+from ..sandbox import SandboxPolicy
+from .common import limits_options, sandbox_options, time_control_options
 
 STATUS_WORD = {"pass": "PASS", "fail": "FAIL", "skip": "SKIP"}
 
@@ -95,6 +96,10 @@ def _argv(command: str, what: str) -> tuple[str, ...]:
 )
 @time_control_options
 @limits_options
+@sandbox_options
+@click.option(
+    "--build-timeout", default="10m", show_default=True, help="Longest the --build command may run."
+)
 @click.option("--end-grace", default="1s", show_default=True, help="Time to exit after 'end'.")
 @click.option(
     "--concurrency",
@@ -161,6 +166,8 @@ def check_cmd(
     opponents: tuple[str, ...],
     time_control: TimeControl,
     limits: ResourceLimits,
+    sandbox: SandboxPolicy,
+    build_timeout: str,
     end_grace: str,
     concurrency: int,
     against: tuple[str, ...],
@@ -210,6 +217,7 @@ def check_cmd(
     opts = CheckOptions(
         command=argv,
         limits=limits,
+        sandbox=sandbox,
         cwd=cwd,
         seed=seed,
         conformance_games=conformance_games,
@@ -234,7 +242,11 @@ def check_cmd(
     if skip_conformance and not against and sprt is None:
         raise click.UsageError("--skip-conformance leaves nothing to check without --against or --sprt")
     echo(f"checking {shlex.join(argv)} (seed {seed}, {time_control.describe()})")
-    report = _build(build, cwd, argv, seed) if build is not None else None
+    report = (
+        _build(build, cwd, argv, seed, sandbox, parse_duration_ms(build_timeout, "--build-timeout") / 1000)
+        if build is not None
+        else None
+    )
     if report is None:
 
         def progress(done: int, total: int) -> None:
@@ -267,21 +279,16 @@ def check_cmd(
     sys.exit(0 if report.passed else 1)
 
 
-def _build(build: str, cwd: Path, argv: tuple[str, ...], seed: int) -> CheckReport | None:
-    """Run the build; a failure is the report (the bot is not fit), success is None."""
+def _build(
+    build: str, cwd: Path, argv: tuple[str, ...], seed: int, sandbox: SandboxPolicy, timeout_s: float
+) -> CheckReport | None:
+    """Run the build in the bot's sandbox; a failure is the report (the bot is not fit), success is None."""
     from ..check import CheckResult
 
-    try:
-        done = subprocess.run(
-            _argv(build, "--build"), cwd=cwd, capture_output=True, text=True, timeout=600, check=False
-        )
-        ok, out = done.returncode == 0, (done.stdout + done.stderr).strip()
-        why = f"exited with {done.returncode}"
-    except (OSError, subprocess.SubprocessError) as e:
-        ok, out, why = False, str(e), "could not run"
-    if ok:
+    result = run_build(_argv(build, "--build"), cwd, sandbox, timeout_s)
+    if result.ok:
         return None
-    tail = " | ".join(out.splitlines()[-5:])
+    tail = " | ".join(result.tail(5))
     report = CheckReport(argv, seed)
-    report.checks = [CheckResult("build", "fail", f"{build!r} {why}: {tail}")]
+    report.checks = [CheckResult("build", "fail", f"{build!r} {result.why}: {tail}")]
     return report

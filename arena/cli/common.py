@@ -18,7 +18,8 @@ from .. import __version__
 from ..botproc import ResourceLimits
 from ..clock import TimeControl
 from ..durations import parse_duration_ms
-from ..errors import ArenaError
+from ..errors import ArenaError, ConfigError
+from ..sandbox import SandboxPolicy, resolve_mode
 
 
 class ArenaFailure(click.ClickException):
@@ -99,7 +100,8 @@ _LIMIT_OPTIONS = [
         type=click.IntRange(0),
         default=2048,
         show_default=True,
-        help="Address space of each bot process (0: no limit).",
+        help="Memory of each bot as a whole in its sandbox's cgroup; without one, the address "
+        "space of each of its processes (0: no limit).",
     ),
     click.option(
         "--cpu-seconds",
@@ -108,6 +110,13 @@ _LIMIT_OPTIONS = [
         show_default=True,
         help="CPU time of each bot process (0: no limit).",
     ),
+    click.option(
+        "--tasks",
+        type=click.IntRange(0),
+        default=256,
+        show_default=True,
+        help="Processes and threads of each bot as a whole (0: no limit).",
+    ),
 ]
 
 
@@ -115,13 +124,43 @@ def limits_options(f: Callable[..., Any]) -> Callable[..., Any]:
     """Add the bots' resource-limit options; the command receives one ``limits`` value."""
 
     @functools.wraps(f)
-    def wrapper(*args: Any, memory_mb: int, cpu_seconds: int, **kwargs: Any) -> Any:
-        limits = ResourceLimits(memory_mb=memory_mb or None, cpu_seconds=cpu_seconds or None)
+    def wrapper(*args: Any, memory_mb: int, cpu_seconds: int, tasks: int, **kwargs: Any) -> Any:
+        limits = ResourceLimits(
+            memory_mb=memory_mb or None, cpu_seconds=cpu_seconds or None, tasks=tasks or None
+        )
         return f(*args, limits=limits, **kwargs)
 
     for option in reversed(_LIMIT_OPTIONS):
         wrapper = option(wrapper)
     return wrapper
+
+
+def sandbox_options(f: Callable[..., Any]) -> Callable[..., Any]:
+    """Add --sandbox/--no-sandbox; the command receives one ``sandbox`` policy.
+
+    Without either flag the bots are sandboxed when bubblewrap works here, and
+    a warning says so when it does not.  ``--sandbox`` insists: no sandbox, no
+    game (exit 2).
+    """
+
+    @functools.wraps(f)
+    def wrapper(*args: Any, sandbox: bool | None, **kwargs: Any) -> Any:
+        mode = "auto" if sandbox is None else "bwrap" if sandbox else "none"
+        policy = SandboxPolicy(mode=mode)
+        try:
+            _sandboxed, warning = resolve_mode(policy)
+        except ConfigError as e:
+            raise ConfigError(f"--sandbox: {e}") from None
+        if warning:
+            click.echo(f"warning: {warning}", err=True)
+        return f(*args, sandbox=policy, **kwargs)
+
+    return click.option(
+        "--sandbox/--no-sandbox",
+        default=None,
+        help="Run the bots in the bubblewrap sandbox (required with --sandbox; "
+        "default: when bubblewrap works here, with a warning when it does not).",
+    )(wrapper)
 
 
 @click.group(cls=ArenaGroup, context_settings={"help_option_names": ["-h", "--help"]})

@@ -18,7 +18,16 @@ from ..errors import ArenaError, ConfigError
 from ..record import Fault, GameRecord, MoveRecord
 from ..referee import BotSpec, GameSetup, play_game
 from ..rules import PLAYER_LETTERS, GameState, Params, parse_board_file, random_board, render
-from .common import colour_option, colour_wanted, contact_option, limits_options, main, time_control_options
+from ..sandbox import SandboxPolicy
+from .common import (
+    colour_option,
+    colour_wanted,
+    contact_option,
+    limits_options,
+    main,
+    sandbox_options,
+    time_control_options,
+)
 
 INTERPRETERS = (
     "python",
@@ -51,7 +60,12 @@ def bot_name(argv: tuple[str, ...]) -> str:
     return re.sub(r"[^A-Za-z0-9_.+-]", "_", name)[:60] or "bot"
 
 
-def bot_specs(commands: tuple[str, ...], cwd: Path, limits: ResourceLimits | None = None) -> list[BotSpec]:
+def bot_specs(
+    commands: tuple[str, ...],
+    cwd: Path,
+    limits: ResourceLimits | None = None,
+    sandbox: SandboxPolicy | None = None,
+) -> list[BotSpec]:
     """Specs for bot command strings, named after their program; repeats get #2, #3."""
     specs = []
     seen: Counter[str] = Counter()
@@ -62,7 +76,15 @@ def bot_specs(commands: tuple[str, ...], cwd: Path, limits: ResourceLimits | Non
         base = bot_name(argv)
         seen[base] += 1
         name = base if seen[base] == 1 else f"{base}_{seen[base]}"
-        specs.append(BotSpec(name=name, command=argv, cwd=cwd, limits=limits or ResourceLimits()))
+        specs.append(
+            BotSpec(
+                name=name,
+                command=argv,
+                cwd=cwd,
+                limits=limits or ResourceLimits(),
+                sandbox=sandbox or SandboxPolicy(),
+            )
+        )
     return specs
 
 
@@ -97,6 +119,7 @@ def standings_table(record: GameRecord) -> str:
 @click.option("--build-board", is_flag=True, help="The bots build the pasture from tiles first.")
 @time_control_options
 @limits_options
+@sandbox_options
 @click.option("--sheep", type=click.IntRange(1, 999), default=16, show_default=True)
 @click.option("--tiles", type=click.IntRange(1, 64), default=4, show_default=True, help="Tiles per player.")
 @contact_option
@@ -115,6 +138,7 @@ def play_cmd(
     build_board: bool,
     time_control: TimeControl,
     limits: ResourceLimits,
+    sandbox: SandboxPolicy,
     sheep: int,
     tiles: int,
     contact: str,
@@ -153,7 +177,7 @@ def play_cmd(
         except (OSError, UnicodeDecodeError) as e:
             raise ConfigError(f"cannot read board file {str(path)!r}: {e}") from None
         board = parse_board_file(text, str(path))
-    specs = bot_specs(bots, Path.cwd(), limits)
+    specs = bot_specs(bots, Path.cwd(), limits, sandbox)
     setup = GameSetup(
         game_id=f"play-{seed}", seed=seed, params=params, time_control=time_control, board=board
     )

@@ -17,7 +17,7 @@ from ..record import FaultKind, GameRecord
 from ..rules import PLAYER_LETTERS
 from ..schedule import ScheduledGame
 from ..standings import FORMATS, compute_standings, render
-from ..store import ResultStore
+from ..store import ResultStore, ResultsWriteError
 from ..tournament import RunState, run_tournament
 from .common import main
 
@@ -97,8 +97,9 @@ def run_cmd(tournament: Path, restart: bool, concurrency: int | None, quiet: boo
     it stopped; Ctrl-C stops cleanly and keeps every finished game.
 
     Exit codes: 0 every game played; 1 some games failed for reasons of the
-    arena itself (rerun to retry them); 2 a bad file, option or bot build;
-    130 interrupted.
+    arena itself (rerun to retry them), or the results could not be written
+    (a full disk: free space, rerun to resume); 2 a bad file, option or bot
+    build; 130 interrupted.
     """
     config = load_config(tournament)
     if concurrency is not None:
@@ -115,6 +116,9 @@ def run_cmd(tournament: Path, restart: bool, concurrency: int | None, quiet: boo
         progress.close()
         click.echo("\ninterrupted: finished games are saved; run the same command to resume", err=True)
         sys.exit(130)
+    except ResultsWriteError as e:  # a full disk: one line, exit 1 like other failures of the arena
+        progress.close()
+        raise click.ClickException(str(e)) from e
     progress.close()
     if state.standings is not None:
         click.echo("")
@@ -128,8 +132,14 @@ def run_cmd(tournament: Path, restart: bool, concurrency: int | None, quiet: boo
         click.echo(
             f"{len(state.failures)} game(s) failed for reasons of the arena (rerun to retry):", err=True
         )
-        for f in state.failures:
-            click.echo("  " + f.splitlines()[0], err=True)
+        for _game, why in state.failures:
+            click.echo("  " + why.splitlines()[0], err=True)
+        listing = ", ".join(f"{g.game_id} ({' vs '.join(g.seats)})" for g, _ in state.failures)
+        click.echo(
+            f"FAILED: {len(state.failures)} of {state.total} games not played: {listing}; "
+            "run the same command to retry them",
+            err=True,
+        )
         sys.exit(1)
 
 

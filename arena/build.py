@@ -1,0 +1,167 @@
+"""Bot builds: ``make``, ``cargo build``, ``javac``... run before a bot's first game.
+
+A build is the bot author's code as much as the bot is, so it runs in the same
+sandbox (its own folder writable, the network only if the tournament allows),
+with a scrubbed environment, no standard input, a deadline, and its output
+kept as a bounded tail.  On a timeout, an error, Ctrl-C or SIGTERM its whole
+process tree is killed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import select
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import FrameType
+
+from .botproc import ResourceLimits, bot_environment, spawn_sandboxed
+from .sandbox import SandboxPolicy, resolve_mode
+
+OUTPUT_KEEP = 16 * 1024  # bytes of a build's output kept (its tail)
+BUILD_LIMITS = ResourceLimits(
+    memory_mb=4096, cpu_seconds=None, file_size_mb=1024, open_files=1024, tasks=1024, cpus=None
+)
+BUILD_TMP_MB = 1024
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    """How a build went: ``ok``, why not (``exit 2``, ``timed out after 600 s``), its output's tail."""
+
+    ok: bool
+    why: str
+    output: str
+    sandboxed: bool
+    warning: str | None = None
+
+    def tail(self, lines: int = 15) -> list[str]:
+        return self.output.strip().splitlines()[-lines:]
+
+
+class BuildInterrupted(BaseException):
+    """SIGTERM arrived during a build (its processes were killed)."""
+
+
+@contextlib.contextmanager
+def _sigterm_raises() -> Iterator[None]:
+    """Turn SIGTERM into an exception while a build runs, so its processes die with us."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        raise BuildInterrupted()
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _owner(cwd: Path) -> tuple[int, int] | None:
+    """Builds write their folder, so (when the arena is root) they run as its owner."""
+    if os.geteuid() != 0:
+        return None
+    st = cwd.stat()
+    return st.st_uid, st.st_gid
+
+
+def run_build(
+    command: Sequence[str],
+    cwd: Path,
+    sandbox: SandboxPolicy,
+    timeout_s: float,
+    env: Mapping[str, str] | None = None,
+    network: bool = False,
+) -> BuildResult:
+    """Run one build to its end or its deadline; never raises for the build's own failure."""
+    policy = SandboxPolicy(
+        mode=sandbox.mode,
+        network=network,
+        writable=True,
+        tmp_mb=max(sandbox.tmp_mb, BUILD_TMP_MB),
+        paths=sandbox.paths,
+        hidden=sandbox.hidden,
+    )
+    sandboxed, warning = resolve_mode(policy)
+    full_env = bot_environment(cwd, env)
+    init: int | None = None
+    try:
+        if sandboxed:
+            proc, init, group = spawn_sandboxed(
+                command,
+                cwd,
+                full_env,
+                BUILD_LIMITS,
+                policy,
+                owner=_owner(cwd),
+                stdin=subprocess.DEVNULL,
+                stderr=subprocess.STDOUT,
+            )
+        else:
+            group = None
+            proc = subprocess.Popen(
+                list(command),
+                cwd=cwd,
+                env=full_env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+                close_fds=True,
+            )
+    except (OSError, subprocess.SubprocessError) as e:
+        return BuildResult(False, f"could not start: {e}", "", sandboxed, warning)
+    output = bytearray()
+    why = ""
+    try:
+        with _sigterm_raises():
+            why = _collect(proc, output, time.monotonic() + timeout_s, timeout_s)
+    finally:
+        if proc.poll() is None and init is not None:  # bwrap still runs: the init's pid is its child's
+            with contextlib.suppress(OSError):
+                os.kill(init, signal.SIGKILL)
+        with contextlib.suppress(OSError):
+            os.killpg(proc.pid, signal.SIGKILL)  # the build's process group (unsandboxed builds)
+        proc.wait()
+        if proc.stdout is not None:
+            proc.stdout.close()
+        if group is not None:
+            group.kill_all()
+            group.remove()
+    text = output.decode("utf-8", "replace")
+    if why:
+        return BuildResult(False, why, text, sandboxed, warning)
+    code = proc.returncode
+    return BuildResult(code == 0, f"exited with {code}", text, sandboxed, warning)
+
+
+def _collect(proc: subprocess.Popen[bytes], output: bytearray, deadline: float, timeout_s: float) -> str:
+    """Read the build's output (keeping its tail) until it ends; "" or why it was stopped."""
+    assert proc.stdout is not None
+    fd = proc.stdout.fileno()
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return f"timed out after {timeout_s:g} s (build_timeout)"
+        ready, _, _ = select.select([fd], [], [], min(left, 0.5))
+        if not ready:
+            continue
+        chunk = os.read(fd, 65536)
+        if not chunk:  # every process holding the output has ended or closed it
+            try:
+                proc.wait(timeout=max(0.0, min(deadline - time.monotonic(), 5.0)))
+            except subprocess.TimeoutExpired:
+                return f"timed out after {timeout_s:g} s (build_timeout)"
+            return ""
+        output += chunk
+        if len(output) > OUTPUT_KEEP:
+            del output[: len(output) - OUTPUT_KEEP]

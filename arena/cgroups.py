@@ -1,0 +1,240 @@
+"""Control groups: limits that hold for a bot as a whole, not per process.
+
+A bot may start many processes and threads; resource limits (``setrlimit``)
+bind each process alone, so ten children get ten times the memory.  A cgroup
+holds the bot's whole process tree: its memory, its number of tasks
+(processes + threads) and its CPU bandwidth are capped together, and the
+kernel counts what the bot used.
+
+Both layouts are handled: cgroup v1 (one hierarchy per controller, e.g.
+``/sys/fs/cgroup/memory``) and v2 (one unified hierarchy).  Each bot gets a
+cgroup below the arena's own, so the arena's own limits still hold over it.
+When no cgroup can be made (no permission, no controllers delegated), the
+caller falls back to rlimits and records that it did.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import itertools
+import os
+import signal
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+CGROUP_ROOT = Path("/sys/fs/cgroup")
+CONTROLLERS = ("memory", "pids", "cpu")
+CPU_PERIOD_US = 100_000
+PREFIX = "arena-bot-"
+_counter = itertools.count()
+
+
+@dataclass(frozen=True)
+class CgroupLimits:
+    """What to cap: ``None`` leaves that resource as the arena's own cgroup has it."""
+
+    memory_mb: int | None = None
+    tasks: int | None = None
+    cpus: float | None = None
+
+
+def _own_path(controller: str) -> str | None:
+    """This process's cgroup path for a v1 controller, or for v2 (``controller=""``)."""
+    try:
+        lines = Path("/proc/self/cgroup").read_text().splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        _id, names, path = line.split(":", 2)
+        if (controller and controller in names.split(",")) or (not controller and _id == "0" and not names):
+            return path
+    return None
+
+
+class CgroupSupport:
+    """Where bot cgroups can be made on this machine, found once per process."""
+
+    def __init__(self, version: int, parents: dict[str, Path]) -> None:
+        self.version = version
+        self.parents = parents  # controller -> the folder new bot cgroups go in (v2: one for all)
+
+    @property
+    def description(self) -> str:
+        return f"cgroup v{self.version} ({', '.join(sorted(self.parents) if self.version == 1 else CONTROLLERS)})"
+
+    def create(self, limits: CgroupLimits) -> BotCgroup:
+        """A new cgroup with these limits; raises OSError if it cannot be made."""
+        name = f"{PREFIX}{os.getpid()}-{next(_counter)}"
+        group = BotCgroup(self, name)
+        try:
+            group.make(limits)
+        except OSError:
+            group.remove()
+            raise
+        return group
+
+
+def _probe_v1() -> CgroupSupport | None:
+    parents: dict[str, Path] = {}
+    for controller in CONTROLLERS:
+        mount = CGROUP_ROOT / controller
+        own = _own_path(controller)
+        if own is None or not (mount / "cgroup.procs").exists():
+            return None
+        parents[controller] = mount / own.lstrip("/")
+    return CgroupSupport(1, parents)
+
+
+def _probe_v2() -> CgroupSupport | None:
+    own = _own_path("")
+    if own is None or not (CGROUP_ROOT / "cgroup.controllers").exists():
+        return None
+    parent = CGROUP_ROOT / own.lstrip("/")
+    try:
+        available = (parent / "cgroup.controllers").read_text().split()
+        if not set(CONTROLLERS) <= set(available):
+            return None
+        enabled = (parent / "cgroup.subtree_control").read_text().split()
+        missing = [c for c in CONTROLLERS if c not in enabled]
+        if missing:  # fails (EBUSY) while the arena's own cgroup holds processes: then no v2 here
+            (parent / "cgroup.subtree_control").write_text(" ".join(f"+{c}" for c in missing))
+    except OSError:
+        return None
+    return CgroupSupport(2, {"": parent})
+
+
+_support: CgroupSupport | bool | None = False  # False: not probed yet
+
+
+def support() -> CgroupSupport | None:
+    """The cgroup layout bots can be put in here, or None (then rlimits apply)."""
+    global _support
+    if _support is False:
+        found = _probe_v1() or _probe_v2()
+        if found is not None:
+            try:  # a real trial: permissions are only known by trying
+                found.create(CgroupLimits(memory_mb=64, tasks=8, cpus=1)).remove()
+            except OSError:
+                found = None
+        _support = found
+    return _support if isinstance(_support, CgroupSupport) else None
+
+
+class BotCgroup:
+    """One bot's cgroup (one folder per controller under v1)."""
+
+    def __init__(self, support: CgroupSupport, name: str) -> None:
+        self.support = support
+        self.name = name
+        self.dirs = {c: parent / name for c, parent in support.parents.items()}
+
+    def _file(self, controller: str, name: str) -> Path:
+        return self.dirs[controller if self.support.version == 1 else ""] / name
+
+    def make(self, limits: CgroupLimits) -> None:
+        for d in self.dirs.values():
+            d.mkdir()
+        v1 = self.support.version == 1
+        if limits.memory_mb is not None:
+            size = str(limits.memory_mb * 1024 * 1024)
+            self._file("memory", "memory.limit_in_bytes" if v1 else "memory.max").write_text(size)
+            if not v1:
+                with contextlib.suppress(OSError):  # no swap to escape to
+                    self._file("memory", "memory.swap.max").write_text("0")
+        if limits.tasks is not None:
+            self._file("pids", "pids.max").write_text(str(limits.tasks))
+        if limits.cpus is not None:
+            quota = max(1000, int(limits.cpus * CPU_PERIOD_US))
+            if v1:
+                self._file("cpu", "cpu.cfs_period_us").write_text(str(CPU_PERIOD_US))
+                self._file("cpu", "cpu.cfs_quota_us").write_text(str(quota))
+            else:
+                self._file("cpu", "cpu.max").write_text(f"{quota} {CPU_PERIOD_US}")
+
+    def attach(self, pid: int) -> None:
+        """Move a process (and so everything it starts from now on) into the cgroup."""
+        for d in self.dirs.values():
+            (d / "cgroup.procs").write_text(str(pid))
+
+    def pids(self) -> list[int]:
+        """The processes in the cgroup now."""
+        d = next(iter(self.dirs.values()))
+        try:
+            return [int(x) for x in (d / "cgroup.procs").read_text().split()]
+        except (OSError, ValueError):
+            return []
+
+    def out_of_memory(self) -> bool:
+        """Whether the kernel killed a process of the bot for going over its memory."""
+        try:
+            if self.support.version == 1:
+                text = self._file("memory", "memory.oom_control").read_text()
+            else:
+                text = self._file("memory", "memory.events").read_text()
+        except OSError:
+            return False
+        for line in text.splitlines():
+            key, _, value = line.partition(" ")
+            if key == "oom_kill" and value.strip() not in ("", "0"):
+                return True
+        return False
+
+    def tasks_capped(self) -> bool:
+        """Whether the bot tried to start more tasks than it may."""
+        try:
+            text = self._file("pids", "pids.events").read_text()
+        except OSError:
+            return False
+        return any(line.startswith("max ") and line.split()[1] != "0" for line in text.splitlines())
+
+    def kill_all(self) -> None:
+        """SIGKILL every process in the cgroup (new ones may appear while it is done)."""
+        if self.support.version == 2:
+            with contextlib.suppress(OSError):
+                self._file("", "cgroup.kill").write_text("1")
+                return
+        for _ in range(20):
+            pids = self.pids()
+            if not pids:
+                return
+            for pid in pids:
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
+            time.sleep(0.005)
+
+    def remove(self, wait_s: float = 1.0) -> None:
+        """Remove the cgroup once its processes are gone (a dying process still holds it)."""
+        deadline = time.monotonic() + wait_s
+        for d in self.dirs.values():
+            while True:
+                try:
+                    d.rmdir()
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError as e:
+                    if e.errno != errno.EBUSY or time.monotonic() > deadline:
+                        break
+                    time.sleep(0.005)
+
+
+def sweep_stale() -> int:
+    """Remove empty bot cgroups left by arena processes that no longer run (a SIGKILLed arena)."""
+    found = support()
+    if found is None:
+        return 0
+    removed = 0
+    for parent in found.parents.values():
+        with contextlib.suppress(OSError):
+            for d in parent.iterdir():
+                if not d.name.startswith(PREFIX):
+                    continue
+                owner = d.name[len(PREFIX) :].split("-")[0]
+                if owner.isdigit() and Path(f"/proc/{owner}").exists():
+                    continue
+                with contextlib.suppress(OSError):
+                    d.rmdir()
+                    removed += 1
+    return removed

@@ -1,0 +1,368 @@
+"""The bot sandbox: bubblewrap (``bwrap``), the sandbox Flatpak uses.
+
+Each sandboxed bot runs as an unprivileged user (``nobody`` when the arena
+runs as root), with no capabilities, in namespaces of its own:
+
+- **PID**: it sees only its own processes; ``kill(-1)`` reaches only them; and
+  when its main process ends, the namespace's init dies and takes every
+  process of the bot with it (no escape by ``setsid``, a cleared environment
+  or changing pids);
+- **network**: loopback only, unless the tournament gives it the network;
+- **mount**: the system's runtime folders read-only, the bot's own folder
+  read-only (or writable if the tournament says so), a private HOME and TMPDIR
+  on a size-capped tmpfs, its own ``/proc`` and a minimal ``/dev``; never the
+  results folder, another bot's folder, or anything of the arena's processes;
+- **IPC, UTS, user**: its own, and it may not make user namespaces of its own.
+
+This module only builds command lines and facts; starting and stopping the
+process is :mod:`arena.botproc`'s job.
+"""
+
+from __future__ import annotations
+
+import functools
+import glob
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import ConfigError
+
+MODES = ("auto", "bwrap", "none")
+SANDBOX_UID = 65534  # "nobody": the user a bot runs as when the arena runs as root
+SANDBOX_TMP = "/tmp"
+SANDBOX_HOME = "/tmp/home"
+DEFAULT_TMP_MB = 64
+
+# Read-only system folders a program needs to run (interpreters, libraries).
+SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/opt")
+# What of /etc programs read to start; the rest of /etc (keys, credentials) stays out.
+ETC_ENTRIES = (
+    "alternatives",
+    "ld.so.cache",
+    "ld.so.conf",
+    "ld.so.conf.d",
+    "localtime",
+    "timezone",
+    "nsswitch.conf",
+    "passwd",
+    "group",
+    "hosts",
+    "host.conf",
+    "gai.conf",
+    "mime.types",
+    "os-release",
+    "debian_version",
+    "ssl",
+    "ca-certificates",
+    "ca-certificates.conf",
+    "python3",
+    "python3.11",
+    "java-*",
+    "nodejs",
+    "npmrc",
+)
+
+
+@dataclass(frozen=True)
+class SandboxPolicy:
+    """How one bot is isolated (from the tournament file or the command line).
+
+    ``mode``: ``auto`` uses bubblewrap when it works on this machine and runs the
+    bot unsandboxed otherwise (with a warning); ``bwrap`` requires it; ``none``
+    runs the bot as a plain process.  ``hidden`` lists folders the arena masks
+    with an empty tmpfs: the results folder and other bots' folders when they
+    lie inside this bot's folder.
+    """
+
+    mode: str = "auto"
+    network: bool = False
+    writable: bool = False
+    tmp_mb: int = DEFAULT_TMP_MB
+    paths: tuple[str, ...] = ()  # extra read-only paths the bot needs (a toolchain in $HOME, say)
+    hidden: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.mode not in MODES:
+            raise ConfigError(f"sandbox must be one of {', '.join(MODES)}, got {self.mode!r}")
+        if not 1 <= self.tmp_mb <= 65536:
+            raise ConfigError(f"tmp_mb must be from 1 to 65536, got {self.tmp_mb!r}")
+
+
+@dataclass(frozen=True)
+class Isolation:
+    """What actually applied to a bot, for its seat record and the standings."""
+
+    sandbox: str  # "bwrap" or "none"
+    limits: str  # "cgroup v1 (cpu, memory, pids)", "rlimits", ...
+    network: bool
+    warning: str | None = None
+
+    def to_dict(self) -> dict[str, object]:
+        d: dict[str, object] = {"sandbox": self.sandbox, "limits": self.limits, "network": self.network}
+        if self.warning:
+            d["warning"] = self.warning
+        return d
+
+
+def bwrap_path() -> str | None:
+    return shutil.which("bwrap")
+
+
+@functools.cache
+def unavailable_reason() -> str | None:
+    """Why bubblewrap cannot sandbox bots here, or None when it can (tried once per process)."""
+    exe = bwrap_path()
+    if exe is None:
+        return "bubblewrap is not installed (Debian/Ubuntu: apt-get install bubblewrap)"
+    try:
+        argv = [exe, *_namespace_args(network=False), *_system_binds()]
+        argv += ["--", *_drop_privileges(), "/bin/sh", "-c", "exit 0"]
+        done = subprocess.run(argv, capture_output=True, timeout=20, check=False, stdin=subprocess.DEVNULL)
+    except ConfigError as e:
+        return str(e)
+    except (OSError, subprocess.SubprocessError) as e:
+        return f"bubblewrap cannot start here: {e}"
+    if done.returncode != 0:
+        err = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        return f"bubblewrap does not work here: {err[-1] if err else f'exit {done.returncode}'}"
+    return None
+
+
+def resolve_mode(policy: SandboxPolicy) -> tuple[bool, str | None]:
+    """(sandboxed?, warning) for a policy; raises BotError-free ConfigError when bwrap is required."""
+    if policy.mode == "none":
+        return False, None
+    reason = unavailable_reason()
+    if reason is None:
+        return True, None
+    if policy.mode == "bwrap":
+        raise ConfigError(f"a sandbox was asked for and cannot be had: {reason}")
+    return False, f"running bots WITHOUT a sandbox: {reason}"
+
+
+def _system_binds() -> list[str]:
+    args: list[str] = []
+    for d in SYSTEM_DIRS:
+        if os.path.islink(d):
+            args += ["--symlink", os.readlink(d), d]
+        elif os.path.isdir(d):
+            args += ["--ro-bind", d, d]
+    args += ["--perms", "0755", "--dir", "/etc"]  # else made like the host's root-only mount point
+    for pattern in ETC_ENTRIES:
+        for p in sorted(glob.glob(os.path.join("/etc", pattern))):
+            args += ["--ro-bind", p, p]
+    args += ["--proc", "/proc", "--dev", "/dev"]
+    return args
+
+
+def _covered(path: str, roots: Sequence[str]) -> bool:
+    return any(path == r or path.startswith(r.rstrip("/") + "/") for r in roots)
+
+
+def arena_kit_dir() -> str:
+    """The folder holding the ``arena`` package (bound read-only so Python bots can import the kit)."""
+    return str(Path(__file__).resolve().parent.parent)
+
+
+def _python_dirs() -> list[str]:
+    """The arena's own Python installation (and virtual environment), for ``python3`` bots."""
+    dirs = []
+    for p in (sys.base_prefix, sys.prefix, sys.exec_prefix):
+        r = os.path.realpath(p)
+        if r not in dirs:
+            dirs.append(r)
+    if sys.prefix not in dirs:  # a venv reached through a symlink
+        dirs.append(sys.prefix)
+    return dirs
+
+
+def sandbox_path(host_path: str, visible: Sequence[str]) -> str:
+    """PATH inside the sandbox: the arena's own interpreter first, then the host's visible entries."""
+    entries = [os.path.dirname(sys.executable)]
+    for d in host_path.split(os.pathsep):
+        if d and d not in entries and _covered(os.path.realpath(d), visible) and _covered(d, visible):
+            entries.append(d)
+    for d in ("/usr/local/bin", "/usr/bin", "/bin"):
+        if d not in entries:
+            entries.append(d)
+    return os.pathsep.join(entries)
+
+
+def _privileged() -> bool:
+    """Whether bwrap runs as root: then it drops to ``nobody`` itself, after setting up."""
+    return os.geteuid() == 0
+
+
+def _namespace_args(network: bool) -> list[str]:
+    args = [
+        "--unshare-pid",
+        "--unshare-ipc",
+        "--unshare-uts",
+        "--unshare-cgroup-try",
+        "--die-with-parent",
+        "--new-session",  # no TIOCSTI into the arena's terminal
+        "--hostname",
+        "sandbox",
+    ]
+    if not network:
+        args.append("--unshare-net")
+    if _privileged():
+        # Root's bwrap mounts what the bot needs (also from folders only root can reach,
+        # a Python under /root say), then setpriv drops to nobody: only these three
+        # capabilities survive into the sandbox, and setpriv gives them up too.
+        args += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP"]
+    else:
+        args += ["--unshare-user", "--disable-userns"]  # no nested user namespace: no capabilities
+    return args
+
+
+def _drop_privileges(uid: int = SANDBOX_UID, gid: int = SANDBOX_UID) -> list[str]:
+    """The command that turns root into ``uid`` (nobody) inside the sandbox, with no way back.
+
+    Whatever the uid, no capability survives (bounding set emptied, no new privileges).
+    """
+    if not _privileged():
+        return []
+    exe = shutil.which("setpriv")
+    if exe is None:
+        raise ConfigError("the 'setpriv' command (util-linux) is needed to sandbox bots as root")
+    return [
+        exe,
+        f"--reuid={uid}",
+        f"--regid={gid}",
+        "--clear-groups",
+        "--no-new-privs",
+        "--inh-caps=-all",
+        "--bounding-set=-all",
+        "--",
+    ]
+
+
+def _parents(path: str) -> list[str]:
+    parts = Path(path).parts
+    return [str(Path(*parts[:i])) for i in range(2, len(parts))]
+
+
+def bwrap_command(
+    policy: SandboxPolicy,
+    command: Sequence[str],
+    cwd: Path,
+    env: Mapping[str, str],
+    info_fd: int,
+    block_fd: int,
+    owner: tuple[int, int] | None = None,
+) -> list[str]:
+    """The bwrap command line that runs ``command`` in ``cwd`` inside the sandbox.
+
+    bwrap writes the sandbox's init pid to ``info_fd`` and waits for a byte on
+    ``block_fd`` before it starts the bot, so the caller can put the bot in its
+    cgroup before the bot runs a single instruction.  ``owner`` (uid, gid) runs
+    the command as that user instead of nobody (builds, which write their folder;
+    when the arena runs as root).
+    """
+    exe = bwrap_path()
+    if exe is None:
+        raise ConfigError("bubblewrap is not installed (Debian/Ubuntu: apt-get install bubblewrap)")
+    args = [exe, *_namespace_args(policy.network)]
+    args += ["--info-fd", str(info_fd), "--block-fd", str(block_fd)]
+    args += _system_binds()
+    visible = [d for d in SYSTEM_DIRS if os.path.isdir(d)]
+    binds: list[tuple[str, bool]] = []
+
+    def bind(host: str, writable: bool = False) -> None:
+        binds.append((host, writable))
+        visible.append(host)
+
+    for d in [*_python_dirs(), arena_kit_dir() + "/arena"]:
+        if os.path.isdir(d) and not _covered(d, visible):
+            bind(d)
+    for p in policy.paths:
+        rp = os.path.realpath(p)
+        if os.path.exists(rp) and not _covered(rp, visible):
+            bind(rp)
+    where = str(cwd)
+    bind(where, policy.writable)
+    # A program given by a path outside every visible folder is bound on its own.
+    program = command[0] if command else ""
+    inner_path = sandbox_path(env.get("PATH", ""), [*visible, *_python_dirs()])
+    if "/" in program:
+        host = os.path.realpath(program if os.path.isabs(program) else os.path.join(where, program))
+        if not os.path.isfile(host):
+            raise FileNotFoundError(f"program {program!r}: No such file or directory (in {where!r})")
+        if not os.access(host, os.X_OK):
+            raise PermissionError(f"program {program!r} is not executable")
+        if not _covered(host, visible):
+            bind(host)
+    elif shutil.which(program, path=inner_path) is None:
+        raise FileNotFoundError(f"program {program!r}: No such file or directory on PATH {inner_path!r}")
+    # Outer folders first, so an inner bind is not hidden by an outer one laid over it.
+    binds.sort(key=lambda b: len(Path(b[0]).parts))
+    hosts = [h for h, _ in binds]
+    # The private /tmp first: a bot's folder may well lie under the host's /tmp.
+    args += ["--size", str(policy.tmp_mb * 1024 * 1024), "--perms", "1777", "--tmpfs", SANDBOX_TMP]
+    args += ["--perms", "0777", "--dir", SANDBOX_HOME]
+    # The folders leading to a bind are made readable, not copied from the host (/root is 0700).
+    made: list[str] = []
+    for host in hosts:
+        for parent in _parents(host):
+            if parent not in made and not _covered(parent, [*hosts, *SYSTEM_DIRS]):
+                args += ["--perms", "0755", "--dir", parent]
+                made.append(parent)
+    for host, writable in binds:
+        args += ["--bind" if writable else "--ro-bind", host, host]
+    for h in policy.hidden:
+        if os.path.isdir(h) and _covered(h, [where]) and h != where:
+            args += ["--tmpfs", h, "--remount-ro", h]
+    # The sandbox's own root (where bwrap made the mount points) is a tmpfs: read-only, so
+    # nothing but /tmp (capped) and a writable folder takes a write.
+    args += ["--remount-ro", "/", "--chdir", where, "--clearenv"]
+    inner_env = dict(env)
+    inner_env.update(
+        {
+            "HOME": SANDBOX_HOME,
+            "TMPDIR": SANDBOX_TMP,
+            "PATH": inner_path,
+            "PYTHONPATH": os.pathsep.join(
+                [arena_kit_dir(), *([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])]
+            ),
+            "PYTHONDONTWRITEBYTECODE": "1",  # the code folders are read-only
+        }
+    )
+    for key, value in sorted(inner_env.items()):
+        args += ["--setenv", key, value]
+    return [*args, "--", *_drop_privileges(*(owner or (SANDBOX_UID, SANDBOX_UID))), *command]
+
+
+def prlimit_command(values: Mapping[str, int | None]) -> list[str]:
+    """``prlimit --as=N ... --`` (util-linux): sets hard limits, then execs what follows.
+
+    Used instead of a Python ``preexec_fn`` (which forces a slow fork path), and
+    never above the arena's own hard limits (raising one needs a capability).
+    """
+    import resource
+
+    exe = shutil.which("prlimit")
+    if exe is None:
+        raise ConfigError("the 'prlimit' command (util-linux) is needed to limit sandboxed bots")
+    kinds = {
+        "as": resource.RLIMIT_AS,
+        "cpu": resource.RLIMIT_CPU,
+        "fsize": resource.RLIMIT_FSIZE,
+        "nofile": resource.RLIMIT_NOFILE,
+        "nproc": resource.RLIMIT_NPROC,
+        "core": resource.RLIMIT_CORE,
+    }
+    args = [exe]
+    for name, value in values.items():
+        if value is None:
+            continue
+        _soft, hard = resource.getrlimit(kinds[name])
+        if hard != resource.RLIM_INFINITY:
+            value = min(value, hard)
+        args.append(f"--{name}={value}:{value}")
+    return [*args, "--"]

@@ -1,0 +1,279 @@
+"""The sandbox's settings, its fallback, sandboxed builds and old records.
+
+The attacks of hostile bots on a sandboxed game are in test_sandbox_attacks.py.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from arena import sandbox
+from arena.build import OUTPUT_KEEP, run_build
+from arena.cli import main
+from arena.config import parse_config
+from arena.errors import ConfigError
+from arena.record import GameRecord
+from arena.sandbox import SandboxPolicy, unavailable_reason
+from arena.standings import compute_standings, render
+
+REPO = Path(__file__).resolve().parent.parent
+RANDOM = f"{sys.executable} {REPO / 'sample_bots' / 'random_bot.py'}"
+needs_bwrap = pytest.mark.skipif(
+    unavailable_reason() is not None, reason=f"no sandbox: {unavailable_reason()}"
+)
+
+
+def processes_with(marker: str) -> list[int]:
+    found = []
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                with open(f"/proc/{entry.name}/cmdline", "rb") as f:
+                    if marker.encode() in f.read():
+                        found.append(int(entry.name))
+            except OSError:
+                continue
+    return found
+
+
+def wait_gone(marker: str, seconds: float = 5.0) -> list[int]:
+    deadline = time.monotonic() + seconds
+    while (left := processes_with(marker)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return left
+
+
+# -- settings ---------------------------------------------------------------------------------
+
+
+def config(tmp_path: Path, body: str) -> Path:
+    path = tmp_path / "t.yaml"
+    path.write_text(textwrap.dedent(body))
+    return path
+
+
+def test_sandbox_settings_are_read_per_bot_over_the_top_level(tmp_path: Path) -> None:
+    (tmp_path / "bots" / "b").mkdir(parents=True)
+    path = config(
+        tmp_path,
+        """\
+        sandbox: bwrap
+        limits: {tasks: 64, cpus: 0.5, tmp_mb: 16}
+        output: bots/results
+        bots:
+          - {name: a, command: ./a, cwd: bots, network: true, writable: true, readable: [/srv/tools]}
+          - {name: b, command: ./b, cwd: bots/b, sandbox: none, build_network: true, limits: {tmp_mb: 8}}
+        """,
+    )
+    cfg = parse_config(path.read_text(), path)
+    a, b = cfg.bots
+    assert (a.sandbox.mode, a.sandbox.network, a.sandbox.writable) == ("bwrap", True, True)
+    assert a.sandbox.paths == ("/srv/tools",) and a.sandbox.tmp_mb == 16
+    assert (a.limits.tasks, a.limits.cpus) == (64, 0.5)
+    # The results folder and b's folder lie inside a's: both are hidden from a.
+    assert a.sandbox.hidden == tuple(
+        sorted([str(tmp_path / "bots" / "b"), str(tmp_path / "bots" / "results")])
+    )
+    assert (b.sandbox.mode, b.build_network, b.sandbox.tmp_mb, b.sandbox.hidden) == ("none", True, 8, ())
+    assert cfg.build_timeout_ms == 600_000
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ("sandbox: docker\n", "t.yaml:1: 'sandbox' must be one of auto, bwrap, none"),
+        (
+            "bots:\n  - {name: a, command: x, network: yes-please}\n",
+            "t.yaml:2: 'bots[0].network' must be true or false",
+        ),
+        ("limits: {tasks: 0}\n", "t.yaml:1: 'limits.tasks' must be positive"),
+        ("limits: {cpus: 0}\n", "t.yaml:1: 'limits.cpus' must be from 0.01 to 1024 cores"),
+        ("limits: {tmp_mb: 100000}\n", "t.yaml:1: 'limits.tmp_mb' must be from 1 to 65536"),
+        ("build_timeout: 0s\n", "t.yaml:1: 'build_timeout' must be more than 0"),
+        (
+            "bots:\n  - {name: a, command: x, readable: [1]}\n",
+            "t.yaml:2: 'bots[0].readable' must be a list of paths",
+        ),
+    ],
+)
+def test_bad_sandbox_settings_name_file_line_and_key(tmp_path: Path, body: str, message: str) -> None:
+    if not body.startswith("bots"):
+        body += "bots:\n  - {name: a, command: x}\n  - {name: b, command: y}\n"
+    else:
+        body += "  - {name: b, command: y}\n"
+    path = config(tmp_path, body)
+    with pytest.raises(ConfigError) as e:
+        parse_config(path.read_text(), path)
+    assert str(e.value).startswith(str(path)) and message.split(":", 2)[2].strip() in str(e.value), e.value
+    assert f"{path}:{message.split(':')[1]}:" in str(e.value)
+
+
+# -- when bubblewrap cannot be had -------------------------------------------------------------
+
+
+def test_required_sandbox_that_cannot_be_had_is_exit_2(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sandbox, "unavailable_reason", lambda: "bubblewrap is not installed (test)")
+    for command in (["play", RANDOM, RANDOM, "--sandbox", "-q"], ["check", RANDOM, "--sandbox", "-q"]):
+        result = CliRunner().invoke(main, command)
+        assert result.exit_code == 2, result.output
+        assert "sandbox was asked for and cannot be had: bubblewrap is not installed (test)" in result.output
+
+
+def test_auto_runs_unsandboxed_with_a_warning_everywhere(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setattr(sandbox, "unavailable_reason", lambda: "bubblewrap is not installed (test)")
+    saved = tmp_path / "g.json"
+    result = CliRunner().invoke(main, ["play", RANDOM, RANDOM, "-q", "--save", str(saved)])
+    assert result.exit_code == 0, result.output
+    assert "warning: running bots WITHOUT a sandbox: bubblewrap is not installed (test)" in result.output
+    record = GameRecord.from_json(saved.read_text())
+    assert all(
+        s.isolation["sandbox"] == "none" and "WITHOUT a sandbox" in s.isolation["warning"]
+        for s in record.seats
+    )
+    text = render(compute_standings([record], ["random_bot", "random_bot_2"]), "plain")
+    assert "WARNING: games played WITHOUT a sandbox: " in text
+
+
+def test_run_refuses_a_required_sandbox_before_any_game(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setattr(sandbox, "unavailable_reason", lambda: "bubblewrap is not installed (test)")
+    path = config(
+        tmp_path,
+        f"""\
+        sandbox: bwrap
+        bots:
+          - {{name: a, command: {json.dumps(RANDOM)}}}
+          - {{name: b, command: {json.dumps(RANDOM)}}}
+        """,
+    )
+    result = CliRunner().invoke(main, ["run", str(path), "-q"])
+    assert result.exit_code == 2, result.output
+    assert f"{path}:3: bot 'a': a sandbox was asked for and cannot be had" in result.output
+    assert not (tmp_path / "results").exists()
+
+
+# -- records ------------------------------------------------------------------------------------
+
+
+def test_records_of_format_1_still_load_as_unsandboxed() -> None:
+    record = GameRecord.from_json(json.dumps(_format_1_record()))
+    assert record.seats[0].isolation == {} and not record.seats[0].sandboxed
+    assert render(compute_standings([record], ["x", "y"]), "plain").count("WITHOUT a sandbox") == 1
+
+
+def _format_1_record() -> dict[str, object]:
+    from arena.clock import TimeControl
+    from arena.referee import BotSpec, GameSetup, play_game
+    from arena.rules import random_board
+
+    specs = [
+        BotSpec(
+            name=n,
+            command=(sys.executable, str(REPO / "sample_bots" / "random_bot.py")),
+            cwd=REPO,
+            sandbox=SandboxPolicy(mode="none"),
+        )
+        for n in ("x", "y")
+    ]
+    data = play_game(
+        GameSetup(board=random_board(1, 8), time_control=TimeControl(move_ms=2000)), specs
+    ).to_dict()
+    data["format"] = 1
+    for seat in data["seats"]:
+        del seat["isolation"]
+    return data
+
+
+# -- builds -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("mode", ["auto", "none"])
+def test_build_timeout_kills_its_whole_process_tree(mode: str, tmp_path: Path) -> None:
+    marker = f"bsa-build-{uuid.uuid4().hex[:8]}"
+    script = f"sleep 300 & (setsid sleep 301 &) ; exec -a {marker} sleep 302"
+    (tmp_path / "run.sh").write_text(f"#!/bin/bash\n# {marker}\n{script}\n")
+    (tmp_path / "run.sh").chmod(0o755)
+    result = run_build(["/bin/bash", str(tmp_path / "run.sh"), marker], tmp_path, SandboxPolicy(mode=mode), 1.0)
+    assert not result.ok and result.why == "timed out after 1 s (build_timeout)"
+    assert wait_gone(marker) == []
+
+
+@pytest.mark.parametrize("mode", ["auto", "none"])
+def test_build_gets_no_stdin_no_secrets_and_a_bounded_tail(
+    mode: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("BSA_BUILD_SECRET", "hunter2")
+    script = (
+        "env; cat; echo read-stdin-done; head -c 3000000 /dev/zero | tr '\\0' x; echo; echo last-line; exit 3"
+    )
+    result = run_build(["/bin/sh", "-c", script], tmp_path, SandboxPolicy(mode=mode), 60.0)
+    assert not result.ok and result.why == "exited with 3"
+    assert len(result.output.encode()) <= OUTPUT_KEEP
+    assert result.tail(1) == ["last-line"]
+    full = run_build(
+        ["/bin/sh", "-c", "env; cat; echo read-stdin-done"], tmp_path, SandboxPolicy(mode=mode), 60.0
+    )
+    assert full.ok and "read-stdin-done" in full.output  # cat saw end-of-file at once
+    assert "hunter2" not in full.output and "BSA_BUILD_SECRET" not in full.output
+
+
+@needs_bwrap
+def test_sandboxed_build_writes_its_folder_but_nothing_else(tmp_path: Path) -> None:
+    folder = tmp_path / "bot"
+    folder.mkdir()
+    outside = tmp_path / "outside.txt"  # under /tmp: the sandbox's own tmpfs takes the write
+    in_repo = REPO / f"bsa-outside-{uuid.uuid4().hex[:8]}.txt"  # read-only in the sandbox
+    script = f"echo built > out.txt && echo x > {outside} && (echo x > {in_repo} || echo cannot-write-outside)"
+    try:
+        result = run_build(["/bin/sh", "-c", script], folder, SandboxPolicy(mode="bwrap"), 60.0)
+        assert result.ok, result.output
+        assert (folder / "out.txt").read_text() == "built\n"
+        assert not outside.exists() and not in_repo.exists()
+        assert "cannot-write-outside" in result.output
+    finally:
+        in_repo.unlink(missing_ok=True)
+    assert result.sandboxed
+
+
+def test_sigterm_during_a_build_kills_the_build(tmp_path: Path) -> None:
+    marker = f"bsa-build-{uuid.uuid4().hex[:8]}"
+    program = textwrap.dedent(
+        f"""
+        from pathlib import Path
+        from arena.build import run_build
+        from arena.sandbox import SandboxPolicy
+        print("building", flush=True)
+        run_build(["/bin/bash", "-c", "exec -a {marker} sleep 300"], Path({str(tmp_path)!r}), SandboxPolicy(), 600)
+        """
+    )
+    proc = subprocess.Popen([sys.executable, "-c", program], stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None and proc.stdout.readline() == "building\n"
+        deadline = time.monotonic() + 20
+        while not processes_with(marker) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert processes_with(marker), "the build never started"
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=20)
+        assert wait_gone(marker) == []
+    finally:
+        proc.kill()
+        proc.wait()
+        if proc.stdout is not None:
+            proc.stdout.close()
+        for pid in processes_with(marker):
+            os.kill(pid, signal.SIGKILL)
