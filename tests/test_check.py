@@ -15,6 +15,8 @@ from click.testing import CliRunner
 from arena.check import elo_to_score, sprt_llr
 from arena.cli import main
 
+pytestmark = pytest.mark.slow  # many real games: run in CI, skip with -m 'not slow'
+
 REPO = Path(__file__).resolve().parent.parent
 PY = sys.executable
 BROKEN = REPO / "tests" / "broken_bots"

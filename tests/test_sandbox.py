@@ -236,7 +236,7 @@ def test_sandboxed_build_writes_its_folder_but_nothing_else(tmp_path: Path) -> N
     folder = tmp_path / "bot"
     folder.mkdir()
     outside = tmp_path / "outside.txt"  # under /tmp: the sandbox's own tmpfs takes the write
-    in_repo = REPO / f"bsa-outside-{uuid.uuid4().hex[:8]}.txt"  # read-only in the sandbox
+    in_repo = REPO / "arena" / f"bsa-outside-{uuid.uuid4().hex[:8]}.txt"  # read-only in every sandbox
     script = f"echo built > out.txt && echo x > {outside} && (echo x > {in_repo} || echo cannot-write-outside)"
     try:
         result = run_build(["/bin/sh", "-c", script], folder, SandboxPolicy(mode="bwrap"), 60.0)

@@ -32,6 +32,8 @@ from arena.standings import compute_standings, write_files
 from arena.store import ResultStore, ResultsWriteError
 from arena.tournament import schedule_for
 
+pytestmark = pytest.mark.slow  # many real games: run in CI, skip with -m 'not slow'
+
 REPO = Path(__file__).resolve().parent.parent
 
 
