@@ -18,6 +18,7 @@ import math
 import os
 import resource
 import select
+import shutil
 import signal
 import subprocess
 import time
@@ -71,42 +72,57 @@ class ResourceLimits:
     tasks: int | None = 256
     cpus: float | None = 1.0
 
-    def rlimits(self, whole_bot: bool) -> dict[str, int | None]:
-        """The rlimits for ``prlimit``; memory and tasks only when no cgroup holds them."""
+    def rlimits(self, whole_bot: bool) -> dict[str, int]:
+        """The rlimits to set, by ``prlimit`` name, never above the arena's own hard limits
+        (raising one needs a capability).  Memory and tasks only when no cgroup holds them
+        for the whole bot."""
         mb = 1024 * 1024
-        values: dict[str, int | None] = {
+        wanted: dict[str, int | None] = {
             "core": 0,
             "cpu": self.cpu_seconds,
             "fsize": None if self.file_size_mb is None else self.file_size_mb * mb,
             "nofile": self.open_files,
         }
         if not whole_bot:
-            values["as"] = None if self.memory_mb is None else self.memory_mb * mb
-            values["nproc"] = self.tasks
-        return values
+            wanted["as"] = None if self.memory_mb is None else self.memory_mb * mb
+            wanted["nproc"] = self.tasks
+        out = {}
+        for name, value in wanted.items():
+            if value is None:
+                continue
+            _soft, hard = resource.getrlimit(_RLIMITS[name])
+            out[name] = value if hard == resource.RLIM_INFINITY else min(value, hard)
+        return out
+
+    def prlimit_command(self, whole_bot: bool) -> list[str]:
+        """``prlimit --as=N:N ... --`` (util-linux), which sets the limits and execs what follows:
+        used instead of a Python ``preexec_fn``, which forces a slow fork path."""
+        exe = shutil.which("prlimit")
+        if exe is None:
+            raise ConfigError("the 'prlimit' command (util-linux) is needed to limit sandboxed bots")
+        return [exe, *(f"--{k}={v}:{v}" for k, v in self.rlimits(whole_bot).items()), "--"]
 
     def apply(self) -> None:
-        """Set the limits in the current process (called in the child before exec)."""
+        """Set the limits in the current process (called in an unsandboxed bot before exec).
 
-        def lim(kind: int, value: int | None) -> None:
-            if value is None:
-                return
-            try:
-                _soft, hard = resource.getrlimit(kind)
-                if hard != resource.RLIM_INFINITY:
-                    value = min(value, hard)  # never ask for more than the arena itself may have
-                resource.setrlimit(kind, (value, value))
-            except (ValueError, OSError):  # a limit this system refuses is left as it was
-                pass
+        The per-user task limit is left out here: outside a sandbox the bot shares
+        its user with the arena and everything else it runs.
+        """
+        for name, value in self.rlimits(whole_bot=False).items():
+            if name == "nproc":
+                continue
+            with contextlib.suppress(ValueError, OSError):  # a limit this system refuses stays
+                resource.setrlimit(_RLIMITS[name], (value, value))
 
-        lim(resource.RLIMIT_CORE, 0)
-        lim(resource.RLIMIT_AS, None if self.memory_mb is None else self.memory_mb * 1024 * 1024)
-        lim(resource.RLIMIT_CPU, self.cpu_seconds)
-        lim(
-            resource.RLIMIT_FSIZE,
-            None if self.file_size_mb is None else self.file_size_mb * 1024 * 1024,
-        )
-        lim(resource.RLIMIT_NOFILE, self.open_files)
+
+_RLIMITS = {
+    "as": resource.RLIMIT_AS,
+    "cpu": resource.RLIMIT_CPU,
+    "fsize": resource.RLIMIT_FSIZE,
+    "nofile": resource.RLIMIT_NOFILE,
+    "nproc": resource.RLIMIT_NPROC,
+    "core": resource.RLIMIT_CORE,
+}
 
 
 def bot_environment(cwd: Path, extra: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -377,7 +393,7 @@ def spawn_sandboxed(
     block_r, block_w = os.pipe()
     proc: subprocess.Popen[bytes] | None = None
     try:
-        command = sandbox.prlimit_command(limits.rlimits(whole_bot=group is not None))
+        command = limits.prlimit_command(whole_bot=group is not None)
         command += sandbox.bwrap_command(policy, argv, cwd, env, info_w, block_r, owner)
         proc = subprocess.Popen(
             command,
@@ -506,8 +522,7 @@ class BotPool:
                 FaultKind.STARTUP_FAILURE,
                 f"cannot start {' '.join(argv)!r} in its sandbox in {str(cwd)!r}: {e}",
             ) from None
-        support = cgroups.support()
-        limits_text = support.description if group is not None and support is not None else "rlimits"
+        limits_text = group.support.description if group is not None else "rlimits"
         isolation = Isolation("bwrap", limits_text, policy.network)
         return BotProcess(name, proc, "", isolation, group, init)
 

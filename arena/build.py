@@ -17,7 +17,7 @@ import subprocess
 import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from types import FrameType
 
@@ -83,14 +83,7 @@ def run_build(
     network: bool = False,
 ) -> BuildResult:
     """Run one build to its end or its deadline; never raises for the build's own failure."""
-    policy = SandboxPolicy(
-        mode=sandbox.mode,
-        network=network,
-        writable=True,
-        tmp_mb=max(sandbox.tmp_mb, BUILD_TMP_MB),
-        paths=sandbox.paths,
-        hidden=sandbox.hidden,
-    )
+    policy = replace(sandbox, network=network, writable=True, tmp_mb=max(sandbox.tmp_mb, BUILD_TMP_MB))
     sandboxed, warning = resolve_mode(policy)
     full_env = bot_environment(cwd, env)
     init: int | None = None

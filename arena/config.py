@@ -458,14 +458,8 @@ def _hide_from_bots(bots: list[BotConfig], output: Path) -> list[BotConfig]:
     out = []
     for b in bots:
         hidden = [output, *(o.cwd for o in bots if o.cwd != b.cwd and o.cwd.is_relative_to(b.cwd))]
-        policy = SandboxPolicy(
-            mode=b.sandbox.mode,
-            network=b.sandbox.network,
-            writable=b.sandbox.writable,
-            tmp_mb=b.sandbox.tmp_mb,
-            paths=b.sandbox.paths,
-            hidden=tuple(sorted({str(h) for h in hidden if h.is_relative_to(b.cwd) and h != b.cwd})),
-        )
+        inside = {str(h) for h in hidden if h.is_relative_to(b.cwd) and h != b.cwd}
+        policy = replace(b.sandbox, hidden=tuple(sorted(inside)))
         out.append(replace(b, sandbox=policy))
     return out
 

@@ -134,7 +134,7 @@ def unavailable_reason() -> str | None:
 
 
 def resolve_mode(policy: SandboxPolicy) -> tuple[bool, str | None]:
-    """(sandboxed?, warning) for a policy; raises BotError-free ConfigError when bwrap is required."""
+    """(sandboxed?, warning) for a policy; ConfigError when bwrap is required and cannot run."""
     if policy.mode == "none":
         return False, None
     reason = unavailable_reason()
@@ -145,7 +145,9 @@ def resolve_mode(policy: SandboxPolicy) -> tuple[bool, str | None]:
     return False, f"running bots WITHOUT a sandbox: {reason}"
 
 
-def _system_binds() -> list[str]:
+@functools.cache
+def _system_binds() -> tuple[str, ...]:
+    """The system folders' binds: the host's layout, looked at once per process."""
     args: list[str] = []
     for d in SYSTEM_DIRS:
         if os.path.islink(d):
@@ -157,7 +159,7 @@ def _system_binds() -> list[str]:
         for p in sorted(glob.glob(os.path.join("/etc", pattern))):
             args += ["--ro-bind", p, p]
     args += ["--proc", "/proc", "--dev", "/dev"]
-    return args
+    return tuple(args)
 
 
 def _covered(path: str, roots: Sequence[str]) -> bool:
@@ -289,7 +291,7 @@ def bwrap_command(
     bind(where, policy.writable)
     # A program given by a path outside every visible folder is bound on its own.
     program = command[0] if command else ""
-    inner_path = sandbox_path(env.get("PATH", ""), [*visible, *_python_dirs()])
+    inner_path = sandbox_path(env.get("PATH", ""), visible)
     if "/" in program:
         host = os.path.realpath(program if os.path.isabs(program) else os.path.join(where, program))
         if not os.path.isfile(host):
@@ -336,33 +338,3 @@ def bwrap_command(
     for key, value in sorted(inner_env.items()):
         args += ["--setenv", key, value]
     return [*args, "--", *_drop_privileges(*(owner or (SANDBOX_UID, SANDBOX_UID))), *command]
-
-
-def prlimit_command(values: Mapping[str, int | None]) -> list[str]:
-    """``prlimit --as=N ... --`` (util-linux): sets hard limits, then execs what follows.
-
-    Used instead of a Python ``preexec_fn`` (which forces a slow fork path), and
-    never above the arena's own hard limits (raising one needs a capability).
-    """
-    import resource
-
-    exe = shutil.which("prlimit")
-    if exe is None:
-        raise ConfigError("the 'prlimit' command (util-linux) is needed to limit sandboxed bots")
-    kinds = {
-        "as": resource.RLIMIT_AS,
-        "cpu": resource.RLIMIT_CPU,
-        "fsize": resource.RLIMIT_FSIZE,
-        "nofile": resource.RLIMIT_NOFILE,
-        "nproc": resource.RLIMIT_NPROC,
-        "core": resource.RLIMIT_CORE,
-    }
-    args = [exe]
-    for name, value in values.items():
-        if value is None:
-            continue
-        _soft, hard = resource.getrlimit(kinds[name])
-        if hard != resource.RLIM_INFINITY:
-            value = min(value, hard)
-        args.append(f"--{name}={value}:{value}")
-    return [*args, "--"]
