@@ -33,6 +33,7 @@ from .errors import BotError, ConfigError
 from .protocol import MAX_LINE_BYTES
 from .record import FaultKind
 from .sandbox import Isolation, SandboxPolicy
+from .untrusted import printable
 
 READ_CHUNK = 65536
 STDERR_KEEP = 16 * 1024  # bytes of stderr kept per bot (its tail)
@@ -425,7 +426,7 @@ def spawn_sandboxed(
             for stream in (proc.stdin, proc.stdout, proc.stderr):
                 if stream is not None:
                     stream.close()
-            message = err.splitlines()[-1] if err else message
+            message = printable(err.splitlines()[-1][:500]) if err else message
         if group is not None:
             group.remove()
         if not isinstance(e, OSError | subprocess.SubprocessError | ValueError | ConfigError):

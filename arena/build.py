@@ -23,6 +23,7 @@ from types import FrameType
 
 from .botproc import ResourceLimits, bot_environment, spawn_sandboxed
 from .sandbox import SandboxPolicy, resolve_mode
+from .untrusted import printable
 
 OUTPUT_KEEP = 16 * 1024  # bytes of a build's output kept (its tail)
 BUILD_LIMITS = ResourceLimits(
@@ -42,7 +43,8 @@ class BuildResult:
     warning: str | None = None
 
     def tail(self, lines: int = 15) -> list[str]:
-        return self.output.strip().splitlines()[-lines:]
+        """The last lines of the output, safe to show (the bot's author chose every byte)."""
+        return [printable(line) for line in self.output.strip().splitlines()[-lines:]]
 
 
 class BuildInterrupted(BaseException):

@@ -293,12 +293,17 @@ def bwrap_command(
     program = command[0] if command else ""
     inner_path = sandbox_path(env.get("PATH", ""), visible)
     if "/" in program:
-        host = os.path.realpath(program if os.path.isabs(program) else os.path.join(where, program))
+        written = os.path.normpath(program if os.path.isabs(program) else os.path.join(where, program))
+        host = os.path.realpath(written)
         if not os.path.isfile(host):
             raise FileNotFoundError(f"program {program!r}: No such file or directory (in {where!r})")
         if not os.access(host, os.X_OK):
             raise PermissionError(f"program {program!r} is not executable")
         if not _covered(host, visible):
+            if _covered(written, [where]):
+                # A link in the bot's own folder, which its author controls, to a file
+                # elsewhere: binding what it points to would show the bot any file it names.
+                raise PermissionError(f"program {program!r} links to {host!r}, outside the bot's folder")
             bind(host)
     elif shutil.which(program, path=inner_path) is None:
         raise FileNotFoundError(f"program {program!r}: No such file or directory on PATH {inner_path!r}")

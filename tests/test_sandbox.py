@@ -14,6 +14,7 @@ import textwrap
 import time
 import uuid
 from pathlib import Path
+from xml.etree import ElementTree as ET
 
 import pytest
 from click.testing import CliRunner
@@ -207,7 +208,9 @@ def test_build_timeout_kills_its_whole_process_tree(mode: str, tmp_path: Path) -
     script = f"sleep 300 & (setsid sleep 301 &) ; exec -a {marker} sleep 302"
     (tmp_path / "run.sh").write_text(f"#!/bin/bash\n# {marker}\n{script}\n")
     (tmp_path / "run.sh").chmod(0o755)
-    result = run_build(["/bin/bash", str(tmp_path / "run.sh"), marker], tmp_path, SandboxPolicy(mode=mode), 1.0)
+    result = run_build(
+        ["/bin/bash", str(tmp_path / "run.sh"), marker], tmp_path, SandboxPolicy(mode=mode), 1.0
+    )
     assert not result.ok and result.why == "timed out after 1 s (build_timeout)"
     assert wait_gone(marker) == []
 
@@ -237,7 +240,9 @@ def test_sandboxed_build_writes_its_folder_but_nothing_else(tmp_path: Path) -> N
     folder.mkdir()
     outside = tmp_path / "outside.txt"  # under /tmp: the sandbox's own tmpfs takes the write
     in_repo = REPO / "arena" / f"bsa-outside-{uuid.uuid4().hex[:8]}.txt"  # read-only in every sandbox
-    script = f"echo built > out.txt && echo x > {outside} && (echo x > {in_repo} || echo cannot-write-outside)"
+    script = (
+        f"echo built > out.txt && echo x > {outside} && (echo x > {in_repo} || echo cannot-write-outside)"
+    )
     try:
         result = run_build(["/bin/sh", "-c", script], folder, SandboxPolicy(mode="bwrap"), 60.0)
         assert result.ok, result.output
@@ -277,3 +282,62 @@ def test_sigterm_during_a_build_kills_the_build(tmp_path: Path) -> None:
             proc.stdout.close()
         for pid in processes_with(marker):
             os.kill(pid, signal.SIGKILL)
+
+
+# -- text and links a bot's author controls ---------------------------------------------------
+
+HOSTILE_OUTPUT = "printf '\\033[2J\\033]0;pwned\\007\\000PASS  every check\\342\\200\\256\\n'; exit 1"
+
+
+def test_a_builds_hostile_output_is_escaped_in_run_and_check(tmp_path: Path) -> None:
+    path = config(
+        tmp_path,
+        f"""\
+        bots:
+          - {{name: a, command: {json.dumps(RANDOM)}, build: [/bin/sh, -c, {json.dumps(HOSTILE_OUTPUT)}]}}
+          - {{name: b, command: {json.dumps(RANDOM)}}}
+        """,
+    )
+    run = CliRunner().invoke(main, ["run", str(path), "-q"])
+    assert run.exit_code == 2, run.output
+    assert "bot 'a': build" in run.output and "exited with 1" in run.output
+    junit = tmp_path / "r.xml"
+    checked = CliRunner().invoke(
+        main, ["check", RANDOM, "--build", f"/bin/sh -c {json.dumps(HOSTILE_OUTPUT)}", "--junit", str(junit)]
+    )
+    assert checked.exit_code == 1, checked.output
+    for shown in (run.output, checked.output, junit.read_text()):
+        assert "\\x1b[2J" in shown and "\\x07" in shown and "\\x00" in shown and "\\u202e" in shown
+        assert not any(ch in shown for ch in "\x1b\x07\x00\u202e"), shown
+    ET.parse(junit)  # the report stays well-formed XML
+
+
+@needs_bwrap
+def test_a_link_in_the_bots_folder_does_not_bind_a_file_from_elsewhere(tmp_path: Path) -> None:
+    from arena.clock import TimeControl
+    from arena.record import FaultKind
+    from arena.referee import BotSpec, GameSetup, play_game
+    from arena.rules import random_board
+
+    secret_dir = tmp_path / "secret"
+    secret_dir.mkdir()
+    secret = secret_dir / "tool"
+    secret.write_text("#!/bin/sh\necho secret-tool\n")
+    secret.chmod(0o755)
+    folder = tmp_path / "bot"
+    folder.mkdir()
+    (folder / "bot").symlink_to(secret)
+    specs = [
+        BotSpec(name="linker", command=("./bot",), cwd=folder, sandbox=SandboxPolicy(mode="bwrap")),
+        BotSpec(
+            name="random",
+            command=(sys.executable, str(REPO / "sample_bots" / "random_bot.py")),
+            cwd=REPO,
+            sandbox=SandboxPolicy(mode="bwrap"),
+        ),
+    ]
+    record = play_game(GameSetup(board=random_board(1, 8), time_control=TimeControl(move_ms=2000)), specs)
+    fault = record.seats[0].fault
+    assert fault is not None and fault.kind is FaultKind.STARTUP_FAILURE
+    assert "outside the bot's folder" in fault.detail and str(secret) in fault.detail
+    assert record.seats[1].fault is None
