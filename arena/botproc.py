@@ -28,7 +28,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import cgroups, sandbox
+from . import cgroups, sandbox, seccomp
 from .errors import BotError, ConfigError
 from .protocol import MAX_LINE_BYTES
 from .record import FaultKind
@@ -393,9 +393,16 @@ def spawn_sandboxed(
     info_r, info_w = os.pipe()
     block_r, block_w = os.pipe()
     proc: subprocess.Popen[bytes] | None = None
+    handed: list[int] = []  # descriptors only bwrap needs: closed here once it has them
     try:
+        user = owner or sandbox.bot_user()
+        handed.append(seccomp.program_fd())
+        passwd = sandbox.passwd_fd(*user) if user is not None else None
+        if passwd is not None:
+            handed.append(passwd)
+        fds = sandbox.SandboxFds(info_w, block_r, handed[0], passwd)
         command = limits.prlimit_command(whole_bot=group is not None)
-        command += sandbox.bwrap_command(policy, argv, cwd, env, info_w, block_r, owner)
+        command += sandbox.bwrap_command(policy, argv, cwd, env, fds, user)
         proc = subprocess.Popen(
             command,
             stdin=stdin,
@@ -405,12 +412,15 @@ def spawn_sandboxed(
             env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"},
             start_new_session=True,
             close_fds=True,
-            pass_fds=(info_w, block_r),
+            pass_fds=fds.all(),
             bufsize=0,
         )
         os.close(info_w)
         os.close(block_r)
         info_w = block_r = -1
+        for fd in handed:
+            os.close(fd)
+        handed.clear()
         init = _read_sandbox_info(info_r, proc)
         if group is not None:
             group.attach(proc.pid)
@@ -433,7 +443,7 @@ def spawn_sandboxed(
             raise
         raise OSError(message) from None
     finally:
-        for fd in (info_r, info_w, block_r, block_w):
+        for fd in (info_r, info_w, block_r, block_w, *handed):
             if fd >= 0:
                 with contextlib.suppress(OSError):
                     os.close(fd)

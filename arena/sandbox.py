@@ -1,7 +1,7 @@
 """The bot sandbox: bubblewrap (``bwrap``), the sandbox Flatpak uses.
 
-Each sandboxed bot runs as an unprivileged user (``nobody`` when the arena
-runs as root), with no capabilities, in namespaces of its own:
+Each sandboxed bot runs as an unprivileged user (one of its own when the
+arena runs as root), with no capabilities, in namespaces of its own:
 
 - **PID**: it sees only its own processes; ``kill(-1)`` reaches only them; and
   when its main process ends, the namespace's init dies and takes every
@@ -12,7 +12,8 @@ runs as root), with no capabilities, in namespaces of its own:
   read-only (or writable if the tournament says so), a private HOME and TMPDIR
   on a size-capped tmpfs, its own ``/proc`` and a minimal ``/dev``; never the
   results folder, another bot's folder, or anything of the arena's processes;
-- **IPC, UTS, user**: its own, and it may not make user namespaces of its own.
+- **IPC, UTS**: its own; and a system-call filter (:mod:`arena.seccomp`) keeps
+  it from making user namespaces or using the kernel keyring.
 
 This module only builds command lines and facts; starting and stopping the
 process is :mod:`arena.botproc`'s job.
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import functools
 import glob
+import itertools
 import os
 import shutil
 import subprocess
@@ -30,10 +32,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import seccomp
 from .errors import ConfigError
 
 MODES = ("auto", "bwrap", "none")
-SANDBOX_UID = 65534  # "nobody": the user a bot runs as when the arena runs as root
+SANDBOX_GID = 65534  # "nogroup": the group of every bot when the arena runs as root
+# When the arena runs as root each bot gets a user of its own from here (one per live bot
+# of an arena process: its pid x 64 + a counter), so that nothing the kernel counts or keeps
+# per user (the task limit without cgroups, files, signals) is shared between bots.
+BOT_UID_BASE = 1_500_000_000
+BOT_UIDS_PER_PROCESS = 64
 SANDBOX_TMP = "/tmp"
 SANDBOX_HOME = "/tmp/home"
 DEFAULT_TMP_MB = 64
@@ -109,6 +117,61 @@ class Isolation:
         return d
 
 
+@dataclass(frozen=True)
+class SandboxFds:
+    """Descriptors handed to bwrap: its report, its go-ahead, the system-call filter, and
+    (when the bot has a user of its own) the ``/etc/passwd`` that names that user."""
+
+    info: int
+    block: int
+    seccomp: int
+    passwd: int | None = None
+
+    def all(self) -> tuple[int, ...]:
+        return tuple(fd for fd in (self.info, self.block, self.seccomp, self.passwd) if fd is not None)
+
+
+_uid_counter = itertools.count()
+
+
+def bot_user() -> tuple[int, int] | None:
+    """(uid, gid) for the next bot when the arena runs as root (a user of its own), else None."""
+    if not _privileged():
+        return None
+    return BOT_UID_BASE + os.getpid() * BOT_UIDS_PER_PROCESS + next(
+        _uid_counter
+    ) % BOT_UIDS_PER_PROCESS, SANDBOX_GID
+
+
+@functools.cache
+def _host_passwd() -> str:
+    try:
+        with open("/etc/passwd", encoding="utf-8", errors="replace") as f:
+            return f.read(1 << 20)
+    except OSError:
+        return ""
+
+
+def passwd_fd(uid: int, gid: int) -> int | None:
+    """A pipe holding ``/etc/passwd`` with a line for ``uid`` (None when the host has one),
+    so that programs asking who they are (Node's os.userInfo(), ``whoami``) get an answer."""
+    text = _host_passwd()
+    if any(line.split(":")[2:3] == [str(uid)] for line in text.splitlines()):
+        return None
+    data = (
+        text.rstrip("\n") + f"\nbot:x:{uid}:{gid}:Battle Sheep bot:{SANDBOX_HOME}:/usr/sbin/nologin\n"
+    ).encode()
+    r, w = os.pipe()
+    try:
+        if len(data) > 65536:  # a pipe holds 64 KiB without a reader: leave the host's file
+            os.close(r)
+            return None
+        os.write(w, data)
+    finally:
+        os.close(w)
+    return r
+
+
 def bwrap_path() -> str | None:
     return shutil.which("bwrap")
 
@@ -120,13 +183,26 @@ def unavailable_reason() -> str | None:
     if exe is None:
         return "bubblewrap is not installed (Debian/Ubuntu: apt-get install bubblewrap)"
     try:
-        argv = [exe, *_namespace_args(network=False), *_system_binds()]
-        argv += ["--", *_drop_privileges(), "/bin/sh", "-c", "exit 0"]
-        done = subprocess.run(argv, capture_output=True, timeout=20, check=False, stdin=subprocess.DEVNULL)
+        filter_fd = seccomp.program_fd()
+    except seccomp.SeccompError as e:
+        return str(e)
+    try:
+        argv = [exe, *_namespace_args(network=False), "--seccomp", str(filter_fd), *_system_binds()]
+        argv += ["--", *_drop_privileges(SANDBOX_GID, SANDBOX_GID), "/bin/sh", "-c", "exit 0"]
+        done = subprocess.run(
+            argv,
+            capture_output=True,
+            timeout=20,
+            check=False,
+            stdin=subprocess.DEVNULL,
+            pass_fds=(filter_fd,),
+        )
     except ConfigError as e:
         return str(e)
     except (OSError, subprocess.SubprocessError) as e:
         return f"bubblewrap cannot start here: {e}"
+    finally:
+        os.close(filter_fd)
     if done.returncode != 0:
         err = done.stderr.decode("utf-8", "replace").strip().splitlines()
         return f"bubblewrap does not work here: {err[-1] if err else f'exit {done.returncode}'}"
@@ -196,7 +272,7 @@ def sandbox_path(host_path: str, visible: Sequence[str]) -> str:
 
 
 def _privileged() -> bool:
-    """Whether bwrap runs as root: then it drops to ``nobody`` itself, after setting up."""
+    """Whether bwrap runs as root: then setpriv drops to the bot's own user after the setup."""
     return os.geteuid() == 0
 
 
@@ -215,7 +291,7 @@ def _namespace_args(network: bool) -> list[str]:
         args.append("--unshare-net")
     if _privileged():
         # Root's bwrap mounts what the bot needs (also from folders only root can reach,
-        # a Python under /root say), then setpriv drops to nobody: only these three
+        # a Python under /root say), then setpriv drops to the bot's user: only these three
         # capabilities survive into the sandbox, and setpriv gives them up too.
         args += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP"]
     else:
@@ -223,8 +299,8 @@ def _namespace_args(network: bool) -> list[str]:
     return args
 
 
-def _drop_privileges(uid: int = SANDBOX_UID, gid: int = SANDBOX_UID) -> list[str]:
-    """The command that turns root into ``uid`` (nobody) inside the sandbox, with no way back.
+def _drop_privileges(uid: int, gid: int) -> list[str]:
+    """The command that turns root into ``uid`` inside the sandbox, with no way back.
 
     Whatever the uid, no capability survives (bounding set emptied, no new privileges).
     """
@@ -255,24 +331,25 @@ def bwrap_command(
     command: Sequence[str],
     cwd: Path,
     env: Mapping[str, str],
-    info_fd: int,
-    block_fd: int,
-    owner: tuple[int, int] | None = None,
+    fds: SandboxFds,
+    user: tuple[int, int] | None,
 ) -> list[str]:
     """The bwrap command line that runs ``command`` in ``cwd`` inside the sandbox.
 
-    bwrap writes the sandbox's init pid to ``info_fd`` and waits for a byte on
-    ``block_fd`` before it starts the bot, so the caller can put the bot in its
-    cgroup before the bot runs a single instruction.  ``owner`` (uid, gid) runs
-    the command as that user instead of nobody (builds, which write their folder;
-    when the arena runs as root).
+    bwrap writes the sandbox's init pid to ``fds.info`` and waits for a byte on
+    ``fds.block`` before it starts the bot, so the caller can put the bot in its
+    cgroup before the bot runs a single instruction.  ``user`` (uid, gid) is who
+    the command runs as when the arena is root (:func:`bot_user` for a bot, the
+    folder's owner for a build); otherwise it runs as the arena's user.
     """
     exe = bwrap_path()
     if exe is None:
         raise ConfigError("bubblewrap is not installed (Debian/Ubuntu: apt-get install bubblewrap)")
     args = [exe, *_namespace_args(policy.network)]
-    args += ["--info-fd", str(info_fd), "--block-fd", str(block_fd)]
+    args += ["--info-fd", str(fds.info), "--block-fd", str(fds.block), "--seccomp", str(fds.seccomp)]
     args += _system_binds()
+    if fds.passwd is not None:
+        args += ["--ro-bind-data", str(fds.passwd), "/etc/passwd"]
     visible = [d for d in SYSTEM_DIRS if os.path.isdir(d)]
     binds: list[tuple[str, bool]] = []
 
@@ -342,4 +419,5 @@ def bwrap_command(
     )
     for key, value in sorted(inner_env.items()):
         args += ["--setenv", key, value]
-    return [*args, "--", *_drop_privileges(*(owner or (SANDBOX_UID, SANDBOX_UID))), *command]
+    drop = _drop_privileges(*user) if user is not None else []
+    return [*args, "--", *drop, *command]

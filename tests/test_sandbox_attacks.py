@@ -44,7 +44,7 @@ from arena.config import load_config
 from arena.record import Fault, FaultKind, GameRecord, MoveRecord, SeatRecord
 from arena.referee import BotSpec, GameSetup, Observer, play_game
 from arena.rules import GameState, Params, random_board
-from arena.sandbox import DEFAULT_TMP_MB, SANDBOX_UID, SandboxPolicy, unavailable_reason
+from arena.sandbox import BOT_UID_BASE, DEFAULT_TMP_MB, SandboxPolicy, unavailable_reason
 from arena.store import ResultStore
 from arena.tournament import run_tournament
 
@@ -61,6 +61,7 @@ CANARY = f"bsa-attack-canary-{os.getpid()}-{secrets.token_hex(4)}"
 REPORT_PREFIX = "BSA-REPORT "
 
 AS_ROOT = os.geteuid() == 0
+NOBODY = 65534  # the canary: a process of an ordinary unprivileged user outside every sandbox
 BWRAP = SandboxPolicy(mode="bwrap")
 SEED = 3
 TC = TimeControl(move_ms=2000, startup_ms=10_000)
@@ -174,7 +175,7 @@ def canary() -> Iterator[Canary | None]:
         yield None
         return
     secret = secrets.token_hex(16)
-    uid = str(SANDBOX_UID)
+    uid = str(NOBODY)
     argv = [setpriv, f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--"]
     argv += ["/bin/sh", "-c", "sleep 60 & wait", CANARY]
     proc = subprocess.Popen(
@@ -187,7 +188,7 @@ def canary() -> Iterator[Canary | None]:
     )
     try:
         deadline = time.monotonic() + 5
-        while _uid(proc.pid) != SANDBOX_UID or CANARY not in _cmdline(proc.pid):
+        while _uid(proc.pid) != NOBODY or CANARY not in _cmdline(proc.pid):
             assert time.monotonic() < deadline and proc.poll() is None, "the canary did not start"
             time.sleep(0.01)
         yield Canary(proc, secret)
@@ -397,7 +398,7 @@ def test_reading_environments_finds_no_secret_and_only_its_own_processes(
     assert set(found["own_env"]) <= allowed | {botproc.BOT_ID_VARIABLE}, found["own_env"]
     assert sorted(found["fds"]) == ["0", "1", "2"], found["fds"]  # nothing of bwrap's or the arena's
     if AS_ROOT:
-        assert found["uid"] == SANDBOX_UID
+        assert found["uid"] >= BOT_UID_BASE  # a user of its own, not root, not nobody
         caps = dict(line.split(":\t") for line in found["caps"])
         assert all(int(caps[k], 16) == 0 for k in ("CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb")), caps
 
@@ -781,16 +782,9 @@ def test_memory_is_capped_for_the_bot_as_a_whole(opponent: Opponent, watch: Watc
         assert attacker.fault.kind is FaultKind.CRASH, attacker.fault
 
 
-# -- holes: attacks that succeed today (each test fails on purpose, and turns red when fixed) ----------------
+# -- the system-call filter and a user per bot ------------------------------------------------------------
 
 
-@pytest.mark.xfail(
-    AS_ROOT,
-    strict=True,
-    reason="when the arena runs as root, bwrap does not unshare the user namespace and cannot pass "
-    "--disable-userns, so a bot may create user namespaces: it becomes root in its own one, mounts "
-    "a tmpfs of its own over /tmp (past the 64 MB cap) and reaches kernel code meant for root",
-)
 def test_a_bot_cannot_make_a_user_namespace(opponent: Opponent, watch: Watch) -> None:
     game = play(hostile("makes_user_namespace", "100"), opponent, watch)
     assert_opponent_unharmed(game)
@@ -811,12 +805,6 @@ def keyring_usable() -> bool:
     return subprocess.run([sys.executable, "-c", probe], check=False).returncode == 0
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="every sandboxed bot runs as the same user and the kernel keyring is not namespaced: "
-    "a key one bot adds to its user keyring is read by another bot in another sandbox, in this "
-    "game or a later one (a channel between colluding bots, and memory across games)",
-)
 def test_the_kernel_keyring_is_no_channel_between_sandboxes(opponent: Opponent, watch: Watch) -> None:
     if not keyring_usable():
         pytest.skip("no process may use the kernel keyring on this machine")
@@ -830,19 +818,9 @@ def test_the_kernel_keyring_is_no_channel_between_sandboxes(opponent: Opponent, 
     assert found["found"] is None, (writer.report("keyring"), found)
 
 
-NPROC_HOLE = (
-    "without a cgroup, 'tasks' becomes RLIMIT_NPROC, which the kernel counts per user: every "
-    "sandboxed bot runs as the same user, so one bot holding its tasks leaves no process to any "
-    "other bot on the machine (a game played meanwhile cannot even start its bots)"
-)
-
-
 @pytest.mark.parametrize(
     "limits",
-    [
-        "cgroup",
-        pytest.param("rlimits", marks=pytest.mark.xfail(strict=True, reason=NPROC_HOLE)),
-    ],
+    ["cgroup", "rlimits"],
 )
 def test_one_bot_holding_its_tasks_does_not_starve_other_games(
     limits: str, monkeypatch: pytest.MonkeyPatch, opponent: Opponent, watch: Watch

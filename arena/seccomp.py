@@ -1,0 +1,137 @@
+"""The sandbox's system-call filter, compiled by libseccomp (the library Flatpak and Docker use).
+
+Namespaces hide what a bot must not see; a few system calls would still let it
+reach past them, so bubblewrap installs this filter (``--seccomp FD``) before
+it starts the bot:
+
+- ``unshare``/``clone`` with ``CLONE_NEWUSER`` fail with EPERM: a user namespace
+  of its own would make the bot root there, free to mount a tmpfs past its
+  ``/tmp`` cap and to reach kernel code meant for root;
+- ``clone3`` fails with ENOSYS (its flags are out of a filter's reach), so C
+  libraries fall back to ``clone``, which is filtered;
+- ``add_key``, ``keyctl`` and ``request_key`` fail with EPERM: the kernel
+  keyring is not namespaced, so it would be a channel between bots and a
+  memory across games.
+
+Everything else is allowed.  The filter is built once per process with
+libseccomp through ctypes (``libseccomp2`` comes with every Debian system:
+apt itself depends on it) and handed to bwrap as BPF bytes.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import errno
+import functools
+import os
+import tempfile
+
+CLONE_NEWUSER = 0x10000000
+SCMP_ACT_ALLOW = 0x7FFF0000
+SCMP_CMP_MASKED_EQ = 7
+# Architectures whose system calls a native x86_64 or aarch64 process can also make.
+COMPANION_ARCHES = {"x86_64": ("x86", "x32"), "aarch64": ("arm",)}
+
+
+def _errno_action(code: int) -> int:
+    return 0x00050000 | (code & 0xFFFF)  # SCMP_ACT_ERRNO(code)
+
+
+class _ArgCmp(ctypes.Structure):
+    _fields_ = [
+        ("arg", ctypes.c_uint),
+        ("op", ctypes.c_int),
+        ("datum_a", ctypes.c_uint64),
+        ("datum_b", ctypes.c_uint64),
+    ]
+
+
+class SeccompError(OSError):
+    """The filter cannot be built here (no libseccomp, or it refused a rule)."""
+
+
+def _library() -> ctypes.CDLL:
+    name = ctypes.util.find_library("seccomp") or "libseccomp.so.2"
+    try:
+        lib = ctypes.CDLL(name, use_errno=True)
+    except OSError as e:
+        raise SeccompError(
+            f"libseccomp is not installed (Debian: apt-get install libseccomp2): {e}"
+        ) from None
+    lib.seccomp_init.restype = ctypes.c_void_p
+    lib.seccomp_init.argtypes = [ctypes.c_uint32]
+    lib.seccomp_release.argtypes = [ctypes.c_void_p]
+    lib.seccomp_arch_add.argtypes = [ctypes.c_void_p, ctypes.c_uint32]
+    lib.seccomp_arch_resolve_name.restype = ctypes.c_uint32
+    lib.seccomp_arch_resolve_name.argtypes = [ctypes.c_char_p]
+    lib.seccomp_arch_native.restype = ctypes.c_uint32
+    lib.seccomp_syscall_resolve_name.argtypes = [ctypes.c_char_p]
+    lib.seccomp_rule_add_array.argtypes = [
+        ctypes.c_void_p,
+        ctypes.c_uint32,
+        ctypes.c_int,
+        ctypes.c_uint,
+        ctypes.POINTER(_ArgCmp),
+    ]
+    lib.seccomp_export_bpf.argtypes = [ctypes.c_void_p, ctypes.c_int]
+    return lib
+
+
+@functools.cache
+def filter_program() -> bytes:
+    """The compiled filter (BPF), built once per process; raises SeccompError."""
+    lib = _library()
+    ctx = lib.seccomp_init(SCMP_ACT_ALLOW)
+    if not ctx:
+        raise SeccompError("seccomp_init failed")
+    try:
+        native = lib.seccomp_arch_native()
+        for machine, companions in COMPANION_ARCHES.items():
+            if native == lib.seccomp_arch_resolve_name(machine.encode()):
+                for arch in companions:
+                    token = lib.seccomp_arch_resolve_name(arch.encode())
+                    rc = lib.seccomp_arch_add(ctx, token) if token else 0
+                    if rc not in (0, -errno.EEXIST):
+                        raise SeccompError(f"seccomp_arch_add({arch}) failed: {os.strerror(-rc)}")
+        new_user = _ArgCmp(0, SCMP_CMP_MASKED_EQ, CLONE_NEWUSER, CLONE_NEWUSER)
+        rules: list[tuple[str, int, list[_ArgCmp]]] = [
+            ("unshare", errno.EPERM, [new_user]),
+            ("clone", errno.EPERM, [new_user]),
+            ("clone3", errno.ENOSYS, []),
+            ("add_key", errno.EPERM, []),
+            ("keyctl", errno.EPERM, []),
+            ("request_key", errno.EPERM, []),
+        ]
+        for name, code, args in rules:
+            nr = lib.seccomp_syscall_resolve_name(name.encode())
+            if nr < 0:  # not a system call of this machine (clone3 on an old kernel's headers)
+                continue
+            array = (_ArgCmp * max(1, len(args)))(*args)
+            rc = lib.seccomp_rule_add_array(ctx, _errno_action(code), nr, len(args), array)
+            if rc != 0:
+                raise SeccompError(f"seccomp_rule_add({name}) failed: {os.strerror(-rc)}")
+        with tempfile.TemporaryFile() as f:
+            rc = lib.seccomp_export_bpf(ctx, f.fileno())
+            if rc != 0:
+                raise SeccompError(f"seccomp_export_bpf failed: {os.strerror(-rc)}")
+            f.seek(0)
+            return f.read()
+    finally:
+        lib.seccomp_release(ctx)
+
+
+def program_fd() -> int:
+    """A pipe's read end holding the filter, for ``bwrap --seccomp FD`` (the caller closes it)."""
+    program = filter_program()
+    r, w = os.pipe()
+    try:
+        if len(program) > 65536:  # more than a pipe holds without a reader: never for these rules
+            raise SeccompError(f"the seccomp filter is {len(program)} bytes")
+        os.write(w, program)
+    except BaseException:
+        os.close(r)
+        raise
+    finally:
+        os.close(w)
+    return r
