@@ -28,31 +28,13 @@ from arena.record import GameRecord
 from arena.sandbox import SandboxPolicy, unavailable_reason
 from arena.standings import compute_standings, render
 
+from .process_helpers import leftovers, wait_no_leftovers
+
 REPO = Path(__file__).resolve().parent.parent
 RANDOM = f"{sys.executable} {REPO / 'sample_bots' / 'random_bot.py'}"
 needs_bwrap = pytest.mark.skipif(
     unavailable_reason() is not None, reason=f"no sandbox: {unavailable_reason()}"
 )
-
-
-def processes_with(marker: str) -> list[int]:
-    found = []
-    for entry in os.scandir("/proc"):
-        if entry.name.isdigit():
-            try:
-                with open(f"/proc/{entry.name}/cmdline", "rb") as f:
-                    if marker.encode() in f.read():
-                        found.append(int(entry.name))
-            except OSError:
-                continue
-    return found
-
-
-def wait_gone(marker: str, seconds: float = 5.0) -> list[int]:
-    deadline = time.monotonic() + seconds
-    while (left := processes_with(marker)) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    return left
 
 
 # -- settings ---------------------------------------------------------------------------------
@@ -212,7 +194,7 @@ def test_build_timeout_kills_its_whole_process_tree(mode: str, tmp_path: Path) -
         ["/bin/bash", str(tmp_path / "run.sh"), marker], tmp_path, SandboxPolicy(mode=mode), 1.0
     )
     assert not result.ok and result.why == "timed out after 1 s (build_timeout)"
-    assert wait_gone(marker) == []
+    assert wait_no_leftovers(marker, 5.0) == []
 
 
 @pytest.mark.parametrize("mode", ["auto", "none"])
@@ -269,19 +251,19 @@ def test_sigterm_during_a_build_kills_the_build(tmp_path: Path) -> None:
     try:
         assert proc.stdout is not None and proc.stdout.readline() == "building\n"
         deadline = time.monotonic() + 20
-        while not processes_with(marker) and time.monotonic() < deadline:
+        while not leftovers(marker) and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert processes_with(marker), "the build never started"
+        assert leftovers(marker), "the build never started"
         proc.send_signal(signal.SIGTERM)
         proc.wait(timeout=20)
-        assert wait_gone(marker) == []
+        assert wait_no_leftovers(marker, 5.0) == []
     finally:
         proc.kill()
         proc.wait()
         if proc.stdout is not None:
             proc.stdout.close()
-        for pid in processes_with(marker):
-            os.kill(pid, signal.SIGKILL)
+        for entry in leftovers(marker):
+            os.kill(int(entry.split(":")[0]), signal.SIGKILL)
 
 
 # -- text and links a bot's author controls ---------------------------------------------------

@@ -32,6 +32,8 @@ from arena.standings import compute_standings, write_files
 from arena.store import ResultStore, ResultsWriteError
 from arena.tournament import schedule_for
 
+from .process_helpers import wait_no_leftovers
+
 pytestmark = pytest.mark.slow  # many real games: run in CI, skip with -m 'not slow'
 
 REPO = Path(__file__).resolve().parent.parent
@@ -55,25 +57,15 @@ def league(
     return path
 
 
-def leftovers(marker: str) -> list[str]:
-    found = []
-    for pid in os.listdir("/proc"):
-        if not pid.isdigit():
-            continue
-        try:
-            cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-        except OSError:
-            continue
-        if marker in cmd:
-            found.append(f"{pid}: {cmd}")
-    return found
-
-
-def wait_no_leftovers(marker: str, seconds: float = 15.0) -> list[str]:
-    deadline = time.monotonic() + seconds
-    while (left := leftovers(marker)) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    return left
+def start_run(path: Path, cwd: Path) -> subprocess.Popen[str]:
+    """``arena run PATH`` in a process of its own, its output captured."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "arena", "run", str(path)],
+        cwd=cwd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def wait_for_games(
@@ -252,13 +244,7 @@ def test_changed_file_is_explained_and_resumed_only_when_games_are_unaffected(
 def test_ctrl_c_stops_cleanly_and_keeps_finished_games(tmp_path: Path, marker: str) -> None:
     path = league(tmp_path, marker, rounds=3)
     store_file = tmp_path / "results" / "t" / "results.sqlite"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "arena", "run", str(path)],
-        cwd=tmp_path,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    proc = start_run(path, tmp_path)
     try:
         wait_for_games(store_file, 2, proc)
         proc.send_signal(signal.SIGINT)
@@ -435,13 +421,7 @@ def test_a_real_full_disk_stops_the_run_in_one_line_and_loses_no_finished_game(
 ) -> None:
     out = tiny_disk / "results"
     path = league(tmp_path, marker, rounds=4, extra=f"output: {out}\n")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "arena", "run", str(path)],
-        cwd=tmp_path,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    proc = start_run(path, tmp_path)
     try:
         wait_for_games(out / "results.sqlite", 3, proc)
         fill(tiny_disk / "filler")  # mid-run: the next game, or standings file, finds no space
