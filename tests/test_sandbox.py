@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -323,3 +324,32 @@ def test_a_link_in_the_bots_folder_does_not_bind_a_file_from_elsewhere(tmp_path:
     assert fault is not None and fault.kind is FaultKind.STARTUP_FAILURE
     assert "outside the bot's folder" in fault.detail and str(secret) in fault.detail
     assert record.seats[1].fault is None
+
+
+# -- bots in other languages run in the sandbox -----------------------------------------------
+
+
+@needs_bwrap
+@pytest.mark.skipif(shutil.which("javac") is None, reason="no Java compiler here")
+def test_a_java_program_builds_and_runs_in_the_sandbox(tmp_path: Path) -> None:
+    (tmp_path / "Hello.java").write_text(
+        'public class Hello { public static void main(String[] a) { System.out.println("hello from java"); } }\n'
+    )
+    policy = SandboxPolicy(mode="bwrap")
+    built = run_build(["javac", "Hello.java"], tmp_path, policy, 300)
+    assert built.ok and built.sandboxed, built.output
+    ran = run_build(["java", "-cp", ".", "Hello"], tmp_path, policy, 300)
+    assert ran.ok and ran.output.strip() == "hello from java", ran.output
+
+
+@needs_bwrap
+@pytest.mark.skipif(shutil.which("rustc") is None, reason="no Rust compiler here")
+def test_a_rust_binary_runs_in_the_sandbox(tmp_path: Path) -> None:
+    # A Rust bot is a compiled program: built here (the toolchain lives in the builder's
+    # home, which the sandbox does not show unless listed in 'readable'), run in the sandbox.
+    (tmp_path / "hello.rs").write_text('fn main() { println!("hello from rust"); }\n')
+    rustc = shutil.which("rustc")
+    assert rustc is not None
+    subprocess.run([rustc, "-O", "-o", str(tmp_path / "hello"), str(tmp_path / "hello.rs")], check=True)
+    ran = run_build(["./hello"], tmp_path, SandboxPolicy(mode="bwrap"), 60)
+    assert ran.ok and ran.sandboxed and ran.output.strip() == "hello from rust", ran.output
