@@ -23,7 +23,7 @@ from arena.rules import Params
 from arena.schedule import ScheduledGame, make_schedule
 
 from .flaky_settings import FlakySettings, LingerOnceSettings
-from .test_tournament import leftovers, wait_no_leftovers
+from .process_helpers import leftovers, wait_no_leftovers
 
 REPO = Path(__file__).resolve().parent.parent
 BROKEN_BOTS = Path(__file__).resolve().parent / "broken_bots"
