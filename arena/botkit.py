@@ -11,7 +11,13 @@
 
 The kit speaks the protocol (``protocol/PROTOCOL.md``) on stdin/stdout, keeps
 nothing between turns but what you keep yourself, and rebuilds the full game
-state for every request, so ``turn.state`` is always exact.  It uses only the
+state for every request, so ``turn.state`` is always exact.
+
+A kit bot declares ``multigame``: the arena may keep its process for several
+games, one after another (starting Python costs more than the moves of a
+short game).  ``turn.rng`` is seeded afresh for every game; anything your own
+code keeps between calls (a global, a cache) lives on into the next game, so
+key it by ``turn.game.game_id`` or pass ``multigame=False`` to ``run_bot``.  It uses only the
 standard library and the pure rules engine, so a bot runs from a plain
 checkout of the arena: put the checkout on ``sys.path``.
 """
@@ -27,6 +33,7 @@ from typing import TextIO
 
 from .errors import ProtocolError
 from .protocol import (
+    MULTIGAME,
     PROTOCOL_VERSION,
     GameEnd,
     GameStart,
@@ -108,11 +115,16 @@ class BotSession:
     """
 
     def __init__(
-        self, name: str, choose: Chooser, capabilities: tuple[str, ...] = (), out: TextIO | None = None
+        self,
+        name: str,
+        choose: Chooser,
+        capabilities: tuple[str, ...] = (),
+        out: TextIO | None = None,
+        multigame: bool = True,
     ) -> None:
         self.name = name
         self.choose = choose
-        self.capabilities = capabilities
+        self.capabilities = (*capabilities, MULTIGAME) if multigame else capabilities
         self.out = out or sys.stdout
         self.game: GameStart | None = None
         self.rng = random.Random(0)
@@ -141,7 +153,9 @@ class BotSession:
             move = self.choose(Turn(self.game, msg, state, self.rng, received, self.out))
             return format_message(MoveReply(msg.phase, str(move)))
         if isinstance(msg, GameEnd):
-            self.finished = True
+            # Kept for another game only when the referee said so in ``game``.
+            self.finished = self.game is None or not self.game.multigame
+            self.game = None
         return None
 
 
@@ -151,10 +165,11 @@ def run_bot(
     capabilities: tuple[str, ...] = (),
     stdin: TextIO | None = None,
     stdout: TextIO | None = None,
+    multigame: bool = True,
 ) -> None:
-    """Answer the referee until the game ends or the input closes."""
+    """Answer the referee until the (last) game ends or the input closes."""
     out = stdout or sys.stdout
-    session = BotSession(name, choose, capabilities, out)
+    session = BotSession(name, choose, capabilities, out, multigame)
     for line in stdin or sys.stdin:
         answer = session.handle(line, time.monotonic())
         if answer is not None:

@@ -24,7 +24,7 @@ import subprocess
 import time
 import uuid
 from collections import deque
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -73,10 +73,10 @@ class ResourceLimits:
     tasks: int | None = 256
     cpus: float | None = 1.0
 
-    def rlimits(self, whole_bot: bool) -> dict[str, int]:
+    def rlimits(self, whole_bot: bool, per_user_tasks: bool = True) -> dict[str, int]:
         """The rlimits to set, by ``prlimit`` name, never above the arena's own hard limits
         (raising one needs a capability).  Memory and tasks only when no cgroup holds them
-        for the whole bot."""
+        for the whole bot; tasks (a per-user limit) only when the bot has a user of its own."""
         mb = 1024 * 1024
         wanted: dict[str, int | None] = {
             "core": 0,
@@ -86,7 +86,8 @@ class ResourceLimits:
         }
         if not whole_bot:
             wanted["as"] = None if self.memory_mb is None else self.memory_mb * mb
-            wanted["nproc"] = self.tasks
+            if per_user_tasks:
+                wanted["nproc"] = self.tasks
         out = {}
         for name, value in wanted.items():
             if value is None:
@@ -95,25 +96,17 @@ class ResourceLimits:
             out[name] = value if hard == resource.RLIM_INFINITY else min(value, hard)
         return out
 
-    def prlimit_command(self, whole_bot: bool) -> list[str]:
-        """``prlimit --as=N:N ... --`` (util-linux), which sets the limits and execs what follows:
-        used instead of a Python ``preexec_fn``, which forces a slow fork path."""
+    def prlimit_command(self, whole_bot: bool, per_user_tasks: bool = True) -> list[str]:
+        """``prlimit --as=N:N ... --`` (util-linux), which sets the limits and execs what follows.
+
+        Used instead of a Python ``preexec_fn``, which forces ``subprocess`` onto a
+        slow fork path (several ms a start); the extra exec costs far less.
+        """
         exe = shutil.which("prlimit")
         if exe is None:
-            raise ConfigError("the 'prlimit' command (util-linux) is needed to limit sandboxed bots")
-        return [exe, *(f"--{k}={v}:{v}" for k, v in self.rlimits(whole_bot).items()), "--"]
-
-    def apply(self) -> None:
-        """Set the limits in the current process (called in an unsandboxed bot before exec).
-
-        The per-user task limit is left out here: outside a sandbox the bot shares
-        its user with the arena and everything else it runs.
-        """
-        for name, value in self.rlimits(whole_bot=False).items():
-            if name == "nproc":
-                continue
-            with contextlib.suppress(ValueError, OSError):  # a limit this system refuses stays
-                resource.setrlimit(_RLIMITS[name], (value, value))
+            raise ConfigError("the 'prlimit' command (util-linux) is needed to limit the bots")
+        limits = self.rlimits(whole_bot, per_user_tasks)
+        return [exe, *(f"--{k}={v}:{v}" for k, v in limits.items()), "--"]
 
 
 _RLIMITS = {
@@ -179,6 +172,49 @@ class BotProcess:
         # PID namespace ends with the bot, so none can be left.
         self.leftovers: int | None = None if sandbox_init else 0
         self.out_of_memory = False  # its cgroup saw the kernel kill a process for memory
+        # For a bot that plays several games in one process (``multigame``): its hello, and
+        # how many games it has begun.
+        self.hello: tuple[str, tuple[str, ...]] | None = None
+        self.games = 0
+
+    def begin_game(self) -> None:
+        """Start a game's record afresh: infos, stderr and exit facts belong to one game."""
+        self.games += 1
+        self.infos = []
+        self.info_count = 0
+        self.stderr_tail = bytearray()
+        self.stderr_bytes = 0
+        self.exit_note = None
+
+    def reusable(self) -> bool:
+        """Whether this process can play another game: alive, listening, and silent since
+        its last game ended (a line sent between games is never carried into the next)."""
+        return (
+            self.proc.poll() is None
+            and self.stdout_open
+            and self.proc.stdin is not None
+            and not self.proc.stdin.closed
+            and not (self.lines or self.outbuf or self.overflow or self.flooded)
+        )
+
+    def cpu_seconds(self) -> float:
+        """The most CPU time any one process of the bot has used so far, in seconds.
+
+        A process's CPU limit (``cpu_seconds``) holds over its whole life, which for a
+        bot that plays many games spans them all: the host restarts it before it
+        gets near.  Walks the bot's process tree (a few ``/proc`` files), no scan.
+        """
+        most, todo, seen = 0, [self.sandbox_init or self.proc.pid], 0
+        while todo and seen < 64:
+            pid = todo.pop()
+            seen += 1
+            try:
+                most = max(most, sum(int(x) for x in _stat_fields(pid)[11:13]))  # utime stime
+                with open(f"/proc/{pid}/task/{pid}/children", "rb") as f:
+                    todo.extend(int(c) for c in f.read().split())
+            except (OSError, IndexError, ValueError):
+                continue
+        return most / _TICKS_PER_S
 
     # -- buffers ------------------------------------------------------------
 
@@ -240,6 +276,9 @@ class BotProcess:
             except ValueError:
                 return f"signal {-code}"
         return f"exit {code}"
+
+
+_TICKS_PER_S = os.sysconf("SC_CLK_TCK")
 
 
 def _stat_fields(pid: int | str) -> list[bytes]:
@@ -494,12 +533,20 @@ class BotPool:
     def _start_plain(
         self, name: str, argv: Sequence[str], cwd: Path, env: Mapping[str, str], limits: ResourceLimits
     ) -> BotProcess:
-        preexec: Callable[[], None] = limits.apply
+        # Outside a sandbox the bot shares its user with the arena and everything else it
+        # runs: a per-user task limit would count those too, so it is left out.
         token = uuid.uuid4().hex
         env = {**env, BOT_ID_VARIABLE: token}
         try:
+            wrapper = limits.prlimit_command(whole_bot=False, per_user_tasks=False)
+            program = shutil.which(argv[0], path=env.get("PATH")) if "/" not in argv[0] else argv[0]
+            if program is None:
+                raise FileNotFoundError(f"no program {argv[0]!r} on the bot's PATH")
+            program = str(cwd / program) if "/" in argv[0] and not os.path.isabs(program) else program
+            if not os.access(program, os.X_OK) or os.path.isdir(program):
+                raise PermissionError(f"{program!r} is not an executable file")
             proc = subprocess.Popen(
-                list(argv),
+                [*wrapper, program, *argv[1:]],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
@@ -507,10 +554,9 @@ class BotPool:
                 env=dict(env),
                 start_new_session=True,
                 close_fds=True,
-                preexec_fn=preexec,
                 bufsize=0,
             )
-        except (OSError, subprocess.SubprocessError, ValueError) as e:
+        except (OSError, subprocess.SubprocessError, ValueError, ConfigError) as e:
             raise BotFault(
                 FaultKind.STARTUP_FAILURE, f"cannot start {' '.join(argv)!r} in {str(cwd)!r}: {e}"
             ) from None
@@ -708,6 +754,8 @@ class BotPool:
             if stream is not None:
                 stream.close()
         bot.exit_note = status_before_kill or bot.exit_note or "killed"
+        with contextlib.suppress(ValueError):  # a pool that lives for many games keeps no dead bots
+            self.bots.remove(bot)
         return exited
 
     @staticmethod
@@ -733,6 +781,6 @@ class BotPool:
 
     def close_all(self) -> None:
         """Kill every bot still running (used on errors and interrupts)."""
-        for bot in self.bots:
+        for bot in list(self.bots):
             if bot.proc.returncode is None or (bot.proc.stdout and not bot.proc.stdout.closed):
                 self.stop(bot, None, 0.0)

@@ -30,7 +30,18 @@ from .sandbox import DEFAULT_TMP_MB, MODES, SandboxPolicy
 FORMATS = ("round_robin", "gauntlet")
 # Keys that change how a run goes, not how its games are played: they may change between runs.
 RUN_ONLY_KEYS = frozenset(
-    {"name", "rounds", "concurrency", "output", "retries", "rating", "end_grace", "build_timeout"}
+    {
+        "name",
+        "rounds",
+        "concurrency",
+        "output",
+        "retries",
+        "rating",
+        "end_grace",
+        "build_timeout",
+        "multigame",
+        "restart_every",
+    }
 )
 DEFAULT_BUILD_TIMEOUT_MS = 600_000
 SEAT_ORDERS = ("all", "rotate")
@@ -86,6 +97,8 @@ class TournamentConfig:
     retries: int
     raw: dict[str, Any]  # the file as data, for change detection
     build_timeout_ms: int = DEFAULT_BUILD_TIMEOUT_MS
+    multigame: bool = True  # keep the process of a bot that declares multigame between games
+    restart_every: int = 0  # ... but start it afresh after this many games (0: never)
 
     def play_conditions(self) -> dict[str, Any]:
         """What decides how games are played: everything but the run's own settings.
@@ -245,6 +258,8 @@ TOP_KEYS = {
     "retries",
     "sandbox",
     "build_timeout",
+    "multigame",
+    "restart_every",
 }
 BOT_KEYS = {
     "name",
@@ -314,6 +329,9 @@ def parse_config(text: str, path: Path) -> TournamentConfig:
     end_grace_ms = _duration(top, "end_grace", "1s")
     build_timeout_ms = _duration(top, "build_timeout", "10m")
     top.check("build_timeout", build_timeout_ms > 0, "must be more than 0")
+    multigame = top.get("multigame", bool, True)
+    restart_every = top.get("restart_every", int, 0)
+    top.check("restart_every", 0 <= restart_every <= 1_000_000, "must be from 0 (never) to 1000000 games")
     default_cwd = rel(top.get("cwd", str, "."))
     default_sandbox = top.get("sandbox", str, "auto")
     top.check("sandbox", default_sandbox in MODES, f"must be one of {', '.join(MODES)}")
@@ -449,6 +467,8 @@ def parse_config(text: str, path: Path) -> TournamentConfig:
         retries=retries,
         raw=_plain(top.node),
         build_timeout_ms=build_timeout_ms,
+        multigame=multigame,
+        restart_every=restart_every,
     )
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import functools
 import multiprocessing as mp
 import os
 import signal
@@ -31,7 +32,7 @@ from multiprocessing.process import BaseProcess
 
 from .clock import TimeControl
 from .record import GameRecord
-from .referee import BotSpec, GameSetup, play_game
+from .referee import BotHost, BotSpec, GameSetup, play_game
 from .rules import Board, Params, random_board
 from .schedule import ScheduledGame
 
@@ -54,10 +55,17 @@ class GameSettings:
     board: str  # "random", "build", or "file" (then board_value)
     board_value: Board | None = None
     end_grace_s: float = 1.0
+    # Kept bot processes (``multigame``) are started afresh after this many games (0: never).
+    restart_every: int = 0
+    multigame: bool = True  # False: every bot starts afresh for every game
+
+    def host(self) -> BotHost:
+        """The keeper of a worker's bot processes for all the games it plays."""
+        return BotHost(keep=self.multigame, restart_every=self.restart_every)
 
     def setup(self, game: ScheduledGame) -> GameSetup:
         if self.board == "random":
-            board: Board | None = random_board(
+            board: Board | None = _meeting_board(
                 game.seed, self.params.tiles * self.params.players, self.params.contact
             )
         elif self.board == "build":
@@ -98,8 +106,18 @@ class GameSettings:
         return self.max_game_seconds() * WATCHDOG_FACTOR + WATCHDOG_EXTRA_S
 
 
-def play_scheduled(settings: GameSettings, game: ScheduledGame) -> GameRecord:
-    return play_game(settings.setup(game), [settings.bots[name] for name in game.seats])
+@functools.lru_cache(maxsize=64)
+def _meeting_board(seed: int, tiles: int, contact: int) -> Board:
+    """A random board, made once for all the seat orders of a meeting (they share its seed).
+
+    Boards are immutable values, so sharing one between games is safe; a worker plays
+    the seat orders of a meeting close together, so a small cache holds them.
+    """
+    return random_board(seed, tiles, contact)
+
+
+def play_scheduled(settings: GameSettings, game: ScheduledGame, host: BotHost | None = None) -> GameRecord:
+    return play_game(settings.setup(game), [settings.bots[name] for name in game.seats], host=host)
 
 
 def _die_with_parent() -> None:
@@ -121,18 +139,19 @@ def _worker(conn: Connection, settings: GameSettings, parent: int) -> None:
     _die_with_parent()
     if os.getppid() != parent:
         return
-    while True:
-        try:
-            game = conn.recv()
-        except (EOFError, OSError):
-            return
-        if game is None:
-            return
-        try:
-            record = play_scheduled(settings, game)
-            conn.send(("done", record.to_dict()))
-        except Exception:  # an arena failure: report it, the parent decides
-            conn.send(("error", traceback.format_exc(limit=8)))
+    with settings.host() as host:  # SIGTERM unwinds through here too: no bot outlives us
+        while True:
+            try:
+                game = conn.recv()
+            except (EOFError, OSError):
+                return
+            if game is None:
+                return
+            try:
+                record = play_scheduled(settings, game, host)
+                conn.send(("done", record.to_dict()))
+            except Exception:  # an arena failure: report it, the parent decides
+                conn.send(("error", traceback.format_exc(limit=8)))
 
 
 def _bot_groups(worker: int) -> list[int]:

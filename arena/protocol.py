@@ -35,6 +35,9 @@ _LETTERS = "abcd"
 # --- values -------------------------------------------------------------------
 
 
+# The capability a bot declares in its hello to play several games in one process.
+MULTIGAME = "multigame"
+
 @dataclass(frozen=True, slots=True)
 class Hello:
     """``hello VERSION``: the referee opens; the bot answers with :class:`HelloReply`."""
@@ -70,6 +73,9 @@ class GameStart:
     base_time: int = 0
     increment: int = 0
     names: tuple[str, ...] = ()
+    # The referee keeps this process for more games (the bot declared ``multigame``):
+    # after ``end`` it waits for the next ``game`` instead of exiting.
+    multigame: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,6 +174,7 @@ def format_message(msg: RefereeMessage | BotMessage) -> str:
             f"seed={msg.seed} sheep={msg.sheep} tiles={msg.tiles} contact={msg.contact} "
             f"holeborder={int(msg.hole_border)} movetime={msg.move_time} "
             f"base={msg.base_time} increment={msg.increment} names={_join_names(msg.names)}"
+            + (" multigame=1" if msg.multigame else "")
         )
     if isinstance(msg, GameEnd):
         return (
@@ -321,6 +328,7 @@ def parse_referee_line(line: str) -> RefereeMessage:
             base_time=_int(f.get("base", "0"), "base", line),
             increment=_int(f.get("increment", "0"), "increment", line),
             names=() if names_text == "-" else tuple(names_text.split(",")),
+            multigame=f.get("multigame", "0") == "1",
         )
     if head in PHASE_REQUESTS:
         since = []

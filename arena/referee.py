@@ -12,16 +12,16 @@ from __future__ import annotations
 
 import datetime as _dt
 import time
-from collections import deque
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Protocol
 
-from .botproc import BotFault, BotPool, BotProcess, ResourceLimits, bot_environment
+from .bothost import BotHost, BotSpec, ProcessChannel
+from .botproc import BotFault
 from .clock import Clock, TimeControl
 from .errors import IllegalMoveError, NotationError, ProtocolError
 from .protocol import (
+    MULTIGAME,
     PROTOCOL_VERSION,
     GameEnd,
     GameStart,
@@ -35,21 +35,8 @@ from .protocol import (
 )
 from .record import Fault, FaultKind, GameRecord, MoveRecord, SeatRecord
 from .rules import Board, GameState, Params, Phase, format_position, parse_move
-from .sandbox import SandboxPolicy
 
-TRANSCRIPT_KEEP = 60  # lines of each bot's conversation kept for reports
-
-
-@dataclass(frozen=True)
-class BotSpec:
-    """How to run one bot: a name, a command (argv), where and with what."""
-
-    name: str
-    command: tuple[str, ...]
-    cwd: Path = field(default_factory=Path.cwd)
-    env: Mapping[str, str] = field(default_factory=dict)
-    limits: ResourceLimits = field(default_factory=ResourceLimits)
-    sandbox: SandboxPolicy = field(default_factory=SandboxPolicy)
+__all__ = ["BotChannel", "BotHost", "BotSpec", "GameSetup", "ProcessChannel", "Referee", "play_game"]
 
 
 @dataclass(frozen=True)
@@ -92,77 +79,26 @@ class BotChannel(Protocol):
     def seat_facts(self) -> dict[str, object]:
         """Facts for the seat record: reported name, exit, stderr, infos, transcript."""
 
+    # A bot process that plays several games (``multigame``, see :mod:`arena.bothost`):
+    # ``previous_hello`` is the (name, capabilities) its hello gave in an earlier game
+    # (None for a fresh process, which is greeted); ``can_stay`` says the arena would
+    # keep it for another game, and ``stay`` sends the end notice and keeps it running.
+    previous_hello: tuple[str, tuple[str, ...]] | None
+    can_stay: bool
+
+    def renew(self) -> bool:
+        """Replace a kept process that ended between games with a fresh one (whose
+        ``previous_hello`` is None); False if that cannot be done."""
+
+    def stay(self, goodbye: str, hello: tuple[str, tuple[str, ...]]) -> None:
+        """Send the end-of-game notice and keep the bot running for its next game, whose
+        ``previous_hello`` is ``hello``."""
+
 
 def request(channel: BotChannel, line: str, timeout_s: float) -> tuple[str, float]:
     """Send a request and wait for its answer."""
     channel.send(line)
     return channel.receive(timeout_s)
-
-
-class ProcessChannel:
-    """A :class:`BotChannel` over a real process in a :class:`BotPool`."""
-
-    def __init__(self, pool: BotPool, bot: BotProcess, keep_transcript: bool) -> None:
-        self.pool = pool
-        self.bot = bot
-        self.exited_cleanly = False
-        self.finished = False  # told "end", input closed
-        self.stopped = False
-        self.sent_at = time.monotonic()
-        self.transcript: deque[str] | None = deque(maxlen=TRANSCRIPT_KEEP) if keep_transcript else None
-
-    def _note(self, line: str) -> None:
-        if self.transcript is not None:
-            self.transcript.append(line)
-
-    def send(self, line: str) -> None:
-        stray = self.pool.stray_line(self.bot)
-        if stray is not None:
-            self._note(f"bot> {stray}")
-            raise BotFault(FaultKind.PROTOCOL_ERROR, f"sent {stray[:200]!r} without being asked")
-        self._note(f"ref> {line}")
-        self.sent_at = self.pool.send(self.bot, line)
-
-    def receive(self, timeout_s: float, deadline: float | None = None) -> tuple[str, float]:
-        answer, arrived = self.pool.read_line(self.bot, deadline or self.sent_at + timeout_s)
-        self._note(f"bot> {answer}")
-        return answer, arrived - self.sent_at
-
-    def wait(self, until: float) -> None:
-        self.pool.wait(until)
-
-    def finish(self, goodbye: str) -> None:
-        if not self.stopped and not self.finished:
-            self.finished = True
-            self._note(f"ref> {goodbye}")
-            self.pool.say_goodbye(self.bot, goodbye)
-
-    def stop(self, goodbye: str | None, grace_s: float, why: str | None = None) -> None:
-        if self.stopped:
-            return
-        if goodbye is not None:
-            self.finish(goodbye)
-        self.stopped = True
-        if why is not None:
-            self._note(f"---- forfeited: {why}")
-        exited = self.pool.stop(self.bot, None, grace_s)
-        self.exited_cleanly = exited and self.finished  # by itself, after "end": not a crash
-
-    def seat_facts(self) -> dict[str, object]:
-        b = self.bot
-        facts: dict[str, object] = {
-            "exit": b.exit_note,
-            "exited_cleanly": self.exited_cleanly,
-            "leftover_processes": b.leftovers,
-            "isolation": b.isolation.to_dict(),
-            "stderr_tail": b.stderr_text(),
-            "stderr_bytes": b.stderr_bytes,
-            "infos": tuple(b.infos),
-            "info_count": b.info_count,
-        }
-        if self.transcript is not None:
-            facts["transcript"] = tuple(self.transcript)
-        return facts
 
 
 Observer = Callable[[GameState, MoveRecord | None, tuple[int, Fault] | None], None]
@@ -186,6 +122,8 @@ class Referee:
         self.observer = observer
         self.faults: dict[int, Fault] = {}
         self.reported: dict[int, str] = {}
+        self.capabilities: dict[int, tuple[str, ...]] = {}
+        self.multigame: set[int] = set()  # seats told their process stays for another game
         self.ready: set[int] = set()
         self.moves: list[MoveRecord] = []
         self.clocks = [Clock(setup.time_control) for _ in specs]
@@ -223,13 +161,40 @@ class Referee:
         for p, ch in enumerate(self.channels):
             if isinstance(ch, BotFault):
                 self._forfeit(p, ch.kind, ch.detail)
+        allowance = deadline - started
         waiting: dict[int, str] = {}  # seat -> the answer it owes: "hello" or "ready"
+
+        def greet(p: int) -> None:
+            ch = self._channel(p)
+            if ch.previous_hello is None:
+                ch.send(format_message(Hello(PROTOCOL_VERSION)))
+                waiting[p] = "hello"
+            else:  # a process kept from an earlier game: its hello still holds
+                self.reported[p], self.capabilities[p] = ch.previous_hello
+                ch.send(format_message(self._game_start(p)))
+                waiting[p] = "ready"
+
+        def fault(p: int, f: BotFault) -> None:
+            # A kept process that ended between games (it may exit after any "end") is
+            # started afresh, with a whole allowance of its own: a game is charged only
+            # for what happens in it.
+            ch = self._channel(p)
+            if f.kind is FaultKind.CRASH and ch.previous_hello is not None and ch.renew():
+                nonlocal deadline
+                deadline = max(deadline, time.monotonic() + allowance)
+                try:
+                    greet(p)
+                    return
+                except BotFault as again:
+                    f = again
+            waiting.pop(p, None)
+            self._startup_fault(p, f)
+
         for p in self._live():
             try:
-                self._channel(p).send(format_message(Hello(PROTOCOL_VERSION)))
-                waiting[p] = "hello"
+                greet(p)
             except BotFault as f:
-                self._startup_fault(p, f)
+                fault(p, f)
         while waiting:
             now = time.monotonic()
             answered = False
@@ -252,8 +217,7 @@ class Referee:
                         self.ready.add(p)
                         del waiting[p]
                 except BotFault as f:
-                    self._startup_fault(p, f)
-                    del waiting[p]
+                    fault(p, f)
             if waiting and not answered:
                 self._channel(next(iter(waiting))).wait(min(deadline, time.monotonic() + 0.02))
 
@@ -278,6 +242,7 @@ class Referee:
                 f"speaks protocol version {msg.version}; this referee speaks {PROTOCOL_VERSION}",
             )
         self.reported[p] = msg.name
+        self.capabilities[p] = msg.capabilities
 
     def _check_ready(self, p: int, line: str) -> None:
         if not isinstance(self._parse(line), Ready):
@@ -292,6 +257,8 @@ class Referee:
 
     def _game_start(self, p: int) -> GameStart:
         s, tc, prm = self.setup, self.setup.time_control, self.setup.params
+        if MULTIGAME in self.capabilities.get(p, ()) and self._channel(p).can_stay:
+            self.multigame.add(p)
         return GameStart(
             game_id=s.game_id,
             seat=p,
@@ -305,6 +272,7 @@ class Referee:
             base_time=tc.base_ms or 0,
             increment=tc.increment_ms,
             names=tuple(spec.name for spec in self.specs),
+            multigame=p in self.multigame,
         )
 
     def _turn_request(self, p: int, phase: str, budget_ms: int) -> TurnRequest:
@@ -380,9 +348,13 @@ class Referee:
                 except BotFault as f:
                     self._forfeit(p, f.kind, f.detail)
             end = format_message(self._game_end())
-            live = [self._channel(p) for p in self._live()]
-            for bot in live:  # every bot hears "end" at once; one grace for all of them
-                bot.finish(end)
+            live = []
+            for p in self._live():  # every bot hears "end" at once; one grace for all of them
+                if p in self.multigame:
+                    self._channel(p).stay(end, (self.reported[p], self.capabilities[p]))
+                else:
+                    live.append(self._channel(p))
+                    live[-1].finish(end)
             deadline = time.monotonic() + self.setup.end_grace_s
             for bot in live:
                 bot.stop(None, max(0.0, deadline - time.monotonic()))
@@ -433,17 +405,20 @@ class Referee:
         )
 
 
-def play_game(setup: GameSetup, bots: Sequence[BotSpec], observer: Observer | None = None) -> GameRecord:
-    """Start the bots, play one game, stop every bot, and return the record."""
-    with BotPool() as pool:
-        started = time.monotonic()
-        channels: list[BotChannel | BotFault] = []
-        for spec in bots:
-            try:
-                env = bot_environment(spec.cwd, spec.env)
-                bot = pool.start(spec.name, spec.command, spec.cwd, env, spec.limits, spec.sandbox)
-                channels.append(ProcessChannel(pool, bot, setup.keep_transcript))
-            except BotFault as f:
-                channels.append(f)
-        referee = Referee(setup, bots, channels, observer)
-        return referee.run(started)
+def play_game(
+    setup: GameSetup, bots: Sequence[BotSpec], observer: Observer | None = None, host: BotHost | None = None
+) -> GameRecord:
+    """Play one game and return the record.
+
+    The bots come from ``host`` (kept processes of bots that play several
+    games), or are started for this game alone and all stopped before it returns.
+    """
+    if host is None:
+        with BotHost(keep=False) as own:
+            return play_game(setup, bots, observer, own)
+    started = time.monotonic()
+    channels: list[BotChannel | BotFault] = list(host.seat(bots, setup.keep_transcript))
+    try:
+        return Referee(setup, bots, channels, observer).run(started)
+    finally:
+        host.release()

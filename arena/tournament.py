@@ -100,6 +100,8 @@ def game_settings(config: TournamentConfig) -> GameSettings:
         board="file" if config.board_value is not None else config.board,
         board_value=config.board_value,
         end_grace_s=config.end_grace_ms / 1000,
+        multigame=config.multigame,
+        restart_every=config.restart_every,
     )
 
 

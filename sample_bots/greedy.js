@@ -38,7 +38,7 @@ const TILE_SHAPES = {
 const key = (q, r) => q + "," + r; // hexes are stored in Maps/Sets by "q,r"
 
 // --- The game's fixed settings (from the `game` request) -------------------
-const game = { seat: "a", players: 2, seed: "0", contact: 1, holeborder: 0 };
+const game = { seat: "a", players: 2, seed: "0", contact: 1, holeborder: 0, multigame: false };
 
 // --- A small seeded PRNG (mulberry32) for deterministic tie-breaks --------
 function hashString(s) { // FNV-1a: turns any text (e.g. a 64-bit seed) into 32 bits
@@ -265,13 +265,14 @@ function handle(line) {
   const fields = parseFields(tokens.slice(1));
 
   if (kind === "hello") {
-    send("hello 1 greedy-js");
+    send("hello 1 greedy-js multigame"); // we can play several games in one process
   } else if (kind === "game") {
     if (fields.seat) game.seat = fields.seat;
     if (fields.players) game.players = +fields.players;
     if (fields.seed) game.seed = fields.seed;
     if (fields.contact) game.contact = +fields.contact;
     if (fields.holeborder) game.holeborder = +fields.holeborder;
+    game.multigame = fields.multigame === "1"; // the referee keeps us for another game
     send("ready");
   } else if (kind === "tile" || kind === "herd" || kind === "move") {
     const started = Date.now();
@@ -284,7 +285,8 @@ function handle(line) {
     send("info " + kind + " " + pick.move + ": " + pick.note + " (" + (Date.now() - started) + " ms)");
     send(kind + " " + pick.move);
   } else if (kind === "end") {
-    process.exit(0); // the game is over
+    if (!game.multigame) process.exit(0); // the game is over
+    // else wait for the next "game" (or the end of our input)
   } else {
     process.stderr.write("greedy.js: ignoring unknown message: " + line + "\n");
   }

@@ -26,6 +26,8 @@ class ScriptedChannel:
         self.received: list[str] = []
         self.goodbye: str | None = None
         self.stopped = False
+        self.previous_hello: tuple[str, tuple[str, ...]] | None = None  # a fresh "process"
+        self.can_stay = False
 
     def send(self, line: str) -> None:
         assert not self.stopped, "the referee wrote to a stopped bot"
@@ -59,6 +61,13 @@ class ScriptedChannel:
         if not self.stopped and goodbye is not None:
             self.goodbye = goodbye
         self.stopped = True
+
+    def renew(self) -> bool:
+        return False
+
+    def stay(self, goodbye: str, hello: tuple[str, tuple[str, ...]]) -> None:
+        self.goodbye = goodbye
+        self.previous_hello = hello
 
     def seat_facts(self) -> dict[str, object]:
         return {"exit": "exit 0", "exited_cleanly": self.goodbye is not None}

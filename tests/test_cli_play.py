@@ -129,18 +129,14 @@ def test_limits_above_the_arenas_own_are_capped_not_fatal(monkeypatch: pytest.Mo
 
     cap = 1800 * 2**20
     hard = {resource.RLIMIT_AS: cap}
-    applied: dict[int, tuple[int, int]] = {}
 
     def getrlimit(kind: int) -> tuple[int, int]:
         return (hard.get(kind, resource.RLIM_INFINITY),) * 2
 
-    def setrlimit(kind: int, limits: tuple[int, int]) -> None:
-        if kind in hard and limits[1] > hard[kind]:  # (RLIM_INFINITY is -1: compare only real caps)
-            raise ValueError("not allowed to raise maximum limit")  # what the kernel says
-        applied[kind] = limits
-
     monkeypatch.setattr(resource, "getrlimit", getrlimit)
-    monkeypatch.setattr(resource, "setrlimit", setrlimit)
-    ResourceLimits().apply()
-    assert applied[resource.RLIMIT_AS] == (cap, cap)
-    assert applied[resource.RLIMIT_CPU] == (600, 600) and applied[resource.RLIMIT_CORE] == (0, 0)
+    wanted = ResourceLimits().rlimits(whole_bot=False, per_user_tasks=False)
+    assert wanted["as"] == cap  # capped at the arena's own, not the 2 GB asked for
+    assert wanted["cpu"] == 600 and wanted["core"] == 0
+    assert "nproc" not in wanted  # a per-user limit would count the arena's own processes
+    command = ResourceLimits().prlimit_command(whole_bot=False, per_user_tasks=False)
+    assert f"--as={cap}:{cap}" in command and command[-1] == "--"

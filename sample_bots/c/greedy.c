@@ -52,6 +52,7 @@ static int is_empty(int i) { return pasture[i] && owner[i] < 0; }
 
 static int me = 0, players = 2, contact = 1, holeborder = 0, random_mode = 0;
 static unsigned long long game_seed = 0;
+static int multigame = 0; /* the referee keeps us for another game after "end" */
 static int forfeited[MAXPLAYERS];
 static unsigned long long rng_state;
 
@@ -344,12 +345,14 @@ static void answer_turn(const char *phase, char *rest)
 /* game id=... seat=b players=2 seed=42 ... : remember what we need. */
 static void read_game(char *rest)
 {
+    multigame = 0; /* every game says it again */
     for (char *t = strtok(rest, " "); t; t = strtok(NULL, " ")) {
         if (!strncmp(t, "seat=", 5)) me = t[5] - 'a';
         else if (!strncmp(t, "players=", 8)) players = atoi(t + 8);
         else if (!strncmp(t, "seed=", 5)) game_seed = strtoull(t + 5, NULL, 10);
         else if (!strncmp(t, "contact=", 8)) contact = atoi(t + 8);
         else if (!strncmp(t, "holeborder=", 11)) holeborder = atoi(t + 11);
+        else if (!strcmp(t, "multigame=1")) multigame = 1;
     } /* unknown keys are ignored, as the protocol asks */
     if (me < 0 || me >= MAXPLAYERS) me = 0;
     if (players < 2 || players > MAXPLAYERS) players = 2;
@@ -372,14 +375,17 @@ int main(int argc, char **argv)
         else rest = line + strlen(line);
 
         if (!strcmp(word, "hello"))
-            printf("hello 1 %s\n", random_mode ? "random-c" : "greedy-c");
+            printf("hello 1 %s multigame\n", random_mode ? "random-c" : "greedy-c");
         else if (!strcmp(word, "game")) {
             read_game(rest);
             printf("ready\n");
         } else if (!strcmp(word, "tile") || !strcmp(word, "herd") || !strcmp(word, "move"))
             answer_turn(word, rest);
-        else if (!strcmp(word, "end"))
-            break; /* the game is over: exit */
+        else if (!strcmp(word, "end")) {
+            if (!multigame)
+                break; /* the game is over: exit */
+            /* else wait for the next "game" (or the end of our input) */
+        }
         else if (word[0])
             fprintf(stderr, "greedy: ignoring unknown message %s\n", word);
     }

@@ -80,4 +80,5 @@ def play(name: str, attack: Callable[[], None], at: str = "start") -> None:
             attack()
         return turn.rng.choice(turn.state.legal_moves())
 
-    run_bot(name, choose)
+    # One process per game: each attack runs (and reports) in every game it is meant for.
+    run_bot(name, choose, multigame=False)

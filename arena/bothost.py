@@ -1,0 +1,242 @@
+"""Bot processes for the referee: started per game, or kept across games.
+
+A bot that declares ``multigame`` in its hello keeps its process (and its
+sandbox) across the games a worker plays, as cutechess keeps an engine with
+``restart=off``: after ``end`` it waits for the next ``game``.  The
+:class:`BotHost` owns every bot process of a worker: it hands the referee a
+channel per seat (a kept process when one fits, else a new one) and takes
+them back after the game.  A process is started afresh after a fault or a
+crash (the referee stops a faulty bot), when it wrote anything between games,
+every ``restart_every`` games, and before it gets near its CPU-time limit.
+
+Nothing of one game reaches another's record: a kept process's infos, stderr
+and exit facts are reset when its next game begins, and a process that spoke
+out of turn between games is replaced rather than reused.
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+from collections import deque
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .botproc import BotFault, BotPool, BotProcess, ResourceLimits, bot_environment
+from .record import FaultKind
+from .sandbox import SandboxPolicy
+
+TRANSCRIPT_KEEP = 60  # lines of each bot's conversation kept for reports
+MAX_IDLE = 16  # kept processes a worker holds between games (the least recently used go first)
+CPU_RESTART_SHARE = 0.5  # a process past this share of its CPU-time limit is not reused
+QUIT_GRACE_S = 1.0  # time kept processes get to exit after their input closes
+
+
+@dataclass(frozen=True)
+class BotSpec:
+    """How to run one bot: a name, a command (argv), where and with what."""
+
+    name: str
+    command: tuple[str, ...]
+    cwd: Path = field(default_factory=Path.cwd)
+    env: Mapping[str, str] = field(default_factory=dict)
+    limits: ResourceLimits = field(default_factory=ResourceLimits)
+    sandbox: SandboxPolicy = field(default_factory=SandboxPolicy)
+    # Keep its process for the next game when it declares ``multigame`` (False: start it
+    # afresh for every game even then).
+    multigame: bool = True
+
+
+class ProcessChannel:
+    """A :class:`BotChannel` over a real process in a :class:`BotPool`."""
+
+    def __init__(
+        self,
+        pool: BotPool,
+        bot: BotProcess,
+        keep_transcript: bool,
+        can_stay: bool = False,
+        start: Callable[[], BotProcess] | None = None,
+    ) -> None:
+        self.pool = pool
+        self.bot = bot
+        self.start = start  # starts a fresh process of the same bot (for renew)
+        self.exited_cleanly = False
+        self.finished = False  # told "end", input closed
+        self.stopped = False
+        self.stayed = False  # told "end" and kept running for another game
+        self.previous_hello = bot.hello if bot.games > 0 else None
+        self.can_stay = can_stay
+        bot.begin_game()
+        self.sent_at = time.monotonic()
+        self.transcript: deque[str] | None = deque(maxlen=TRANSCRIPT_KEEP) if keep_transcript else None
+
+    def _note(self, line: str) -> None:
+        if self.transcript is not None:
+            self.transcript.append(line)
+
+    def renew(self) -> bool:
+        if self.previous_hello is None or self.start is None:
+            return False
+        self.pool.stop(self.bot, None, 0.0)
+        try:
+            self.bot = self.start()
+        except BotFault:
+            return False
+        self.bot.begin_game()
+        self.previous_hello = None
+        self._note("---- its kept process had ended: started afresh")
+        return True
+
+    def send(self, line: str) -> None:
+        stray = self.pool.stray_line(self.bot)
+        if stray is not None:
+            self._note(f"bot> {stray}")
+            raise BotFault(FaultKind.PROTOCOL_ERROR, f"sent {stray[:200]!r} without being asked")
+        self._note(f"ref> {line}")
+        self.sent_at = self.pool.send(self.bot, line)
+
+    def receive(self, timeout_s: float, deadline: float | None = None) -> tuple[str, float]:
+        answer, arrived = self.pool.read_line(self.bot, deadline or self.sent_at + timeout_s)
+        self._note(f"bot> {answer}")
+        return answer, arrived - self.sent_at
+
+    def wait(self, until: float) -> None:
+        self.pool.wait(until)
+
+    def finish(self, goodbye: str) -> None:
+        if not self.stopped and not self.finished:
+            self.finished = True
+            self._note(f"ref> {goodbye}")
+            self.pool.say_goodbye(self.bot, goodbye)
+
+    def stay(self, goodbye: str, hello: tuple[str, tuple[str, ...]]) -> None:
+        if self.stopped or self.finished:
+            return
+        self._note(f"ref> {goodbye}")
+        try:
+            self.pool.send(self.bot, goodbye)
+        except BotFault:  # gone already: the game is over, so no fault; just not kept
+            self.finished = True
+            self.stop(None, 0.0)
+            return
+        self.finished = self.stayed = self.exited_cleanly = True
+        self.bot.hello = hello
+        self.bot.exit_note = "kept for its next game"
+
+    def stop(self, goodbye: str | None, grace_s: float, why: str | None = None) -> None:
+        if self.stopped or self.stayed:
+            return
+        if goodbye is not None:
+            self.finish(goodbye)
+        self.stopped = True
+        if why is not None:
+            self._note(f"---- forfeited: {why}")
+        exited = self.pool.stop(self.bot, None, grace_s)
+        self.exited_cleanly = exited and self.finished  # by itself, after "end": not a crash
+
+    def seat_facts(self) -> dict[str, object]:
+        b = self.bot
+        facts: dict[str, object] = {
+            "exit": b.exit_note,
+            "exited_cleanly": self.exited_cleanly,
+            "leftover_processes": b.leftovers,
+            "isolation": b.isolation.to_dict(),
+            "stderr_tail": b.stderr_text(),
+            "stderr_bytes": b.stderr_bytes,
+            "infos": tuple(b.infos),
+            "info_count": b.info_count,
+        }
+        if self.transcript is not None:
+            facts["transcript"] = tuple(self.transcript)
+        return facts
+
+
+class BotHost:
+    """Every bot process of one worker, and which of them wait for another game.
+
+    ``keep=False`` starts every bot afresh for each game (as ``arena play``
+    does); ``restart_every`` > 0 starts a kept bot afresh after that many games.
+    """
+
+    def __init__(self, keep: bool = True, restart_every: int = 0, max_idle: int = MAX_IDLE) -> None:
+        self.pool = BotPool()
+        self.keep = keep
+        self.restart_every = restart_every
+        self.max_idle = max_idle
+        self.idle: deque[tuple[BotSpec, BotProcess]] = deque()  # least recently used first
+        self.seated: list[tuple[BotSpec, ProcessChannel]] = []
+        self.started = 0  # processes started, for tests and benchmarks
+
+    def __enter__(self) -> BotHost:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def seat(self, specs: Sequence[BotSpec], keep_transcript: bool = False) -> list[ProcessChannel | BotFault]:
+        """A channel per seat: a kept process of the same bot if one is fit, else a new one
+        (or the BotFault of a bot that cannot be started)."""
+        channels: list[ProcessChannel | BotFault] = []
+        for spec in specs:
+            bot = self._take_idle(spec)
+            start = functools.partial(self._start, spec)
+            if bot is None:
+                try:
+                    bot = start()
+                except BotFault as f:
+                    channels.append(f)
+                    continue
+            may_stay = (
+                self.keep
+                and spec.multigame
+                and (self.restart_every <= 0 or bot.games + 1 < self.restart_every)
+            )
+            channel = ProcessChannel(self.pool, bot, keep_transcript, may_stay, start)
+            self.seated.append((spec, channel))
+            channels.append(channel)
+        return channels
+
+    def _start(self, spec: BotSpec) -> BotProcess:
+        env = bot_environment(spec.cwd, spec.env)
+        bot = self.pool.start(spec.name, spec.command, spec.cwd, env, spec.limits, spec.sandbox)
+        self.started += 1
+        return bot
+
+    def _take_idle(self, spec: BotSpec) -> BotProcess | None:
+        for i, (idle_spec, bot) in enumerate(self.idle):
+            if idle_spec != spec:
+                continue
+            del self.idle[i]
+            self.pool.wait(time.monotonic())  # take in what it wrote since its last game
+            cpu_cap = spec.limits.cpu_seconds
+            if bot.reusable() and (cpu_cap is None or bot.cpu_seconds() < cpu_cap * CPU_RESTART_SHARE):
+                return bot
+            self.pool.stop(bot, None, 0.0)
+            return None
+        return None
+
+    def release(self) -> None:
+        """After a game: keep the processes the referee kept, stop the rest."""
+        for spec, channel in self.seated:
+            if channel.stayed:
+                self.idle.append((spec, channel.bot))
+            else:
+                channel.stop(None, 0.0)
+        self.seated.clear()
+        while len(self.idle) > self.max_idle:
+            _spec, bot = self.idle.popleft()
+            self.pool.stop(bot, None, 0.0)
+
+    def close(self) -> None:
+        """Stop every process: kept ones get their input closed and a moment to exit."""
+        self.release()
+        kept = [bot for _spec, bot in self.idle]
+        self.idle.clear()
+        for bot in kept:
+            self.pool.say_goodbye(bot, None)
+        deadline = time.monotonic() + QUIT_GRACE_S
+        for bot in kept:
+            self.pool.stop(bot, None, max(0.0, deadline - time.monotonic()))
+        self.pool.close_all()
