@@ -13,6 +13,7 @@ Reading is done on raw file descriptors with our own buffers (``poll`` with
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import json
 import math
 import os
@@ -305,7 +306,7 @@ def scan_processes(token: str, pgid: int | None = None, since: int = 0) -> tuple
     """
     needle = f"{BOT_ID_VARIABLE}={token}".encode() if token else None
     try:
-        entries = os.listdir("/proc")
+        entries = [str(p) for p in descendants(os.getpid())] if _adopting else os.listdir("/proc")
     except OSError:  # no /proc: only the process group is killed
         return [], []
     marked: list[int] = []
@@ -327,6 +328,72 @@ def scan_processes(token: str, pgid: int | None = None, since: int = 0) -> tuple
         except (OSError, IndexError, ValueError):
             continue
     return marked, group
+
+
+_adopting = False  # this process is a child subreaper: what a bot starts stays below it
+_spawned: set[int] = set()  # processes this module started (bots, builds) and will wait for
+
+
+def adopt_orphans() -> bool:
+    """Make this process a child subreaper (Linux ``PR_SET_CHILD_SUBREAPER``).
+
+    Whatever a bot starts then stays among this process's descendants even when
+    its parent dies, so finding a bot's processes at the end of its game is a
+    walk of this process's own small tree instead of a scan of all of ``/proc``
+    (about 12 ms a bot on a busy machine).  Orphans adopted this way are reaped
+    when a bot is stopped.  Only for a process whose children are its bots: a
+    worker, or the command line.  Returns whether it took effect.
+    """
+    global _adopting
+    if _adopting:
+        return True
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        ok = libc.prctl(36, 1, 0, 0, 0) == 0  # PR_SET_CHILD_SUBREAPER
+    except (OSError, AttributeError):  # not Linux
+        return False
+    _adopting = ok and os.path.exists(f"/proc/self/task/{os.getpid()}/children")
+    return _adopting
+
+
+def descendants(root: int) -> list[int]:
+    """Every process below ``root``, from the kernel's per-thread ``children`` lists."""
+    out: list[int] = []
+    todo = [root]
+    while todo:
+        pid = todo.pop()
+        try:
+            tasks = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            continue  # gone meanwhile
+        for tid in tasks:
+            try:
+                with open(f"/proc/{pid}/task/{tid}/children", "rb") as f:
+                    kids = [int(x) for x in f.read().split()]
+            except (OSError, ValueError):
+                continue
+            out.extend(kids)
+            todo.extend(kids)
+    return out
+
+
+def reap_adopted() -> None:
+    """Collect the exit of orphans this subreaper adopted (never of a child it started)."""
+    if not _adopting:
+        return
+    me = os.getpid()
+    for tid in os.listdir(f"/proc/{me}/task"):
+        try:
+            with open(f"/proc/{me}/task/{tid}/children", "rb") as f:
+                kids = [int(x) for x in f.read().split()]
+        except (OSError, ValueError):
+            continue
+        for pid in kids:
+            if pid in _spawned:
+                continue
+            with contextlib.suppress(OSError, IndexError):
+                if _stat_fields(pid)[0] == b"Z":
+                    os.waitpid(pid, os.WNOHANG)
 
 
 def marked_pids(token: str, since: int = 0) -> list[int]:
@@ -454,6 +521,7 @@ def spawn_sandboxed(
             pass_fds=fds.all(),
             bufsize=0,
         )
+        _spawned.add(proc.pid)
         os.close(info_w)
         os.close(block_r)
         info_w = block_r = -1
@@ -556,6 +624,7 @@ class BotPool:
                 close_fds=True,
                 bufsize=0,
             )
+            _spawned.add(proc.pid)
         except (OSError, subprocess.SubprocessError, ValueError, ConfigError) as e:
             raise BotFault(
                 FaultKind.STARTUP_FAILURE, f"cannot start {' '.join(argv)!r} in {str(cwd)!r}: {e}"
@@ -756,6 +825,8 @@ class BotPool:
         bot.exit_note = status_before_kill or bot.exit_note or "killed"
         with contextlib.suppress(ValueError):  # a pool that lives for many games keeps no dead bots
             self.bots.remove(bot)
+        _spawned.discard(bot.proc.pid)
+        reap_adopted()
         return exited
 
     @staticmethod

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
 
+from .botproc import adopt_orphans
 from .clock import TimeControl
 from .record import GameRecord
 from .referee import BotHost, BotSpec, GameSetup, play_game
@@ -139,6 +140,7 @@ def _worker(conn: Connection, settings: GameSettings, parent: int) -> None:
     _die_with_parent()
     if os.getppid() != parent:
         return
+    adopt_orphans()  # a bot's orphans stay below us: no scan of /proc to find them
     with settings.host() as host:  # SIGTERM unwinds through here too: no bot outlives us
         while True:
             try:
@@ -250,14 +252,17 @@ class GamePool:
         queue = deque(games)
         attempts: Counter[str] = Counter()
         failed: list[tuple[ScheduledGame, str]] = []
+        def feed() -> None:
+            for slot in self.slots:
+                if slot.game is None and queue:
+                    slot.game = queue.popleft()
+                    slot.sent_at = time.monotonic()
+                    slot.conn.send(slot.game)
+
         try:
             self.slots = [self._spawn() for _ in range(min(self.concurrency, len(queue)))]
             while queue or any(s.game for s in self.slots):
-                for slot in self.slots:
-                    if slot.game is None and queue:
-                        slot.game = queue.popleft()
-                        slot.sent_at = time.monotonic()
-                        slot.conn.send(slot.game)
+                feed()
                 busy = [s for s in self.slots if s.game is not None]
                 first_limit = min(s.sent_at for s in busy) + self.watchdog_s
                 ready = wait(
@@ -274,6 +279,7 @@ class GamePool:
                             kind, payload = slot.conn.recv()
                             if kind == "done":
                                 slot.game = None
+                                feed()  # the worker's next game first: storing this one can wait
                                 on_result(game, GameRecord.from_dict(payload))
                                 continue
                             last = payload.strip().splitlines()[-1] if payload.strip() else "?"

@@ -174,9 +174,18 @@ def start_real_bot(game_line: str) -> subprocess.Popen[bytes]:
 class ReplayChannel:
     """An in-process bot that answers each request with its seat's recorded moves: no pipes, no process."""
 
+    previous_hello = None  # a fresh bot each game
+    can_stay = False
+
     def __init__(self, moves: list[str]) -> None:
         self.moves = iter(moves)
         self.answer = ""
+
+    def renew(self) -> bool:
+        return False
+
+    def stay(self, goodbye: str, hello: tuple[str, tuple[str, ...]]) -> None:
+        pass
 
     def send(self, line: str) -> None:
         head = line.split(" ", 1)[0]

@@ -20,6 +20,7 @@ from arena.executor import GamePool, GameSettings
 from arena.record import GameRecord
 from arena.referee import BotSpec
 from arena.rules import Params
+from arena.sandbox import SandboxPolicy
 from arena.schedule import ScheduledGame, make_schedule
 
 from .flaky_settings import FlakySettings, LingerOnceSettings
@@ -260,3 +261,68 @@ def test_a_stopped_worker_is_recovered_by_the_watchdog(
     assert all(s.fault is None for s in results[0].seats)
     # Continued, the stopped worker ran its SIGTERM handler (which kills the bots): no SIGKILL was needed.
     assert stopped[0].exitcode == 128 + signal.SIGTERM
+
+
+# -- what bots leave behind, found below a worker (a child subreaper) ---------------------------------
+
+
+@pytest.mark.parametrize("mode", ["group", "setsid", "envless"])
+def test_processes_a_bot_leaves_are_found_below_the_worker_and_killed(
+    mode: str, no_leftovers: None, bounded: None
+) -> None:
+    # The worker adopts the bot's orphans (PR_SET_CHILD_SUBREAPER), so it finds them by
+    # walking its own tree: a daemon that left the bot's group and session too.
+    plain = SandboxPolicy(mode="none")
+    leaver = (*marked(BROKEN_BOTS / "leaves_children.py"), mode, f"{MARKER}-sleep")
+    settings = GameSettings(
+        bots={
+            "leaver": BotSpec("leaver", leaver, cwd=REPO, sandbox=plain),
+            "random": BotSpec("random", marked(REPO / "sample_bots" / "random_bot.py"), cwd=REPO, sandbox=plain),
+        },
+        params=Params(),
+        time_control=TimeControl(move_ms=5000, startup_ms=20_000),
+        board="random",
+        end_grace_s=1.0,
+        multigame=False,  # stopped after every game, so every game counts what it left
+    )
+    games = make_schedule(["leaver", "random"], 2, 1, seed=2)
+    results: list[GameRecord] = []
+    failed = GamePool(settings, 1).run(games, lambda g, r: results.append(r), lambda g, why, retry: None, 0)
+    assert failed == [] and len(results) == 2
+    for record in results:
+        seat = next(s for s in record.seats if s.name == "leaver")
+        assert seat.fault is None and seat.exited_cleanly, seat
+        assert seat.leftover_processes is not None and seat.leftover_processes >= 1, seat
+
+
+ADOPTION_PROBE = """
+import os, sys, time
+from arena.botproc import adopt_orphans, descendants, reap_adopted
+assert adopt_orphans()
+child = os.fork()
+if child == 0:  # fork a daemon that leaves our session, then exit: it is an orphan
+    if os.fork() == 0:
+        os.setsid()
+        time.sleep(30)
+        os._exit(0)
+    os._exit(0)
+os.waitpid(child, 0)
+time.sleep(0.2)
+orphans = [p for p in descendants(os.getpid()) if p != child]
+print(len(orphans), flush=True)
+for p in orphans:
+    os.kill(p, 9)
+time.sleep(0.2)
+reap_adopted()
+print(len(descendants(os.getpid())), flush=True)
+"""
+
+
+def test_a_subreaper_finds_a_daemons_orphan_in_its_own_tree_and_reaps_it() -> None:
+    import subprocess
+
+    done = subprocess.run(
+        [sys.executable, "-c", ADOPTION_PROBE], cwd=REPO, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["1", "0"]  # the daemon was below us; killed and reaped, none left

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import sys
+import time
 import uuid
 from collections.abc import Sequence
 from pathlib import Path
@@ -125,14 +126,36 @@ def test_a_fault_in_one_game_restarts_the_bot_for_the_next() -> None:
     assert started == 3
 
 
+def wait_until_it_misbehaved(host: BotHost, seconds: float = 10.0) -> None:
+    """Until the first kept process has written a line or exited (the chatter must arrive
+    before the next game begins; a line arriving later is a fault in that game)."""
+    deadline = time.monotonic() + seconds
+    bot = host.idle[0][1]
+    while time.monotonic() < deadline and bot.reusable():
+        host.pool.wait(time.monotonic() + 0.05)
+
+
 @pytest.mark.parametrize("option", ["chatter-after=g1", "exit-after=g1"])
 def test_a_bot_that_misbehaves_between_games_is_replaced_not_faulted(option: str) -> None:
+    specs = [counting("odd", option), counting("fine")]
     with BotHost() as host:
-        records = play_series([counting("odd", option), counting("fine")], 2, host)
+        records = [play_game(setup(1), specs, host=host)]
+        wait_until_it_misbehaved(host)
+        records.append(play_game(setup(2), specs, host=host))
     assert all(s.fault is None for r in records for s in r.seats), [r.seats for r in records]
     assert processes(records[1], 0)[0][1] == 1  # a fresh process for game 2
     assert processes(records[1], 1)[0][1] == 2  # the other bot's was kept
     assert "ready" not in records[1].seats[0].stderr_tail
+
+
+def test_a_kept_bot_that_exits_as_its_next_game_begins_is_restarted_for_that_game() -> None:
+    # It exits right after "end"; the next game is seated at once, so its exit may well
+    # come after it was handed the game: the referee starts it afresh, no fault.
+    specs = [counting("quitter", "exit-after=g1"), counting("fine")]
+    with BotHost() as host:
+        records = play_series(specs, 2, host)
+    assert all(s.fault is None for r in records for s in r.seats), [r.seats for r in records]
+    assert processes(records[1], 0)[0][1] == 1
 
 
 def test_a_bot_killed_while_waiting_is_replaced() -> None:
