@@ -19,13 +19,14 @@ from ..schedule import ScheduledGame
 from ..standings import FORMATS, compute_standings, render
 from ..store import ResultStore, ResultsWriteError
 from ..tournament import RunState, run_tournament
-from .common import main
+from ..untrusted import printable
+from .common import echo_printable, main
 
 
 def _leaders(state: RunState, n: int = 3) -> str:
     if state.standings is None or not state.standings.rows:
         return ""
-    return "leaders: " + ", ".join(f"{r.bot} {r.score:.1f}" for r in state.standings.rows[:n])
+    return "leaders: " + ", ".join(f"{printable(r.bot)} {r.score:.1f}" for r in state.standings.rows[:n])
 
 
 def _game_line(record: GameRecord) -> str:
@@ -33,7 +34,7 @@ def _game_line(record: GameRecord) -> str:
     for s in sorted(record.standings, key=lambda s: (s.rank, s.player)):
         seat = record.seats[s.player]
         note = f" ({seat.fault.kind.value})" if seat.fault else ""
-        parts.append(f"{s.rank}. {seat.name} {s.hexes}{note}")
+        parts.append(f"{s.rank}. {printable(seat.name)} {s.hexes}{note}")
     return "  ".join(parts)
 
 
@@ -64,7 +65,7 @@ class _Progress:
                 self.bar.update(state.done - 1)
             self.bar.update(1, current_item=game.game_id)
             return
-        line = f"[{state.done}/{state.total}] {game.game_id}: {_game_line(record)}"
+        line = f"[{state.done}/{state.total}] {printable(game.game_id)}: {_game_line(record)}"
         now = time.monotonic()
         if now - self.last_plain >= 5 or state.done == state.total:
             line += f"   {_leaders(state)}"
@@ -104,7 +105,7 @@ def run_cmd(tournament: Path, restart: bool, concurrency: int | None, quiet: boo
     config = load_config(tournament)
     if concurrency is not None:
         config = replace(config, concurrency=concurrency)
-    echo = (lambda _s: None) if quiet else click.echo
+    echo = (lambda _s: None) if quiet else echo_printable
     echo(
         f"{config.name}: {len(config.bots)} bots, {config.players} players per game, "
         f"{config.rounds} round(s), {config.concurrency} at once -> {config.output}"
@@ -133,8 +134,8 @@ def run_cmd(tournament: Path, restart: bool, concurrency: int | None, quiet: boo
             f"{len(state.failures)} game(s) failed for reasons of the arena (rerun to retry):", err=True
         )
         for _game, why in state.failures:
-            click.echo("  " + why.splitlines()[0], err=True)
-        listing = ", ".join(f"{g.game_id} ({' vs '.join(g.seats)})" for g, _ in state.failures)
+            click.echo("  " + printable(why.splitlines()[0]), err=True)
+        listing = printable(", ".join(f"{g.game_id} ({' vs '.join(g.seats)})" for g, _ in state.failures))
         click.echo(
             f"FAILED: {len(state.failures)} of {state.total} games not played: {listing}; "
             "run the same command to retry them",
@@ -226,8 +227,9 @@ def games_cmd(results: Path, bot: str | None, fault: str | None, fmt: str) -> No
         return
     rows = []
     for r in records:
-        faults = "; ".join(f"{r.seats[p].name}: {f.kind.value}" for p, f in r.faults)
-        rows.append([r.game_id, " vs ".join(s.name for s in r.seats), _game_line(r), len(r.moves), faults])
+        faults = "; ".join(f"{printable(r.seats[p].name)}: {f.kind.value}" for p, f in r.faults)
+        seats = " vs ".join(printable(s.name) for s in r.seats)
+        rows.append([printable(r.game_id), seats, _game_line(r), len(r.moves), faults])
     click.echo(tabulate(rows, headers=["id", "seats", "result (rank. bot hexes)", "moves", "faults"]))
     click.echo(f"\n{len(records)} game(s)")
 
