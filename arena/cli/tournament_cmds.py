@@ -95,12 +95,15 @@ def run_cmd(tournament: Path, restart: bool, concurrency: int | None, quiet: boo
     Results go to the file's 'output' folder (default results/NAME beside the
     file): a SQLite store with every game, and standings.md / standings.json,
     kept current while it runs. Running the same command again resumes where
-    it stopped; Ctrl-C stops cleanly and keeps every finished game.
+    it stopped; Ctrl-C stops cleanly and keeps every finished game. 'output'
+    must be a new, empty or results folder; a run holds it for itself, so a
+    second run on the same folder stops at once naming the first ('arena
+    standings', 'games' and 'replay' still read it meanwhile).
 
     Exit codes: 0 every game played; 1 some games failed for reasons of the
     arena itself (rerun to retry them), or the results could not be written
     (a full disk: free space, rerun to resume); 2 a bad file, option or bot
-    build; 130 interrupted.
+    build, or a results folder that is not ours or is in use; 130 interrupted.
     """
     config = load_config(tournament)
     if concurrency is not None:
@@ -161,6 +164,10 @@ def _open_results(target: Path) -> tuple[ResultStore, list[str], RatingConfig]:
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="plain", show_default=True)
 def standings_cmd(results: Path, fmt: str) -> None:
     """Print the standings of RESULTS (a results folder, or its tournament file).
+
+    The store is opened read-only: a folder on a read-only mount, or one a run
+    is writing, can be read. Bot names are escaped for the format (control
+    characters made visible; Markdown, HTML and spreadsheet formulas defused).
 
     The JSON format is a list of rows with rank, bot, score (mu - 3 sigma), mu,
     sigma, games, avg_place, wins, avg_score, avg_hexes, faults and
