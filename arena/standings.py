@@ -7,14 +7,11 @@ and 0 for last place, whatever the number of players.
 
 from __future__ import annotations
 
-import contextlib
 import csv
 import io
 import json
-import os
-import tempfile
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,9 +21,16 @@ from tabulate import tabulate
 from .config import RatingConfig
 from .rating import conservative, rate_games
 from .record import GameRecord
+from .results_folder import write_atomic
 from .store import store_path, write_error
+from .untrusted import csv_cell, html, markdown, printable
 
 FORMATS = ("plain", "github", "html", "csv", "json")
+
+# How each format escapes the text in it that a bot or a store could choose (bot names,
+# fault text); JSON escapes by itself.  Numbers the arena writes go in as they are.
+Escape = Callable[[str], str]
+ESCAPES: dict[str, Escape] = {"plain": printable, "github": markdown, "html": html, "csv": csv_cell}
 
 
 def game_scores(rec: GameRecord) -> list[float]:
@@ -154,11 +158,12 @@ def compute_standings(
     )
 
 
-def _fault_text(row: Row) -> str:
-    return ", ".join(f"{k} {v}" for k, v in row.faults_by_kind.items()) or "-"
+def _fault_text(row: Row, escape: Escape) -> str:
+    return ", ".join(f"{escape(k)} {v}" for k, v in row.faults_by_kind.items()) or "-"
 
 
-def table_rows(st: Standings) -> tuple[list[str], list[list[Any]]]:
+def table_rows(st: Standings, escape: Escape = printable) -> tuple[list[str], list[list[Any]]]:
+    """The standings table, its text cells escaped with ``escape``."""
     headers = [
         "rank",
         "bot",
@@ -175,7 +180,7 @@ def table_rows(st: Standings) -> tuple[list[str], list[list[Any]]]:
     body = [
         [
             r.rank,
-            r.bot,
+            escape(r.bot),
             f"{r.score:.2f}",
             f"{r.mu:.2f}",
             f"{r.sigma:.2f}",
@@ -184,7 +189,7 @@ def table_rows(st: Standings) -> tuple[list[str], list[list[Any]]]:
             r.wins,
             f"{r.avg_score:.3f}",
             f"{r.avg_hexes:.1f}",
-            _fault_text(r),
+            _fault_text(r, escape),
         ]
         for r in st.rows
     ]
@@ -200,10 +205,10 @@ def seat_line(st: Standings) -> str:
     return "mean score by seat (0.500 would be fair): " + ", ".join(parts)
 
 
-def isolation_line(st: Standings) -> str:
+def isolation_line(st: Standings, escape: Escape = printable) -> str:
     """How the bots ran: in the sandbox or not, and which had the network."""
-    loose = [f"{r.bot} {r.unsandboxed}/{r.games}" for r in st.rows if r.unsandboxed]
-    net = [r.bot for r in st.rows if r.network]
+    loose = [f"{escape(r.bot)} {r.unsandboxed}/{r.games}" for r in st.rows if r.unsandboxed]
+    net = [escape(r.bot) for r in st.rows if r.network]
     text = (
         "WARNING: games played WITHOUT a sandbox: " + ", ".join(loose)
         if loose
@@ -214,11 +219,11 @@ def isolation_line(st: Standings) -> str:
     return text
 
 
-def crosstable_rows(st: Standings) -> tuple[list[str], list[list[str]]]:
+def crosstable_rows(st: Standings, escape: Escape = printable) -> tuple[list[str], list[list[str]]]:
     bots = [r.bot for r in st.rows]
     body = []
     for b in bots:
-        line = [b]
+        line = [escape(b)]
         for o in bots:
             if o == b:
                 line.append("")
@@ -226,30 +231,32 @@ def crosstable_rows(st: Standings) -> tuple[list[str], list[list[str]]]:
                 p, g = st.crosstable.get(b, {}).get(o, (0.0, 0))
                 line.append(f"{p:g}/{g}" if g else "-")
         body.append(line)
-    return ["", *bots], body
+    return ["", *map(escape, bots)], body
 
 
 def render(st: Standings, fmt: str) -> str:
     """The standings in one of :data:`FORMATS`."""
     if fmt == "json":
         return json.dumps(st.to_json_rows(), indent=1)
-    headers, body = table_rows(st)
+    escape = ESCAPES[fmt]
+    headers, body = table_rows(st, escape)
     if fmt == "csv":
         out = io.StringIO()
         w = csv.writer(out, lineterminator="\n")
         w.writerow([h.replace(" ", "_") for h in headers])
         w.writerows(body)
         return out.getvalue().rstrip("\n")
-    tablefmt = {"plain": "simple", "github": "github", "html": "html"}[fmt]
+    # 'unsafehtml': the cells are escaped here already, as every other format's are.
+    tablefmt = {"plain": "simple", "github": "github", "html": "unsafehtml"}[fmt]
     parts = [tabulate(body, headers=headers, tablefmt=tablefmt, disable_numparse=True)]
     if fmt != "html":
         parts.append(seat_line(st))
         if st.games:
-            parts.append(isolation_line(st))
+            parts.append(isolation_line(st, escape))
     if st.players == 2 and st.crosstable:
-        ch, cb = crosstable_rows(st)
+        ch, cb = crosstable_rows(st, escape)
         if fmt == "html":
-            parts.append(tabulate(cb, headers=ch, tablefmt="html", disable_numparse=True))
+            parts.append(tabulate(cb, headers=ch, tablefmt=tablefmt, disable_numparse=True))
         else:
             parts.append(
                 "crosstable (points of the row's bot against the column's / games):\n"
@@ -258,30 +265,12 @@ def render(st: Standings, fmt: str) -> str:
     return "\n\n".join(parts)
 
 
-def write_atomic(path: Path, text: str) -> None:
-    """Replace ``path`` in one step, so a reader never sees half a file.
-
-    The text goes to a temporary file beside it, renamed over it when whole; when
-    that fails (a full disk) the temporary file is removed and ``path`` is left as it was.
-    """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-
-
 def write_files(folder: Path, title: str, st: Standings, total: int) -> None:
     """standings.md and standings.json beside the store, for people and tools.
 
     Raises :class:`~arena.store.ResultsWriteError` when a file cannot be written (a full disk).
     """
-    md = f"# {title}\n\n{st.games} of {total} games played.\n\n{render(st, 'github')}\n"
+    md = f"# {markdown(title)}\n\n{st.games} of {total} games played.\n\n{render(st, 'github')}\n"
     for name, text in (("standings.md", md), ("standings.json", render(st, "json") + "\n")):
         path = folder / name
         try:

@@ -21,6 +21,7 @@ from typing import Any
 from .errors import ArenaError
 from .record import GameRecord
 from .schedule import ScheduledGame
+from .sqlite_read import connect_read_only
 
 STORE_NAME = "results.sqlite"
 SCHEMA_VERSION = 1
@@ -103,10 +104,14 @@ class ResultStore:
 
     @classmethod
     def open(cls, target: str | Path) -> ResultStore:
+        """The store of a results folder (or the file itself), opened for reading only."""
         path = store_path(target)
         if not path.is_file():
             raise StoreError(f"no results at {str(target)!r} (expected {str(path)!r})")
-        conn = cls._connect(path)
+        try:  # reading only: beside a running 'arena run', or on a read-only mount
+            conn = connect_read_only(path)
+        except sqlite3.DatabaseError as e:
+            raise StoreError(f"cannot open results store {str(path)!r}: {e}") from None
         try:
             row = conn.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
         except sqlite3.DatabaseError as e:

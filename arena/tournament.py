@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import results_folder
 from .build import run_build
 from .config import RUN_ONLY_KEYS, BotConfig, TournamentConfig, find_program
 from .errors import ConfigError
@@ -186,7 +187,21 @@ def run_tournament(
     echo: Callable[[str], None] = print,
     on_progress: Callable[[RunState, ScheduledGame, GameRecord], None] | None = None,
 ) -> RunState:
-    """Play a tournament (or what is left of it) and return how it went."""
+    """Play a tournament (or what is left of it) and return how it went.
+
+    The results folder is held for the whole run: another run on it stops at once
+    (:class:`~arena.results_folder.ResultsFolderBusy`).
+    """
+    with results_folder.hold(config.output, str(config.path)):
+        return _play_tournament(config, restart, echo, on_progress)
+
+
+def _play_tournament(
+    config: TournamentConfig,
+    restart: bool,
+    echo: Callable[[str], None],
+    on_progress: Callable[[RunState, ScheduledGame, GameRecord], None] | None,
+) -> RunState:
     for warning in sandbox_warnings(config):
         echo(f"warning: {warning}")
     build_bots(config, echo)

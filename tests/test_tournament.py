@@ -57,10 +57,20 @@ def league(
     return path
 
 
+# ``python -m arena`` with Python's usual Ctrl-C handler: a suite started with SIGINT ignored
+# (``pytest &`` in a script, nohup) passes that on to every child, and an arena that ignores
+# SIGINT never sees the Ctrl-C a test sends.  Python keeps an inherited "ignore", so the
+# handler is set in the child itself.
+ARENA_WITH_SIGINT = (
+    "import runpy, signal; signal.signal(signal.SIGINT, signal.default_int_handler); "
+    "runpy.run_module('arena', run_name='__main__', alter_sys=True)"
+)
+
+
 def start_run(path: Path, cwd: Path) -> subprocess.Popen[str]:
     """``arena run PATH`` in a process of its own, its output captured."""
     return subprocess.Popen(
-        [sys.executable, "-m", "arena", "run", str(path)],
+        [sys.executable, "-c", ARENA_WITH_SIGINT, "run", str(path)],
         cwd=cwd,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

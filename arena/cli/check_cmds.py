@@ -19,13 +19,18 @@ from ..config import find_program
 from ..durations import parse_duration_ms
 from ..errors import ArenaError, ConfigError
 from ..sandbox import SandboxPolicy
-from .common import limits_options, sandbox_options, time_control_options
+from ..untrusted import printable, xml_text
+from .common import echo_printable, limits_options, sandbox_options, time_control_options
 
 STATUS_WORD = {"pass": "PASS", "fail": "FAIL", "skip": "SKIP"}
 
 
 def junit_xml(report: CheckReport) -> str:
-    """The checks as a JUnit XML test suite (which CI services show as test results)."""
+    """The checks as a JUnit XML test suite (which CI services show as test results).
+
+    Every text goes through :func:`~arena.untrusted.xml_text`: a bot's answer quoted in a
+    failure must not make the report unreadable (XML 1.0 forbids most control characters).
+    """
     suite = ET.Element(
         "testsuite",
         name="arena check",
@@ -36,19 +41,20 @@ def junit_xml(report: CheckReport) -> str:
         time=f"{report.seconds:.3f}",
     )
     props = ET.SubElement(suite, "properties")
-    ET.SubElement(props, "property", name="command", value=shlex.join(report.command))
+    ET.SubElement(props, "property", name="command", value=xml_text(shlex.join(report.command)))
     ET.SubElement(props, "property", name="seed", value=str(report.seed))
     for c in report.checks:
         case = ET.SubElement(suite, "testcase", classname="arena.check", name=c.name, time="0")
         if c.status == "fail":
-            fail = ET.SubElement(case, "failure", message=c.detail, type="BotCheckFailure")
+            fail = ET.SubElement(case, "failure", message=xml_text(c.detail), type="BotCheckFailure")
             f = report.failure
             if f is not None and f.check == c.name:
-                fail.text = "\n".join([f"game: {f.game}", f"replay: {f.replay}", "", *f.transcript])
+                lines = [f"game: {f.game}", f"replay: {f.replay}", "", *map(printable, f.transcript)]
+                fail.text = xml_text("\n".join(lines))
         elif c.status == "skip":
-            ET.SubElement(case, "skipped", message=c.detail)
+            ET.SubElement(case, "skipped", message=xml_text(c.detail))
         else:
-            ET.SubElement(case, "system-out").text = c.detail
+            ET.SubElement(case, "system-out").text = xml_text(c.detail)
     ET.indent(suite)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suite, encoding="unicode") + "\n"
 
@@ -206,7 +212,7 @@ def check_cmd(
     Exit codes: 0 every check passed (or was skipped), 1 a check failed,
     2 a usage or configuration error.
     """
-    echo = (lambda _s: None) if quiet else click.echo
+    echo = (lambda _s: None) if quiet else echo_printable
     argv = _argv(bot_command, "BOT_COMMAND")
     cwd = cwd.resolve()
     sprt = None
@@ -255,14 +261,17 @@ def check_cmd(
 
         report = run_check(opts, echo, progress)
     for c in report.checks:
-        click.echo(f"{STATUS_WORD[c.status]:4}  {c.name:<18} {c.detail}")
+        # A detail quotes the bot's answer: escaped, it cannot clear the screen or print a verdict.
+        click.echo(f"{STATUS_WORD[c.status]:4}  {c.name:<18} {printable(c.detail)}")
     f = report.failure
     if f is not None:
-        click.echo(f"\nfirst failure: {f.check}: {f.reason}\n  game: {f.game}\n  replay it: {f.replay}")
+        click.echo(
+            f"\nfirst failure: {f.check}: {printable(f.reason)}\n  game: {f.game}\n  replay it: {printable(f.replay)}"
+        )
         if f.transcript:
             click.echo("  the end of the conversation (ref> to the bot, bot> from it):")
             for line in f.transcript[-12:]:
-                click.echo(f"    {line[:300]}")
+                click.echo(f"    {printable(line[:300])}")
     verdict = "PASSED" if report.passed else "FAILED"
     click.echo(
         f"\n{verdict}: {sum(c.status == 'pass' for c in report.checks)} passed, "

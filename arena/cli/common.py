@@ -20,6 +20,7 @@ from ..clock import TimeControl
 from ..durations import parse_duration_ms
 from ..errors import ArenaError, ConfigError
 from ..sandbox import SandboxPolicy, resolve_mode
+from ..untrusted import printable_lines
 
 
 class ArenaFailure(click.ClickException):
@@ -35,7 +36,13 @@ class ArenaGroup(click.Group):
         try:
             return super().invoke(ctx)
         except ArenaError as e:
-            raise ArenaFailure(str(e)) from e
+            # A message may quote a bot's text (a fault's line, a record's field).
+            raise ArenaFailure(printable_lines(str(e))) from e
+
+
+def echo_printable(text: str) -> None:
+    """Print a line that may hold a bot's text, its control characters made visible."""
+    click.echo(printable_lines(text))
 
 
 def colour_wanted(option: bool | None) -> bool:

@@ -19,6 +19,7 @@ from ..record import Fault, GameRecord, MoveRecord
 from ..referee import BotSpec, GameSetup, play_game
 from ..rules import PLAYER_LETTERS, GameState, Params, parse_board_file, random_board, render
 from ..sandbox import SandboxPolicy
+from ..untrusted import printable
 from .common import (
     colour_option,
     colour_wanted,
@@ -93,9 +94,16 @@ def standings_table(record: GameRecord) -> str:
     rows = []
     for s in sorted(record.standings, key=lambda s: (s.rank, s.player)):
         seat = record.seats[s.player]
-        why = f"{seat.fault.kind.value}: {seat.fault.detail}" if seat.fault else ""
+        why = f"{seat.fault.kind.value}: {printable(seat.fault.detail)}" if seat.fault else ""
         rows.append(
-            [s.rank, f"{PLAYER_LETTERS[s.player]} {seat.name}", s.hexes, s.largest_group, s.daisies, why]
+            [
+                s.rank,
+                f"{PLAYER_LETTERS[s.player]} {printable(seat.name)}",
+                s.hexes,
+                s.largest_group,
+                s.daisies,
+                why,
+            ]
         )
     return tabulate(rows, headers=["rank", "seat", "hexes", "group", "daisies", "fault"])
 
@@ -192,12 +200,15 @@ def play_cmd(
             return
         if move is not None:
             click.echo(
-                f"\n{PLAYER_LETTERS[move.player]} {specs[move.player].name}: {move.move}  ({move.ms:.0f} ms)"
+                f"\n{PLAYER_LETTERS[move.player]} {specs[move.player].name}: {printable(move.move)}  "
+                f"({move.ms:.0f} ms)"
             )
             click.echo(render(state, colour=show))
         elif fault is not None:
             p, f = fault
-            click.echo(f"\n{PLAYER_LETTERS[p]} {specs[p].name} forfeits: {f.kind.value}: {f.detail}")
+            click.echo(
+                f"\n{PLAYER_LETTERS[p]} {specs[p].name} forfeits: {f.kind.value}: {printable(f.detail)}"
+            )
 
     record = play_game(setup, specs, observer)
     click.echo("")
@@ -220,22 +231,24 @@ def load_record(path: Path) -> GameRecord:
 
 def show_replay(record: GameRecord, step: bool, delay: float, colour: bool) -> None:
     """Print a game position by position; with ``step``, wait for a key between moves."""
+    # A record is a file anyone may hand over, its names and texts chosen by whoever wrote it.
     click.echo(
-        f"game {record.game_id}, seed {record.seed}: "
-        + " vs ".join(f"{PLAYER_LETTERS[i]}={s.name}" for i, s in enumerate(record.seats))
+        f"game {printable(record.game_id)}, seed {record.seed}: "
+        + " vs ".join(f"{PLAYER_LETTERS[i]}={printable(s.name)}" for i, s in enumerate(record.seats))
     )
     faults = {f.ply: (p, f) for p, f in record.faults}
     for ply, (move, state) in enumerate(record.positions()):
         if move is not None:
             click.echo(
-                f"\nply {ply}: {PLAYER_LETTERS[move.player]} {record.seats[move.player].name} "
-                f"plays {move.move} ({move.ms:.0f} ms)"
+                f"\nply {ply}: {PLAYER_LETTERS[move.player]} {printable(record.seats[move.player].name)} "
+                f"plays {printable(move.move)} ({move.ms:.0f} ms)"
             )
         else:
             click.echo("\nstart")
         click.echo(render(state, colour=colour))
         for p, f in [faults[ply]] if ply in faults else []:
-            click.echo(f"{PLAYER_LETTERS[p]} {record.seats[p].name} forfeits: {f.kind.value}: {f.detail}")
+            name, detail = printable(record.seats[p].name), printable(f.detail)
+            click.echo(f"{PLAYER_LETTERS[p]} {name} forfeits: {f.kind.value}: {detail}")
         if step and ply < len(record.moves):
             click.echo("-- any key: next move, q: stop --", nl=False)
             key = click.getchar()

@@ -19,13 +19,14 @@ from ..schedule import ScheduledGame
 from ..standings import FORMATS, compute_standings, render
 from ..store import ResultStore, ResultsWriteError
 from ..tournament import RunState, run_tournament
-from .common import main
+from ..untrusted import printable
+from .common import echo_printable, main
 
 
 def _leaders(state: RunState, n: int = 3) -> str:
     if state.standings is None or not state.standings.rows:
         return ""
-    return "leaders: " + ", ".join(f"{r.bot} {r.score:.1f}" for r in state.standings.rows[:n])
+    return "leaders: " + ", ".join(f"{printable(r.bot)} {r.score:.1f}" for r in state.standings.rows[:n])
 
 
 def _game_line(record: GameRecord) -> str:
@@ -33,7 +34,7 @@ def _game_line(record: GameRecord) -> str:
     for s in sorted(record.standings, key=lambda s: (s.rank, s.player)):
         seat = record.seats[s.player]
         note = f" ({seat.fault.kind.value})" if seat.fault else ""
-        parts.append(f"{s.rank}. {seat.name} {s.hexes}{note}")
+        parts.append(f"{s.rank}. {printable(seat.name)} {s.hexes}{note}")
     return "  ".join(parts)
 
 
@@ -64,7 +65,7 @@ class _Progress:
                 self.bar.update(state.done - 1)
             self.bar.update(1, current_item=game.game_id)
             return
-        line = f"[{state.done}/{state.total}] {game.game_id}: {_game_line(record)}"
+        line = f"[{state.done}/{state.total}] {printable(game.game_id)}: {_game_line(record)}"
         now = time.monotonic()
         if now - self.last_plain >= 5 or state.done == state.total:
             line += f"   {_leaders(state)}"
@@ -94,17 +95,20 @@ def run_cmd(tournament: Path, restart: bool, concurrency: int | None, quiet: boo
     Results go to the file's 'output' folder (default results/NAME beside the
     file): a SQLite store with every game, and standings.md / standings.json,
     kept current while it runs. Running the same command again resumes where
-    it stopped; Ctrl-C stops cleanly and keeps every finished game.
+    it stopped; Ctrl-C stops cleanly and keeps every finished game. 'output'
+    must be a new, empty or results folder; a run holds it for itself, so a
+    second run on the same folder stops at once naming the first ('arena
+    standings', 'games' and 'replay' still read it meanwhile).
 
     Exit codes: 0 every game played; 1 some games failed for reasons of the
     arena itself (rerun to retry them), or the results could not be written
     (a full disk: free space, rerun to resume); 2 a bad file, option or bot
-    build; 130 interrupted.
+    build, or a results folder that is not ours or is in use; 130 interrupted.
     """
     config = load_config(tournament)
     if concurrency is not None:
         config = replace(config, concurrency=concurrency)
-    echo = (lambda _s: None) if quiet else click.echo
+    echo = (lambda _s: None) if quiet else echo_printable
     echo(
         f"{config.name}: {len(config.bots)} bots, {config.players} players per game, "
         f"{config.rounds} round(s), {config.concurrency} at once -> {config.output}"
@@ -133,8 +137,8 @@ def run_cmd(tournament: Path, restart: bool, concurrency: int | None, quiet: boo
             f"{len(state.failures)} game(s) failed for reasons of the arena (rerun to retry):", err=True
         )
         for _game, why in state.failures:
-            click.echo("  " + why.splitlines()[0], err=True)
-        listing = ", ".join(f"{g.game_id} ({' vs '.join(g.seats)})" for g, _ in state.failures)
+            click.echo("  " + printable(why.splitlines()[0]), err=True)
+        listing = printable(", ".join(f"{g.game_id} ({' vs '.join(g.seats)})" for g, _ in state.failures))
         click.echo(
             f"FAILED: {len(state.failures)} of {state.total} games not played: {listing}; "
             "run the same command to retry them",
@@ -160,6 +164,10 @@ def _open_results(target: Path) -> tuple[ResultStore, list[str], RatingConfig]:
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="plain", show_default=True)
 def standings_cmd(results: Path, fmt: str) -> None:
     """Print the standings of RESULTS (a results folder, or its tournament file).
+
+    The store is opened read-only: a folder on a read-only mount, or one a run
+    is writing, can be read. Bot names are escaped for the format (control
+    characters made visible; Markdown, HTML and spreadsheet formulas defused).
 
     The JSON format is a list of rows with rank, bot, score (mu - 3 sigma), mu,
     sigma, games, avg_place, wins, avg_score, avg_hexes, faults and
@@ -226,8 +234,9 @@ def games_cmd(results: Path, bot: str | None, fault: str | None, fmt: str) -> No
         return
     rows = []
     for r in records:
-        faults = "; ".join(f"{r.seats[p].name}: {f.kind.value}" for p, f in r.faults)
-        rows.append([r.game_id, " vs ".join(s.name for s in r.seats), _game_line(r), len(r.moves), faults])
+        faults = "; ".join(f"{printable(r.seats[p].name)}: {f.kind.value}" for p, f in r.faults)
+        seats = " vs ".join(printable(s.name) for s in r.seats)
+        rows.append([printable(r.game_id), seats, _game_line(r), len(r.moves), faults])
     click.echo(tabulate(rows, headers=["id", "seats", "result (rank. bot hexes)", "moves", "faults"]))
     click.echo(f"\n{len(records)} game(s)")
 

@@ -1,0 +1,352 @@
+"""Nothing a bot writes can change a terminal, a table, a spreadsheet or a report.
+
+Hostile text goes through every output: each escape of ``arena/untrusted.py``, the standings
+in every format and their files, ``arena games``/``replay``/``standings`` on a store holding
+hostile records, the JUnit report; and, with real processes, a bot that writes escapes against
+``arena play``, ``arena check`` and a league.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+import sys
+import uuid
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+from xml.etree import ElementTree as ET
+
+import pytest
+from click.testing import CliRunner
+
+from arena.check import CheckReport, CheckResult, FailureReport
+from arena.cli import main
+from arena.cli.check_cmds import junit_xml
+from arena.record import GameRecord
+from arena.referee import BotSpec, GameSetup, Referee
+from arena.rules import random_board
+from arena.schedule import ScheduledGame
+from arena.standings import FORMATS, compute_standings, render, write_files
+from arena.store import ResultStore
+from arena.untrusted import csv_cell, html, markdown, printable, printable_lines, xml_text
+
+from .fakebot import ScriptedChannel, engine_bot, scripted
+from .process_helpers import wait_no_leftovers
+
+REPO = Path(__file__).resolve().parent.parent
+PY = sys.executable
+
+HOSTILE = [
+    "\x1b]0;title\x07\x1b[2J\x1b[32mPASS every check",
+    "nul\x00byte",
+    "bell\x07",
+    "c1\x9b31mcsi",
+    "rtl\u202eexe.txt",
+    "zero\u200bwidth",
+    "lone\ud800surrogate",
+    "<script>alert(1)</script>",
+    "<img src=x onerror=alert(1)>",
+    "a|b",
+    "a\\|b",
+    "`code`|",
+    "**bold** _em_ [link](http://x)",
+    "=1+1",
+    "+1+1",
+    "-2+3",
+    "@SUM(A1)",
+    "\t=1+1",
+    "\r=1+1",
+    " =1+1",
+    "line\nbreak",
+    "&amp; &lt;",
+]
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def controls(text: str) -> list[str]:
+    """Every character a terminal could act on (a line break is allowed)."""
+    return [repr(ch) for ch in text if not ch.isprintable() and ch != "\n"]
+
+
+def assert_terminal_safe(text: str) -> None:
+    assert not controls(text), (controls(text), text)
+
+
+def markdown_cells(line: str) -> list[str]:
+    """A GitHub table row's cells: split on each '|' that no backslash escapes."""
+    cells, cell, i = [], "", 0
+    while i < len(line):
+        if line[i] == "\\" and i + 1 < len(line):
+            cell += line[i : i + 2]
+            i += 2
+            continue
+        if line[i] == "|":
+            cells.append(cell)
+            cell = ""
+        else:
+            cell += line[i]
+        i += 1
+    cells.append(cell)
+    return cells[1:-1]  # a row starts and ends with '|'
+
+
+def assert_markdown_safe(text: str, rows: int) -> None:
+    """No raw HTML, and every table row has as many cells as its header."""
+    assert_terminal_safe(text)
+    assert "<" not in text and ">" not in text, text
+    tables = re.findall(r"(?:^\|.*\n?)+", text, flags=re.M)
+    assert tables, text
+    seen = 0
+    for table in tables:
+        lines = table.strip("\n").split("\n")
+        width = len(markdown_cells(lines[0]))
+        for line in lines:
+            assert len(markdown_cells(line)) == width, (line, width)
+        seen += len(lines) - 2
+    assert seen >= rows, text
+
+
+# -- the escapes themselves ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text", HOSTILE, ids=range(len(HOSTILE)))
+def test_each_escape_leaves_nothing_active(text: str) -> None:
+    one_line = printable(text)
+    assert "\n" not in one_line
+    assert_terminal_safe(one_line)
+    assert_terminal_safe(printable_lines(text))
+    md = markdown(text)  # one table cell: no line break, no tag, no '|' that ends the cell
+    assert "\n" not in md and "<" not in md and ">" not in md, md
+    assert_terminal_safe(md)
+    assert len(markdown_cells(f"| {md} |")) == 1, md
+    cell = csv_cell(text)
+    assert not cell.lstrip(" ").startswith(FORMULA_START), cell
+    page = html(text)
+    assert "<" not in page and ">" not in page and '"' not in page, page
+    element = ET.Element("r", a=xml_text(text))
+    element.text = xml_text(text)
+    assert ET.fromstring(ET.tostring(element, encoding="unicode")).text == xml_text(text)  # it parses
+    if text.isprintable():  # nothing is lost: what needs no escape is the text itself
+        assert one_line == text
+
+
+def test_printable_writes_what_it_escapes_visibly() -> None:
+    assert printable("\x1b[2J\x00\u202e\ud800\U000e0001") == "\\x1b[2J\\x00\\u202e\\ud800\\U000e0001"
+    assert printable_lines("a\x1b\nb") == "a\\x1b\nb"
+    assert markdown("a|b<c>&`d`*") == "a\\|b&lt;c&gt;&amp;\\`d\\`\\*"
+    assert [csv_cell(t) for t in ("=1+1", "-2+3", "ann", " @x")] == ["'=1+1", "'-2+3", "ann", "' @x"]
+    assert xml_text("a\x00\x1b\nb\ufffe") == "a\\x00\\x1b\nb\\ufffe"
+
+
+# -- records with hostile text, as a forged or old store could hold --------------------------------
+
+
+def hostile_record(game_id: str, names: tuple[str, str], line: str) -> GameRecord:
+    """A real game (fake bots, no processes) whose second bot answers ``line`` and forfeits, its
+    seats then renamed ``names`` and given hostile stderr, info and hello names."""
+    specs = [BotSpec(name="a", command=("fake", "a")), BotSpec(name="b", command=("fake", "b"))]
+    bad = ScriptedChannel(scripted(["hello 1 x", "ready", line]))
+    record = Referee(GameSetup(board=random_board(5, 8), seed=5), specs, [engine_bot("a"), bad]).run()
+    assert record.seats[1].fault is not None and line[:5] in record.seats[1].fault.detail
+    seats = tuple(
+        replace(s, name=n, reported_name=HOSTILE[0], stderr_tail=line, infos=(line,))
+        for s, n in zip(record.seats, names, strict=True)
+    )
+    return replace(record, game_id=game_id, seats=seats)
+
+
+def hostile_line(i: int) -> str:
+    return "move " + HOSTILE[i % len(HOSTILE)].replace("\n", " ")
+
+
+@pytest.fixture(scope="module")
+def records() -> list[GameRecord]:
+    names = [n.replace("\n", " ") for n in HOSTILE]  # one line each: a name is a line of YAML
+    pairs = [(names[i], names[(i + 1) % len(names)]) for i in range(len(names))]
+    pairs.append((names[1], "-9 only lost"))  # a negative score in the tables, beside a '-' name
+    return [hostile_record(f"r1-g{i:03}", pair, hostile_line(i)) for i, pair in enumerate(pairs)]
+
+
+@pytest.fixture(scope="module")
+def store_folder(records: list[GameRecord], tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("hostile") / "results"
+    names = list(dict.fromkeys(s.name for r in records for s in r.seats))
+    with ResultStore.create(folder) as store:
+        store.set_meta(config={"name": "t", "bots": [{"name": n} for n in names]})
+        for i, r in enumerate(records):
+            store.save_game(ScheduledGame(i, r.game_id, 1, tuple(s.name for s in r.seats), r.seed), r)
+    return folder
+
+
+def test_standings_in_every_format_escape_bot_names(records: list[GameRecord]) -> None:
+    names = list(dict.fromkeys(s.name for r in records for s in r.seats))
+    st = compute_standings(records, names)
+    assert {r.bot for r in st.rows} == set(names)
+    for fmt in FORMATS:
+        text = render(st, fmt)
+        assert_terminal_safe(text)
+        if fmt == "github":
+            assert_markdown_safe(text, rows=2 * len(names))
+        elif fmt == "html":
+            tags = set(re.findall(r"</?([A-Za-z]+)", text))
+            assert tags <= {"table", "thead", "tbody", "tr", "th", "td"}, tags
+            assert "onerror=alert" not in text.replace("onerror=alert(1)&gt;", "")
+        elif fmt == "csv":
+            rows = list(csv.DictReader(io.StringIO(text)))
+            assert len(rows) == len(names)
+            for row in rows:
+                assert not row["bot"].startswith(FORMULA_START), row
+                float(row["score"])  # the arena's own numbers stay numbers...
+            assert any(row["score"].startswith("-") for row in rows)  # ...negative ones too
+        elif fmt == "json":
+            assert {r["bot"] for r in json.loads(text)} == set(names)  # JSON carries them exactly
+
+
+def test_standings_files_escape_the_title_and_the_names(records: list[GameRecord], tmp_path: Path) -> None:
+    names = list(dict.fromkeys(s.name for r in records for s in r.seats))
+    write_files(tmp_path, "# <b>t</b>|\x1b[2J", compute_standings(records, names), len(records))
+    md = (tmp_path / "standings.md").read_text()
+    assert md.startswith("# \\# &lt;b&gt;t&lt;/b&gt;\\|\\\\x1b\\[2J\n")  # renders as: # <b>t</b>|\x1b[2J
+    assert_markdown_safe(md, rows=2 * len(names))
+    assert {r["bot"] for r in json.loads((tmp_path / "standings.json").read_text())} == set(names)
+
+
+def test_reading_commands_escape_everything_a_store_holds(
+    store_folder: Path, records: list[GameRecord]
+) -> None:
+    runner = CliRunner()
+    outputs = []
+    for fmt in FORMATS:
+        outputs.append(runner.invoke(main, ["standings", str(store_folder), "--format", fmt]))
+    outputs.append(runner.invoke(main, ["games", str(store_folder)]))
+    outputs.append(runner.invoke(main, ["games", str(store_folder), "--format", "json"]))
+    outputs.append(runner.invoke(main, ["games", str(store_folder), "--bot", records[0].seats[0].name]))
+    for r in records:
+        outputs.append(runner.invoke(main, ["replay", str(store_folder), r.game_id, "--no-colour"]))
+    for result in outputs:
+        assert result.exit_code == 0, result.output
+        assert_terminal_safe(result.output)
+    replays = "".join(o.output for o in outputs[-len(records) :])
+    assert replays.count("forfeits: protocol_error") == len(records)
+    assert "\\x1b]0;title\\x07\\x1b[2J" in replays  # shown, made visible
+    games = json.loads(outputs[len(FORMATS) + 1].output)
+    assert games[0]["seats"] == [s.name for s in records[0].seats]  # JSON keeps the exact text
+
+
+def test_a_tampered_record_cannot_reach_the_terminal(records: list[GameRecord], tmp_path: Path) -> None:
+    bad_move = replace(records[0].moves[0], move=HOSTILE[0])
+    tampered = replace(records[0], game_id=HOSTILE[0], moves=(bad_move, *records[0].moves[1:]))
+    path = tmp_path / "game.json"
+    path.write_text(tampered.to_json())
+    result = CliRunner().invoke(main, ["replay", str(path), "--no-colour"])
+    assert result.exit_code == 2  # the move cannot be read: a clean error, escaped like the rest
+    assert_terminal_safe(result.output)
+    assert "\\x1b" in result.output
+
+
+def test_junit_report_parses_and_holds_no_illegal_character() -> None:
+    report = CheckReport(("./bot", HOSTILE[0]), 1)
+    report.checks = [
+        CheckResult("protocol", "fail", "protocol_error: " + "".join(HOSTILE)),
+        CheckResult("time", "skip", HOSTILE[1]),
+        CheckResult("handshake", "pass", HOSTILE[6]),
+    ]
+    report.failure = FailureReport("protocol", HOSTILE[0], "2 players", [f"bot> {h}" for h in HOSTILE], "x")
+    text = junit_xml(report)
+    suite = ET.fromstring(text.split("\n", 1)[1])
+    assert_terminal_safe(text)
+    failure = suite.find("testcase/failure")
+    assert failure is not None and "\\x1b]0;title" in failure.get("message", "")
+    assert failure.text is not None and "bot> <script>alert(1)</script>" in failure.text  # escaped by XML
+
+
+# -- real bots: a bot that writes escapes ---------------------------------------------------------
+
+
+ESCAPER = f"{PY} tests/hostile_bots/writes_escapes.py"
+
+
+@pytest.fixture
+def marker() -> Iterator[str]:
+    """A mark in the bots' command lines, to check that no process outlives its test."""
+    m = f"arena-escapes-{uuid.uuid4().hex[:10]}"
+    yield m
+    left = wait_no_leftovers(m)
+    assert not left, f"processes left behind: {left}"
+
+
+@pytest.mark.slow
+def test_arena_play_shows_a_bots_escapes_made_visible(marker: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(REPO)
+    result = CliRunner().invoke(
+        main,
+        [
+            "play",
+            f"{ESCAPER} {marker}",
+            f"{PY} sample_bots/random_bot.py {marker}",
+            "--seed",
+            "3",
+            "--no-colour",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    assert "forfeits: protocol_error" in result.output
+    assert_terminal_safe(result.output)
+
+
+@pytest.mark.slow
+def test_arena_check_output_and_junit_escape_the_bots_answer(marker: str, tmp_path: Path) -> None:
+    junit, report = tmp_path / "r.xml", tmp_path / "r.json"
+    result = CliRunner().invoke(
+        main,
+        [
+            "check",
+            f"{ESCAPER} {marker}",
+            "--cwd",
+            str(REPO),
+            "-j",
+            "2",
+            "--fail-fast",
+            "--junit",
+            str(junit),
+            "--json",
+            str(report),
+        ],
+    )
+    assert result.exit_code == 1, result.output
+    assert "FAIL  protocol" in result.output and "bot> " in result.output
+    assert_terminal_safe(result.output)
+    assert not re.search(r"^PASS every check", result.output, flags=re.M)
+    suite = ET.parse(junit).getroot()
+    failure = suite.find("testcase[@name='protocol']/failure")
+    assert failure is not None and failure.text is not None and "\\x1b]0;owned" in failure.text
+    assert_terminal_safe(junit.read_text())
+    assert json.loads(report.read_text())["passed"] is False
+
+
+@pytest.mark.slow
+def test_a_league_with_a_bot_that_writes_escapes(marker: str, tmp_path: Path) -> None:
+    path = tmp_path / "league.yaml"
+    path.write_text(
+        f"name: t\nseed: 1\nplayers: 2\nrounds: 1\ncwd: {REPO}\nconcurrency: 2\n"
+        "time_control: {move: 2s, startup: 10s}\nend_grace: 200ms\nbots:\n"
+        f"  - {{name: esc, command: [{PY}, tests/hostile_bots/writes_escapes.py, {marker}]}}\n"
+        f"  - {{name: ann, command: [{PY}, sample_bots/random_bot.py, {marker}]}}\n"
+    )
+    runner = CliRunner()
+    run = runner.invoke(main, ["run", str(path)])
+    assert run.exit_code == 0, run.output
+    assert_terminal_safe(run.output)
+    out = tmp_path / "results" / "t"
+    with ResultStore.open(out) as store:
+        recs = list(store.records())
+    esc = [s for r in recs for s in r.seats if s.name == "esc"]
+    assert all(s.fault is not None for s in esc) and any("\x1b" in s.stderr_tail for s in esc)
+    for args in (["games", str(out)], *(["replay", str(out), r.game_id, "--no-colour"] for r in recs)):
+        result = runner.invoke(main, args)
+        assert result.exit_code == 0, result.output
+        assert_terminal_safe(result.output)
+    assert_markdown_safe((out / "standings.md").read_text(), rows=2)
