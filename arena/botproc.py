@@ -22,10 +22,11 @@ import select
 import shutil
 import signal
 import subprocess
+import threading
 import time
 import uuid
 from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -421,6 +422,35 @@ def kill_marked(token: str, since: int = 0) -> int:
     return killed
 
 
+@contextlib.contextmanager
+def _signals_deferred() -> Iterator[None]:
+    """Hold SIGTERM and SIGINT back while a process is being started, then act on them.
+
+    A worker's SIGTERM handler raises SystemExit; raised inside ``subprocess.Popen``
+    (while it waits for the exec) it would leave a child started that nobody holds,
+    and so nobody kills. Deferred to the end of the start, the caller's cleanup has
+    the process in hand. (A signal mask would be inherited by the bot: handlers are not.)
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield  # handlers only run in the main thread: nothing to defer here
+        return
+    pending: list[tuple[int, object]] = []
+    old = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGINT)}
+    for sig in old:
+        signal.signal(sig, lambda signum, frame: pending.append((signum, frame)))
+    try:
+        yield
+    finally:
+        for sig, handler in old.items():
+            signal.signal(sig, handler)
+        for signum, frame in pending:
+            handler = old[signal.Signals(signum)]
+            if callable(handler):
+                handler(signum, frame)  # type: ignore[arg-type]
+            elif handler == signal.SIG_DFL:
+                os.kill(os.getpid(), signum)
+
+
 def _read_sandbox_info(fd: int, proc: subprocess.Popen[bytes]) -> int:
     """The sandbox init's pid, from bubblewrap's ``--info-fd`` JSON (with a deadline)."""
     deadline = time.monotonic() + SANDBOX_SETUP_S
@@ -509,18 +539,19 @@ def spawn_sandboxed(
         fds = sandbox.SandboxFds(info_w, block_r, handed[0], passwd)
         command = limits.prlimit_command(whole_bot=group is not None)
         command += sandbox.bwrap_command(policy, argv, cwd, env, fds, user)
-        proc = subprocess.Popen(
-            command,
-            stdin=stdin,
-            stdout=stdout,
-            stderr=stderr,
-            cwd="/",
-            env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"},
-            start_new_session=True,
-            close_fds=True,
-            pass_fds=fds.all(),
-            bufsize=0,
-        )
+        with _signals_deferred():
+            proc = subprocess.Popen(
+                command,
+                stdin=stdin,
+                stdout=stdout,
+                stderr=stderr,
+                cwd="/",
+                env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"},
+                start_new_session=True,
+                close_fds=True,
+                pass_fds=fds.all(),
+                bufsize=0,
+            )
         _spawned.add(proc.pid)
         os.close(info_w)
         os.close(block_r)
@@ -613,23 +644,36 @@ class BotPool:
             program = str(cwd / program) if "/" in argv[0] and not os.path.isabs(program) else program
             if not os.access(program, os.X_OK) or os.path.isdir(program):
                 raise PermissionError(f"{program!r} is not an executable file")
-            proc = subprocess.Popen(
-                [*wrapper, program, *argv[1:]],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                cwd=cwd,
-                env=dict(env),
-                start_new_session=True,
-                close_fds=True,
-                bufsize=0,
-            )
+            started: list[subprocess.Popen[bytes]] = []
+            try:
+                with _signals_deferred():
+                    started.append(
+                        subprocess.Popen(
+                            [*wrapper, program, *argv[1:]],
+                            stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE,
+                            cwd=cwd,
+                            env=dict(env),
+                            start_new_session=True,
+                            close_fds=True,
+                            bufsize=0,
+                        )
+                    )
+            except BaseException:  # a SIGTERM held back during the start: kill what started
+                for proc in started:
+                    with contextlib.suppress(OSError):
+                        os.killpg(proc.pid, signal.SIGKILL)
+                    proc.wait()
+                raise
+            proc = started[0]
             _spawned.add(proc.pid)
+            bot = BotProcess(name, proc, token)
         except (OSError, subprocess.SubprocessError, ValueError, ConfigError) as e:
             raise BotFault(
                 FaultKind.STARTUP_FAILURE, f"cannot start {' '.join(argv)!r} in {str(cwd)!r}: {e}"
             ) from None
-        return BotProcess(name, proc, token)
+        return bot
 
     def _start_sandboxed(
         self,
