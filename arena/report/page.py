@@ -3,14 +3,16 @@
 The page is one file that needs nothing else: its style and scripts are
 inlined from the package's ``static`` folder, the games' records are embedded
 as JSON (the same JSON ``arena replay`` reads), and a Content-Security-Policy
-forbids the page any request, so it works from ``file://`` and as a CI
-artifact.  Every value the template prints is HTML-escaped (autoescape) after
+forbids the page any request and any script but its own (by its hash), so it
+works from ``file://`` and as a CI artifact.  Every value the template prints is HTML-escaped (autoescape) after
 its control characters were made visible (:func:`arena.untrusted.printable`):
 names, fault details and the rest may come from a bot.
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -57,6 +59,12 @@ def _static(name: str) -> Markup:
     return Markup(text)
 
 
+@cache
+def _script_hash(js: str) -> str:
+    """The CSP source that allows our one script and no other (no injected handler either)."""
+    return "'sha256-" + base64.b64encode(hashlib.sha256(js.encode("utf-8")).digest()).decode() + "'"
+
+
 def _page(title: str, kind: str, records: list[GameRecord], running: bool, **context: Any) -> str:
     data = {
         "kind": kind,
@@ -64,19 +72,18 @@ def _page(title: str, kind: str, records: list[GameRecord], running: bool, **con
         "refresh_s": REFRESH_S,
         "games": [r.to_dict() for r in records],
     }
-    return (
-        _environment()
-        .get_template("page.html.j2")
-        .render(
-            title=title,
-            kind=kind,
-            running=running,
-            refresh_s=REFRESH_S,
-            css=_static("viewer.css"),
-            js=_static("viewer.js"),
-            data_json=Markup(script_json(data)),
-            **context,
-        )
+    js = _static("viewer.js")
+    template = _environment().get_template("page.html.j2")
+    return template.render(
+        title=title,
+        kind=kind,
+        running=running,
+        refresh_s=REFRESH_S,
+        css=_static("viewer.css"),
+        js=js,
+        js_hash=_script_hash(js),
+        data_json=Markup(script_json(data)),
+        **context,
     )
 
 
