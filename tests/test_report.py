@@ -28,7 +28,7 @@ from arena.untrusted import script_json
 
 REPO = Path(__file__).resolve().parent.parent
 GREEDY = str(REPO / "sample_bots" / "c" / "greedy")
-HOSTILE = "<script>window.pwned=1</script>\"' onload=x <!-- \x1b[2J\x00 \u202eevil\u2028"
+HOSTILE = '<script>window.pwned=1</script><img src=x onerror="window.pwned=2"> \'" <!-- \x1b[2J\x00 \u202eevil\u2028'
 
 
 @pytest.fixture(scope="module")

@@ -9,17 +9,18 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from arena.record import Fault, FaultKind, GameRecord
+from arena.record import GameRecord
 from arena.report import replay_page
 from arena.store import ResultStore
+from arena.untrusted import printable
 
 from .browser import chromium, open_page, requests_made, screenshots, severe_messages, unavailable
+from .test_report import HOSTILE, hostile
 
 pytestmark = [
     pytest.mark.slow,
@@ -27,7 +28,6 @@ pytestmark = [
 ]
 
 REPO = Path(__file__).resolve().parent.parent
-HOSTILE = '<script>window.pwned=1</script><img src=x onerror="window.pwned=2"> \'" \x1b[2J\x00 \u202eevil'
 
 LEAGUES = {
     # the bots build the pasture; greedy sends an info line with each sheep move
@@ -199,25 +199,14 @@ def test_text_a_bot_controls_stays_text_in_the_browser(
 ) -> None:
     from selenium.webdriver.common.by import By
 
-    record = longest(leagues["2p-build"])
-    seats = tuple(
-        replace(
-            s,
-            reported_name=HOSTILE,
-            stderr_tail=HOSTILE,
-            infos=(HOSTILE,),
-            info_plies=(0,),
-            fault=Fault(FaultKind.PROTOCOL_ERROR, HOSTILE, len(record.moves)) if i else None,
-        )
-        for i, s in enumerate(record.seats)
-    )
+    record = hostile(longest(leagues["2p-build"]))
     page = tmp_path / "hostile.html"
-    page.write_text(replay_page(replace(record, seats=seats)))
+    page.write_text(replay_page(record))
     open_page(browser, page)
     assert browser.execute_script("return window.pwned") is None
     assert severe_messages(browser) == [] and requests_made(browser) == [page.as_uri()]
     stderr = browser.find_element(By.CSS_SELECTOR, "#v-stderr pre").get_attribute("textContent")
-    assert stderr == HOSTILE.replace("\x1b", "\\x1b").replace("\x00", "\\x00").replace("\u202e", "\\u202e")
+    assert stderr == printable(HOSTILE) + "\nsecond line"  # made visible as the terminal shows it
     browser.find_element(By.ID, "v-next").click()
     assert "<script>window.pwned=1</script>" in browser.find_element(By.ID, "v-infos").text
     assert "<img src=x" in browser.find_element(By.ID, "v-ranking").text  # the fault detail
