@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ import pytest
 
 from arena.record import GameRecord
 from arena.report import replay_page
+from arena.rules import Board, format_board_file, random_board
 from arena.store import ResultStore
 from arena.untrusted import printable
 
@@ -32,7 +34,8 @@ REPO = Path(__file__).resolve().parent.parent
 LEAGUES = {
     # the bots build the pasture; greedy sends an info line with each sheep move
     "2p-build": ("players: 2\nboard: build\n", ["greedy", "rnd", "rnd2"]),
-    "4p": ("players: 4\nboard: random\n", ["greedy", "rnd", "rnd2", "rnd3"]),
+    # a board file with daisies (random boards have none)
+    "4p": ("players: 4\nboard: daisies.board\n", ["greedy", "rnd", "rnd2", "rnd3"]),
 }
 
 
@@ -42,6 +45,9 @@ def run_league(folder: Path, name: str) -> Path:
     entries = "".join(
         f"  - name: {b}\n    command: [{greedy}{'' if b == 'greedy' else ', --random'}]\n" for b in bots
     )
+    board = random_board(4, 16)
+    daisies = {h: 1 + i % 3 if i % 5 == 0 else 0 for i, h in enumerate(board.coords)}
+    (folder / "daisies.board").write_text(format_board_file(Board(daisies)))
     path = folder / f"{name}.yaml"
     path.write_text(
         f"name: {name}\nseed: 3\nrounds: 1\n{head}time_control: {{move: 1s, startup: 5s}}\n"
@@ -83,8 +89,11 @@ def press(driver: Any, *keys: str) -> None:
         ActionChains(driver).send_keys(key).perform()
 
 
-def drawn(driver: Any) -> tuple[set[tuple[int, int]], dict[tuple[int, int], tuple[int, int]]]:
-    """The pasture hexes and the stacks (hex -> player, sheep) the board shows now."""
+Drawing = tuple[set[tuple[int, int]], dict[tuple[int, int], tuple[int, int]], dict[tuple[int, int], int]]
+
+
+def drawn(driver: Any) -> Drawing:
+    """The pasture hexes, the stacks (hex -> player, sheep) and the daisies the board shows now."""
 
     def hexes(text: str) -> tuple[int, int]:
         q, r = text.split(",")
@@ -97,17 +106,23 @@ def drawn(driver: Any) -> tuple[set[tuple[int, int]], dict[tuple[int, int], tupl
           Array.from(svg.querySelectorAll("polygon.hex")).map(function (p) { return p.dataset.hex; }),
           Array.from(svg.querySelectorAll("g.stack")).map(function (g) {
             return [g.dataset.hex, "abcd".indexOf(g.dataset.player), +g.dataset.sheep];
+          }),
+          Array.from(svg.querySelectorAll("g.daisy")).map(function (g) {
+            return [g.dataset.hex, +g.dataset.daisies];
           })
         ];"""
     )
-    return {hexes(h) for h in found[0]}, {hexes(h): (p, n) for h, p, n in found[1]}
+    return (
+        {hexes(h) for h in found[0]},
+        {hexes(h): (p, n) for h, p, n in found[1]},
+        {hexes(h): d for h, d in found[2]},
+    )
 
 
-def engine(
-    record: GameRecord, ply: int
-) -> tuple[set[tuple[int, int]], dict[tuple[int, int], tuple[int, int]]]:
+def engine(record: GameRecord, ply: int) -> Drawing:
+    """What the rules engine says the board is after ``ply`` moves of ``record``."""
     state = list(record.positions())[ply][1]
-    return set(state.board.coords), state.stacks()
+    return set(state.board.coords), state.stacks(), {h: d for h, d in state.board.daisy_map().items() if d}
 
 
 def shown_ply(driver: Any) -> int:
@@ -147,12 +162,34 @@ def test_stepping_with_the_keyboard_draws_the_engines_position(
     n = 5 if league == "2p-build" else min(14, last)
     press(browser, *[Keys.ARROW_RIGHT] * (n + 1), Keys.ARROW_LEFT)
     assert shown_ply(browser) == n
-    hexes, stacks = drawn(browser)
-    assert (hexes, stacks) == engine(record, n)
-    assert hexes != engine(record, last)[0] or league == "4p"  # the pasture is still being laid
+    hexes, _stacks, daisies = now = drawn(browser)
+    assert now == engine(record, n)
+    if league == "2p-build":
+        assert hexes != engine(record, last)[0]  # the pasture is still being laid
+    else:
+        assert daisies and hexes == engine(record, last)[0]
     move = record.moves[n - 1]
     assert browser.find_element(By.ID, "v-token").text == move.move
     assert severe_messages(browser) == []
+
+
+def test_space_plays_and_pauses_at_the_chosen_speed(browser: Any, leagues: dict[str, Path]) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    record = longest(leagues["4p"])
+    open_page(browser, leagues["4p"] / "report.html", f"#game={record.game_id}&ply=2")
+    Select(browser.find_element(By.ID, "v-speed")).select_by_value("8")
+    browser.find_element(By.TAG_NAME, "body").click()  # the keys go to the page, not the select
+    press(browser, " ")
+    deadline = time.monotonic() + 5
+    while shown_ply(browser) < 6 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    press(browser, " ")
+    paused_at = shown_ply(browser)
+    time.sleep(0.4)  # three moves' time at 8 moves/s
+    assert 6 <= paused_at == shown_ply(browser) < len(record.moves)
+    assert drawn(browser) == engine(record, paused_at)
 
 
 def test_a_seats_info_lines_show_at_the_ply_of_its_move(browser: Any, leagues: dict[str, Path]) -> None:
