@@ -146,6 +146,7 @@ class ProcessChannel:
             "stderr_tail": b.stderr_text(),
             "stderr_bytes": b.stderr_bytes,
             "infos": tuple(b.infos),
+            "info_plies": tuple(b.info_plies),
             "info_count": b.info_count,
         }
         if self.transcript is not None:

@@ -17,6 +17,7 @@ import ctypes
 import json
 import math
 import os
+import re
 import resource
 import select
 import shutil
@@ -44,6 +45,8 @@ INFO_LINE_KEEP = 300  # characters kept of each info line
 EXIT_CHECK_S = 0.05  # while waiting, how often to look whether the bot has exited
 MAX_QUEUED_LINES = 16  # unasked lines kept before a bot counts as flooding stdout
 BOT_ID_VARIABLE = "ARENA_BOT_ID"  # marks every process a bot starts, to find them all at the end
+_TURN_REQUESTS = ("tile ", "herd ", "move ")  # requests that carry the game's ply
+_PLY_FIELD = re.compile(r" ply=(\d+)")
 SANDBOX_SETUP_S = 10.0  # how long bubblewrap may take to set a sandbox up before the bot starts
 
 
@@ -162,7 +165,9 @@ class BotProcess:
         self.outbuf = bytearray()
         self.lines: deque[tuple[bytes, float]] = deque()  # complete non-info lines, arrival time
         self.infos: list[str] = []
+        self.info_plies: list[int] = []  # the ply each kept info line was sent at
         self.info_count = 0
+        self.ply = -1  # the ``ply`` of the last turn request sent to it (-1: none yet)
         self.overflow = False  # a line longer than MAX_LINE_BYTES was started
         self.flooded = False  # more than MAX_QUEUED_LINES lines sent without being asked
         self.stdout_open = True
@@ -183,7 +188,9 @@ class BotProcess:
         """Start a game's record afresh: infos, stderr and exit facts belong to one game."""
         self.games += 1
         self.infos = []
+        self.info_plies = []
         self.info_count = 0
+        self.ply = -1
         self.stderr_tail = bytearray()
         self.stderr_bytes = 0
         self.exit_note = None
@@ -241,6 +248,7 @@ class BotProcess:
                 if len(self.infos) < INFO_KEEP:
                     text = raw[5:].decode("utf-8", "replace")
                     self.infos.append(text[:INFO_LINE_KEEP])
+                    self.info_plies.append(self.ply)
                 continue
             if len(self.lines) >= MAX_QUEUED_LINES:
                 # Only one answer is ever due: a bot this far ahead floods us.
@@ -736,6 +744,9 @@ class BotPool:
         means the bot is not reading: that is a protocol fault.
         """
         data = (line + "\n").encode("ascii")
+        if line.startswith(_TURN_REQUESTS):
+            m = _PLY_FIELD.search(line)  # stamps the info lines it sends while it thinks
+            bot.ply = int(m[1]) if m else bot.ply
         view = memoryview(data)
         while view:
             try:

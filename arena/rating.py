@@ -30,16 +30,21 @@ def rate_games(
     env = environment(cfg or RatingConfig())
     ratings = {b: env.create_rating() for b in bots}
     for rec in records:
-        names = [s.name for s in rec.seats]
-        for n in names:
-            ratings.setdefault(n, env.create_rating())
-        if len(set(names)) != len(names):
-            continue  # a bot against itself teaches nothing about its rating
-        groups = [(ratings[n],) for n in names]
-        rated = env.rate(groups, ranks=[r - 1 for r in rec.ranking])
-        for n, (r,) in zip(names, rated, strict=True):
-            ratings[n] = r
+        rate_game(env, ratings, rec)
     return ratings
+
+
+def rate_game(env: trueskill.TrueSkill, ratings: dict[str, trueskill.Rating], rec: GameRecord) -> None:
+    """Update ``ratings`` (by bot name) in place with one game's ranking."""
+    names = [s.name for s in rec.seats]
+    for n in names:
+        ratings.setdefault(n, env.create_rating())
+    if len(set(names)) != len(names):
+        return  # a bot against itself teaches nothing about its rating
+    groups = [(ratings[n],) for n in names]
+    rated = env.rate(groups, ranks=[r - 1 for r in rec.ranking])
+    for n, (r,) in zip(names, rated, strict=True):
+        ratings[n] = r
 
 
 def conservative(r: trueskill.Rating) -> float:

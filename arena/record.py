@@ -67,6 +67,9 @@ class SeatRecord:
     stderr_bytes: int = 0
     infos: tuple[str, ...] = ()
     info_count: int = 0
+    # For each kept info line, the ``ply`` of the last turn request the bot had been sent when
+    # the line arrived (-1: before its first); empty in records older than this field.
+    info_plies: tuple[int, ...] = ()
     transcript: tuple[str, ...] = ()  # the last lines both ways, when asked for
     # How it was isolated: {"sandbox": "bwrap"|"none", "limits": ..., "network": bool, "warning": ...};
     # empty in records older than the sandbox (format 1), which ran unsandboxed.
@@ -80,6 +83,7 @@ class SeatRecord:
         d = asdict(self)
         d["command"] = list(self.command)
         d["infos"] = list(self.infos)
+        d["info_plies"] = list(self.info_plies)
         d["transcript"] = list(self.transcript)
         d["fault"] = self.fault.to_dict() if self.fault else None
         return d
@@ -89,6 +93,7 @@ class SeatRecord:
         d = dict(d)
         d["command"] = tuple(d["command"])
         d["infos"] = tuple(d.get("infos", ()))
+        d["info_plies"] = tuple(int(p) for p in d.get("info_plies", ()))
         d["transcript"] = tuple(d.get("transcript", ()))
         d["fault"] = Fault.from_dict(d["fault"]) if d.get("fault") else None
         d["isolation"] = dict(d.get("isolation") or {})

@@ -28,8 +28,8 @@ from .untrusted import printable
 
 LOCK_NAME = ".arena-run.lock"
 # What a run writes in its folder; anything else there means the folder is someone else's.
-_OWN_NAMES = (STORE_NAME, "standings.md", "standings.json", LOCK_NAME)
-_OWN_PREFIXES = (f"{STORE_NAME}-", ".standings.md.", ".standings.json.")
+_OWN_NAMES = (STORE_NAME, "standings.md", "standings.json", "report.html", LOCK_NAME)
+_OWN_PREFIXES = (f"{STORE_NAME}-", ".standings.md.", ".standings.json.", ".report.html.")
 # Trees of the kernel, not of files: results written there go nowhere, or somewhere they must not.
 _SYSTEM_TREES = (Path("/proc"), Path("/sys"), Path("/dev"))
 _SYSTEM_EXCEPTIONS = (Path("/dev/shm"),)  # a tmpfs folder like any other
@@ -162,7 +162,7 @@ def _temp_prefix(name: str) -> str:
 
 
 def remove_stale_temporaries(
-    folder: Path, names: tuple[str, ...] = ("standings.md", "standings.json")
+    folder: Path, names: tuple[str, ...] = ("standings.md", "standings.json", "report.html")
 ) -> None:
     """Remove the temporary files of :func:`write_atomic` that a killed run left in ``folder``.
 

@@ -2,7 +2,8 @@
 
 The steps: validate the file, build the bots, check their programs exist,
 open (or resume) the results store, play what is left of the schedule in
-parallel, store each game as it ends, and keep the standings files current.
+parallel, store each game as it ends, and keep the standings files and
+report.html current.
 """
 
 from __future__ import annotations
@@ -20,12 +21,14 @@ from .errors import ConfigError
 from .executor import GamePool, GameSettings
 from .record import GameRecord
 from .referee import BotSpec
+from .report import tournament_report, write_report
 from .sandbox import resolve_mode
 from .schedule import ScheduledGame, make_schedule
 from .standings import Standings, compute_standings, write_files
 from .store import ResultStore
 
 STANDINGS_EVERY_S = 2.0
+REPORT_EVERY_S = 10.0
 
 
 def schedule_for(config: TournamentConfig) -> list[ScheduledGame]:
@@ -214,14 +217,21 @@ def _play_tournament(
         state = RunState(total=len(schedule), done=len(schedule) - len(todo))
         if state.done:
             echo(f"resuming: {state.done} of {state.total} games already played")
-        last_write = 0.0
+        last_write = last_report = -REPORT_EVERY_S
 
         def refresh(force: bool = False) -> None:
-            nonlocal last_write
+            nonlocal last_write, last_report
             if force or time.monotonic() - last_write >= STANDINGS_EVERY_S:
-                state.standings = compute_standings(list(store.records()), bots, config.rating)
+                records = list(store.records())
+                state.standings = compute_standings(records, bots, config.rating)
                 write_files(config.output, config.name, state.standings, state.total)
                 last_write = time.monotonic()
+                # report.html costs more (every game's record goes in): less often; it reloads
+                # itself until the last refresh, which is forced
+                if force or last_write - last_report >= REPORT_EVERY_S:
+                    report = tournament_report(store, bots, config.rating, running=not force, records=records)
+                    write_report(config.output, report)
+                    last_report = last_write
 
         def on_result(game: ScheduledGame, record: GameRecord) -> None:
             store.save_game(game, record)

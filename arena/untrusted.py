@@ -24,9 +24,10 @@ Values the arena writes itself (numbers, fault kinds) need none of this.
 from __future__ import annotations
 
 import html as _html
+import json
 import re
 
-__all__ = ["csv_cell", "html", "markdown", "printable", "printable_lines", "xml_text"]
+__all__ = ["csv_cell", "html", "markdown", "printable", "printable_lines", "script_json", "xml_text"]
 
 
 def printable(text: str) -> str:
@@ -95,3 +96,15 @@ def xml_text(text: str) -> str:
 def html(text: str) -> str:
     """``text`` for HTML element text or a quoted attribute value."""
     return _html.escape(printable(text), quote=True)
+# Inside a <script> element the browser looks for "</script" and "<!--" before any JSON
+# parser sees the text: a bot's name or info line must never end the element early.
+_SCRIPT_UNSAFE = {ord("<"): "\\u003c", ord(">"): "\\u003e", ord("&"): "\\u0026"}
+
+
+def script_json(value: object) -> str:
+    """``value`` as JSON that is safe inside an HTML ``<script type="application/json">``.
+
+    Non-ASCII characters (U+2028 and U+2029 among them) and ``<``, ``>``, ``&`` are
+    written as ``\\uNNNN`` escapes, which ``JSON.parse`` reads back unchanged.
+    """
+    return json.dumps(value, ensure_ascii=True, separators=(",", ":")).translate(_SCRIPT_UNSAFE)

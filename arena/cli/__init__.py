@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import play_cmds, rules_cmds, tournament_cmds  # noqa: F401  (they register their commands)
+from . import play_cmds, report_cmds, rules_cmds, tournament_cmds  # noqa: F401  (they register their commands)
 from .check_cmds import check_cmd
 from .common import main
 

@@ -229,50 +229,110 @@ def load_record(path: Path) -> GameRecord:
         raise ArenaError(f"{path}: {e}") from None
 
 
-def show_replay(record: GameRecord, step: bool, delay: float, colour: bool) -> None:
-    """Print a game position by position; with ``step``, wait for a key between moves."""
+def _replay_header(record: GameRecord) -> None:
     # A record is a file anyone may hand over, its names and texts chosen by whoever wrote it.
     click.echo(
         f"game {printable(record.game_id)}, seed {record.seed}: "
         + " vs ".join(f"{PLAYER_LETTERS[i]}={printable(s.name)}" for i, s in enumerate(record.seats))
     )
-    faults = {f.ply: (p, f) for p, f in record.faults}
-    for ply, (move, state) in enumerate(record.positions()):
-        if move is not None:
-            click.echo(
-                f"\nply {ply}: {PLAYER_LETTERS[move.player]} {printable(record.seats[move.player].name)} "
-                f"plays {printable(move.move)} ({move.ms:.0f} ms)"
-            )
-        else:
-            click.echo("\nstart")
-        click.echo(render(state, colour=colour))
-        for p, f in [faults[ply]] if ply in faults else []:
+
+
+def _show_position(record: GameRecord, ply: int, move: MoveRecord | None, state: GameState, colour: bool) -> None:
+    if move is not None:
+        click.echo(
+            f"\nply {ply}: {PLAYER_LETTERS[move.player]} {printable(record.seats[move.player].name)} "
+            f"plays {printable(move.move)} ({move.ms:.0f} ms)"
+        )
+    else:
+        click.echo("\nstart")
+    click.echo(render(state, colour=colour))
+    for p, f in record.faults:
+        if f.ply == ply:
             name, detail = printable(record.seats[p].name), printable(f.detail)
             click.echo(f"{PLAYER_LETTERS[p]} {name} forfeits: {f.kind.value}: {detail}")
-        if step and ply < len(record.moves):
-            click.echo("-- any key: next move, q: stop --", nl=False)
-            key = click.getchar()
-            click.echo("")
-            if key in ("q", "Q", "\x1b"):
-                return
-        elif delay:
-            time.sleep(delay)
+
+
+# What the keys do while stepping (click.getchar gives an arrow key as its escape sequence).
+STEP_KEYS = {
+    "back": ("\x1b[D", "\x1bOD", "b", "p", "\x7f", "\x08"),
+    "first": ("\x1b[H", "\x1bOH", "\x1b[1~", "\x1b[7~", "g"),
+    "last": ("\x1b[F", "\x1bOF", "\x1b[4~", "\x1b[8~", "G"),
+    "jump": ("j", ":"),
+    "quit": ("q", "Q", "\x1b", "\x03", "\x04"),
+}
+STEP_HELP = "-- Right/space: next, Left/b: back, Home/g: first, End/G: last, j: go to ply, q: quit --"
+
+
+def step_action(key: str) -> str:
+    """What a key pressed while stepping does: any key not listed moves forward."""
+    return next((action for action, keys in STEP_KEYS.items() if key in keys), "next")
+
+
+def show_replay(record: GameRecord, step: bool, delay: float, colour: bool) -> None:
+    """Print a game position by position; with ``step``, keys move back and forth."""
+    _replay_header(record)
+    positions = list(record.positions())
+    last = len(positions) - 1
+    ply = 0
+    while True:
+        move, state = positions[ply]
+        _show_position(record, ply, move, state, colour)
+        if not step:
+            if ply == last:
+                break
+            ply += 1
+            if delay:
+                time.sleep(delay)
+            continue
+        click.echo(STEP_HELP + (" (last position)" if ply == last else ""), nl=False)
+        action = step_action(click.getchar())
+        click.echo("")
+        if action == "quit":
+            return
+        if action == "next" and ply == last:
+            break
+        if action == "jump":
+            ply = click.prompt(f"go to ply (0-{last})", type=click.IntRange(0, last), default=ply)
+        else:
+            ply = {"next": ply + 1, "back": max(0, ply - 1), "first": 0, "last": last}[action]
     click.echo("")
     click.echo(standings_table(record))
+
+
+def _html_name(record: GameRecord) -> Path:
+    return Path(re.sub(r"[^A-Za-z0-9_.+-]", "_", record.game_id) + ".html")
 
 
 @main.command("replay")
 @click.argument("source", type=click.Path(exists=True, path_type=Path))
 @click.argument("game_id", required=False)
-@click.option("--step", is_flag=True, help="Wait for a key press after each move.")
+@click.option(
+    "--step", is_flag=True, help="Step with the keys: Right/space next, Left back, Home/End, j to jump to a ply."
+)
 @click.option("--delay", type=float, default=0.0, help="Seconds to pause between moves.")
+@click.option("--html", is_flag=True, help="Write the game's replay viewer as one HTML page instead.")
+@click.option(
+    "--output",
+    "-o",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="With --html: the page to write (default: GAME_ID.html here).",
+)
 @colour_option
-def replay_cmd(source: Path, game_id: str | None, step: bool, delay: float, colour: bool | None) -> None:
-    """Step through a saved game.
+def replay_cmd(
+    source: Path,
+    game_id: str | None,
+    step: bool,
+    delay: float,
+    html: bool,
+    output: Path | None,
+    colour: bool | None,
+) -> None:
+    """Step through a saved game, or write its replay as an HTML page (--html).
 
     SOURCE is a game record (JSON, from 'arena play --save'), or a tournament's
     results folder (or its tournament file) followed by the GAME_ID that
-    'arena games' lists.
+    'arena games' lists. The HTML page needs nothing else (no network): a hex
+    board to step through with the arrow keys, Home/End and space.
     """
     if game_id is None:
         if source.is_dir():
@@ -282,5 +342,16 @@ def replay_cmd(source: Path, game_id: str | None, step: bool, delay: float, colo
         from .tournament_cmds import load_from_results
 
         record = load_from_results(source, game_id)
+    if output is not None and not html:
+        raise click.UsageError("--output is for --html")
+    if html:
+        from ..report import replay_page
+        from .report_cmds import write_page
+
+        record.replay()  # the record must lead to its own final position
+        target = output or _html_name(record)
+        write_page(target, replay_page(record))
+        click.echo(f"wrote {target}; open it in a browser")
+        return
     show_replay(record, step, delay, colour_wanted(colour))
     record.replay()  # the record must lead to its own final position

@@ -1,0 +1,47 @@
+"""``arena report``: a tournament's results as one self-contained HTML page."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from ..errors import ArenaError
+from ..report import REPORT_NAME, report_page, tournament_report
+from ..results_folder import write_atomic
+from .common import main
+from .tournament_cmds import _open_results
+
+
+def write_page(path: Path, html: str) -> None:
+    """Write an HTML page the command made; a failure is the arena's error (exit 2)."""
+    try:
+        write_atomic(path, html)
+    except OSError as e:
+        raise ArenaError(f"cannot write {str(path)!r}: {e.strerror or e}") from None
+
+
+@main.command("report")
+@click.argument("results", type=click.Path(exists=True, path_type=Path))
+@click.option(
+    "--output",
+    "-o",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help=f"Where to write the page (default: {REPORT_NAME} in the results folder).",
+)
+def report_cmd(results: Path, output: Path | None) -> None:
+    """Write the report of RESULTS (a results folder, or its tournament file) as one HTML file.
+
+    The page needs nothing else (no network; open it from disk or keep it as a
+    CI artifact): the standings for each number of players with their
+    uncertainty and faults by kind, who beat whom, the ratings game by game,
+    every game in a table you can sort and filter, each with its replay
+    (a hex board you step through with the arrow keys), and the settings.
+    'arena run' keeps RESULTS/report.html current by itself.
+    """
+    store, bots, rating = _open_results(results)
+    with store:
+        data = tournament_report(store, bots, rating)
+        target = output or store.path.parent / REPORT_NAME
+    write_page(target, report_page(data))
+    click.echo(f"wrote {target}: {data.done} of {data.total} games; open it in a browser")

@@ -1,0 +1,210 @@
+"""What a report shows, computed from a results folder's games: values, no HTML.
+
+Standings come from :func:`arena.standings.compute_standings`, once per number
+of players (a 2-player and a 4-player game do not rate alike); the rest (who
+beat whom, ratings game by game, one line per game, the settings) is here.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..clock import TimeControl
+from ..config import RatingConfig
+from ..errors import ArenaError
+from ..rating import conservative, environment, rate_game
+from ..record import FaultKind, GameRecord
+from ..rules import PLAYER_LETTERS
+from ..standings import Standings, compute_standings, isolation_line, seat_line
+
+Pairwise = dict[str, dict[str, tuple[float, int]]]  # bot -> opponent -> (points, games met)
+
+
+@dataclass(frozen=True)
+class PlayerGroup:
+    """Everything about the games of one number of players."""
+
+    players: int
+    standings: Standings
+    pairwise: Pairwise
+    # bot -> [(games of this group rated so far, its score mu - 3 sigma after them)]
+    history: dict[str, list[tuple[int, float]]]
+    fault_kinds: tuple[str, ...]  # the kinds of fault that happened, in FaultKind order
+    seat_text: str
+    isolation_text: str
+
+
+@dataclass(frozen=True)
+class GameRow:
+    """One line of the games table."""
+
+    index: int  # place in the schedule order of the finished games
+    game_id: str
+    round: int | None
+    players: int
+    seats: tuple[str, ...]
+    result: str  # "1. ann 12  2. bob 9"
+    winners: tuple[str, ...]  # the bots ranked first
+    moves: int
+    faults: tuple[str, ...]  # "b bob: timeout: answered after 260 ms"
+    fault_kinds: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ReportData:
+    """A whole report: the tournament, its progress, and its games."""
+
+    name: str
+    written_at: str
+    done: int
+    total: int
+    running: bool
+    settings: tuple[tuple[str, str], ...]
+    config_text: str  # the tournament file as run, as JSON
+    groups: tuple[PlayerGroup, ...]
+    games: tuple[GameRow, ...]
+    records: tuple[GameRecord, ...]
+    bots: tuple[str, ...]
+
+
+def pairwise(records: Sequence[GameRecord]) -> Pairwise:
+    """For every two bots that met: points of one against the other (1 for finishing
+    above it, 1/2 for a tie) and how often they met, whatever the number of players."""
+    table: defaultdict[str, dict[str, tuple[float, int]]] = defaultdict(dict)
+    for rec in records:
+        ranks = rec.ranking
+        names = [s.name for s in rec.seats]
+        for i, me in enumerate(names):
+            for j, other in enumerate(names):
+                if i == j or me == other:
+                    continue
+                points = 1.0 if ranks[i] < ranks[j] else 0.5 if ranks[i] == ranks[j] else 0.0
+                p, g = table[me].get(other, (0.0, 0))
+                table[me][other] = (p + points, g + 1)
+    return dict(table)
+
+
+def rating_history(
+    records: Sequence[GameRecord], bots: Sequence[str], rating: RatingConfig | None
+) -> dict[str, list[tuple[int, float]]]:
+    """Each bot's conservative rating after every game it played (records in schedule order)."""
+    env = environment(rating or RatingConfig())
+    ratings = {b: env.create_rating() for b in bots}
+    history: dict[str, list[tuple[int, float]]] = {b: [(0, conservative(ratings[b]))] for b in bots}
+    for n, rec in enumerate(records, 1):
+        rate_game(env, ratings, rec)
+        for seat in rec.seats:
+            history.setdefault(seat.name, [(0, conservative(env.create_rating()))])
+            history[seat.name].append((n, conservative(ratings[seat.name])))
+    return history
+
+
+def player_groups(
+    records: Sequence[GameRecord], bots: Sequence[str], rating: RatingConfig | None
+) -> list[PlayerGroup]:
+    """One group per number of players that the games have (the entrants' group if none yet)."""
+    counts = sorted({r.params.players for r in records})
+    groups = []
+    for players in counts or [0]:
+        games = [r for r in records if r.params.players == players]
+        st = compute_standings(games, bots, rating)
+        seen = {k for row in st.rows for k in row.faults_by_kind}
+        groups.append(
+            PlayerGroup(
+                players=players or st.players,
+                standings=st,
+                pairwise=pairwise(games),
+                history=rating_history(games, bots, rating),
+                fault_kinds=tuple(k.value for k in FaultKind if k.value in seen),
+                seat_text=seat_line(st),
+                isolation_text=isolation_line(st) if st.games else "",
+            )
+        )
+    return groups
+
+
+def game_row(index: int, rec: GameRecord, rounds: Mapping[str, int]) -> GameRow:
+    order = sorted(rec.standings, key=lambda s: (s.rank, s.player))
+    names = [s.name for s in rec.seats]
+    return GameRow(
+        index=index,
+        game_id=rec.game_id,
+        round=rounds.get(rec.game_id),
+        players=rec.params.players,
+        seats=tuple(names),
+        result="  ".join(f"{s.rank}. {names[s.player]} {s.hexes}" for s in order),
+        winners=tuple(names[s.player] for s in order if s.rank == 1),
+        moves=len(rec.moves),
+        faults=tuple(f"{PLAYER_LETTERS[p]} {names[p]}: {f.kind.value}: {f.detail}" for p, f in rec.faults),
+        fault_kinds=tuple(f.kind.value for _p, f in rec.faults),
+    )
+
+
+def _time_control_text(tc: Mapping[str, Any]) -> str:
+    try:
+        control = TimeControl(**tc)
+    except (ArenaError, TypeError):
+        return json.dumps(dict(tc))
+    return f"{control.describe()}; startup {control.startup_ms} ms, margin {control.margin_ms} ms"
+
+
+def settings(raw: Mapping[str, Any], records: Sequence[GameRecord]) -> list[tuple[str, str]]:
+    """The settings a reader needs first, from the tournament file and the games as played."""
+    rows: list[tuple[str, str]] = []
+
+    def add(label: str, value: Any) -> None:
+        if value is not None and value != "":
+            rows.append((label, value if isinstance(value, str) else json.dumps(value)))
+
+    add("players per game", raw.get("players"))
+    add("format", raw.get("format", "round_robin"))
+    add("rounds", raw.get("rounds"))
+    add("seed", raw.get("seed"))
+    add("board", raw.get("board", "random"))
+    if records:
+        add("time control", _time_control_text(records[-1].time_control))
+        p = records[-1].params
+        add(
+            "rules",
+            f"{p.sheep} sheep and {p.tiles} tiles per player, contact {p.contact}, "
+            f"herds on hole borders {'allowed' if p.hole_border else 'not allowed'}",
+        )
+    elif "time_control" in raw:
+        add("time control", raw["time_control"])
+    add("sandbox", raw.get("sandbox", "auto"))
+    add("concurrency", raw.get("concurrency"))
+    add("multigame", raw.get("multigame"))
+    return rows
+
+
+def build_report_data(
+    name: str,
+    records: Sequence[GameRecord],
+    bots: Sequence[str],
+    total: int,
+    raw_config: Mapping[str, Any] | None = None,
+    rounds: Mapping[str, int] | None = None,
+    rating: RatingConfig | None = None,
+    running: bool = False,
+) -> ReportData:
+    """The report of a tournament's finished ``records`` (in schedule order) out of ``total``."""
+    raw = dict(raw_config or {})
+    names = list(dict.fromkeys([*bots, *(s.name for r in records for s in r.seats)]))
+    return ReportData(
+        name=name,
+        written_at=_dt.datetime.now(_dt.UTC).isoformat(timespec="seconds").replace("+00:00", " UTC"),
+        done=len(records),
+        total=max(total, len(records)),
+        running=running,
+        settings=tuple(settings(raw, records)),
+        config_text=json.dumps(raw, indent=1, sort_keys=True, default=str),
+        groups=tuple(player_groups(records, bots, rating)),
+        games=tuple(game_row(i, r, rounds or {}) for i, r in enumerate(records, 1)),
+        records=tuple(records),
+        bots=tuple(names),
+    )

@@ -1,0 +1,295 @@
+"""The HTML report and replay pages without a browser; info lines' plies; ``replay --step``.
+
+The browser half (the pages really work, and draw what the engine says) is in
+test_report_browser.py.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import replace
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from arena.cli import main
+from arena.cli.play_cmds import step_action
+from arena.record import Fault, FaultKind, GameRecord, SeatRecord
+from arena.report import replay_page, report_page, tournament_report
+from arena.report.summary import build_report_data, pairwise, rating_history
+from arena.rules import Params, Standing
+from arena.schedule import ScheduledGame
+from arena.standings import compute_standings
+from arena.store import ResultStore
+from arena.untrusted import script_json
+
+REPO = Path(__file__).resolve().parent.parent
+GREEDY = str(REPO / "sample_bots" / "c" / "greedy")
+HOSTILE = '<script>window.pwned=1</script><img src=x onerror="window.pwned=2"> \'" <!-- \x1b[2J\x00 \u202eevil\u2028'
+
+
+@pytest.fixture(scope="module")
+def record(tmp_path_factory: pytest.TempPathFactory) -> GameRecord:
+    """A real game on a pasture the bots build: greedy (which sends info lines) against random."""
+    save = tmp_path_factory.mktemp("game") / "game.json"
+    result = CliRunner().invoke(
+        main,
+        ["play", GREEDY, f"{GREEDY} --random", "--build-board", "--seed", "11", "-q", "--save", str(save)],
+    )
+    assert result.exit_code == 0, result.output
+    return GameRecord.from_json(save.read_text())
+
+
+class _Page(HTMLParser):
+    """The parts of a page the tests look at: script elements and the text of the body."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.scripts: list[tuple[dict[str, str | None], str]] = []
+        self.text: list[str] = []
+        self._in_script: dict[str, str | None] | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "script":
+            self._in_script = dict(attrs)
+            self.scripts.append((self._in_script, ""))
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "script":
+            self._in_script = None
+
+    def handle_data(self, data: str) -> None:
+        if self._in_script is not None:
+            attrs, text = self.scripts[-1]
+            self.scripts[-1] = (attrs, text + data)
+        else:
+            self.text.append(data)
+
+
+def parse(html: str) -> _Page:
+    page = _Page()
+    page.feed(html)
+    return page
+
+
+def embedded(html: str) -> dict[str, object]:
+    page = parse(html)
+    data = [text for attrs, text in page.scripts if attrs.get("id") == "arena-data"]
+    assert len(data) == 1
+    value: dict[str, object] = json.loads(data[0])
+    return value
+
+
+def hostile(record: GameRecord) -> GameRecord:
+    """The record with every string a bot controls replaced by an attack on the page."""
+    seats = tuple(
+        replace(
+            s,
+            reported_name=HOSTILE,
+            stderr_tail=HOSTILE + "\nsecond line",
+            infos=(HOSTILE,),
+            info_plies=(0,),
+            fault=Fault(FaultKind.PROTOCOL_ERROR, f"got {HOSTILE!r}", len(record.moves)) if i else None,
+        )
+        for i, s in enumerate(record.seats)
+    )
+    return replace(record, seats=seats)
+
+
+# -- info lines carry their ply ---------------------------------------------------------------
+
+
+def test_info_lines_are_stamped_with_the_ply_their_bot_was_asked_to_move_at(record: GameRecord) -> None:
+    greedy = record.seats[0]
+    assert greedy.infos and len(greedy.info_plies) == len(greedy.infos)
+    # greedy sends "info eval N" just before each sheep move: the ply it was asked for is its own
+    for ply in greedy.info_plies:
+        assert record.moves[ply].player == 0 and re.fullmatch(r"-?\d+,-?\d+\w\w?\d+", record.moves[ply].move)
+    assert record.seats[1].infos == () and record.seats[1].info_plies == ()
+
+
+def test_records_without_info_plies_still_load(record: GameRecord) -> None:
+    d = record.to_dict()
+    for seat in d["seats"]:
+        del seat["info_plies"]
+    for fmt in (1, 2):
+        old = GameRecord.from_dict({**d, "format": fmt})
+        assert old.seats[0].infos == record.seats[0].infos and old.seats[0].info_plies == ()
+    assert GameRecord.from_json(record.to_json()) == record
+
+
+# -- escaping ---------------------------------------------------------------------------------
+
+
+def test_script_json_cannot_end_its_script_element_and_reads_back_the_same() -> None:
+    value = {"name": HOSTILE, "list": ["</SCRIPT>", "<!--", "&amp;"]}
+    text = script_json(value)
+    assert "<" not in text and ">" not in text and "&" not in text and "\u2028" not in text
+    assert json.loads(text) == value
+
+
+def test_every_string_a_bot_controls_is_escaped_in_a_replay_page(record: GameRecord) -> None:
+    bad = hostile(record)
+    html = replay_page(bad)
+    page = parse(html)
+    # only the page's own two scripts: the data and the viewer
+    assert [a.get("id") or a.get("type") for a, _ in page.scripts] == ["arena-data", None]
+    assert "window.pwned" not in page.scripts[1][1] and "\x1b" not in html and "\x00" not in html
+    # the data is the record's JSON, unchanged, so the viewer reads what 'arena replay' reads
+    assert embedded(html)["games"] == [bad.to_dict()]
+
+
+def test_every_string_a_bot_controls_is_escaped_in_a_report(record: GameRecord, tmp_path: Path) -> None:
+    bad = hostile(record)
+    bad = replace(bad, seats=tuple(replace(s, name=f"n{i}<marquee>") for i, s in enumerate(bad.seats)))
+    data = build_report_data("t<blink>", [bad], [s.name for s in bad.seats], 3, {"seed": HOSTILE})
+    html = report_page(data)
+    page = parse(html)
+    assert len(page.scripts) == 2 and "<marquee>" not in html and "<blink>" not in html
+    text = "".join(page.text)
+    assert "n1<marquee>" in text and "t<blink>" in text  # shown as text, escaped in the HTML
+    assert "got '<script>window.pwned=1</script>" in text  # the fault detail, as text
+    assert "\\x1b[2J\\x00" in text and "\\u202eevil" in text  # control characters made visible
+    assert "\x1b" not in html and "\u202e" not in html
+
+
+# -- what the report says ---------------------------------------------------------------------
+
+
+def fake_game(game_id: str, names: list[str], ranks: list[int], fault: int | None = None) -> GameRecord:
+    """A record with just what the tables read: seats, ranking and faults."""
+    seats = tuple(
+        SeatRecord(n, ("x",), fault=Fault(FaultKind.TIMEOUT, "slow", 3) if i == fault else None)
+        for i, n in enumerate(names)
+    )
+    return GameRecord(
+        game_id=game_id,
+        seed=1,
+        params=Params(players=len(names)),
+        time_control={"move_ms": 100},
+        start_position="",
+        seats=seats,
+        moves=(),
+        final_position="",
+        standings=tuple(Standing(i, r, 10 - r, 1, 0, i == fault) for i, r in enumerate(ranks)),
+    )
+
+
+def test_pairwise_counts_every_two_bots_of_a_four_player_game() -> None:
+    games = [
+        fake_game("g1", ["a", "b", "c", "d"], [1, 2, 2, 4]),
+        fake_game("g2", ["b", "a", "d", "c"], [1, 3, 2, 4], fault=3),
+    ]
+    table = pairwise(games)
+    assert table["a"]["b"] == (1.0, 2)  # above it once, below it once
+    assert table["b"]["c"] == (1.5, 2)  # tied once, above once
+    assert table["d"]["a"] == (1.0, 2) and table["a"]["d"] == (1.0, 2)
+    assert sum(g for row in table.values() for _, g in row.values()) == 2 * 12
+
+
+def test_rating_history_ends_at_the_standings_score() -> None:
+    games = [
+        fake_game(f"g{i}", ["a", "b", "c"][i % 3 :] + ["a", "b", "c"][: i % 3], [1, 2, 3]) for i in range(7)
+    ]
+    history = rating_history(games, ["a", "b", "c"], None)
+    st = compute_standings(games, ["a", "b", "c"])
+    for row in st.rows:
+        assert history[row.bot][-1][1] == pytest.approx(row.score)
+        assert [n for n, _ in history[row.bot]] == [0, *range(1, 8)]
+
+
+def store_with(tmp_path: Path, records: list[GameRecord], total: int) -> ResultStore:
+    store = ResultStore.create(tmp_path / "results")
+    schedule = [ScheduledGame(i, f"g{i}", 1 + i // 2, ("a", "b"), i) for i in range(total)]
+    store.set_schedule(schedule)
+    store.set_meta(config={"name": "t", "seed": 9, "players": 2, "bots": []}, name="t")
+    for game, rec in zip(schedule, records, strict=False):
+        store.save_game(game, replace(rec, game_id=game.game_id))
+    return store
+
+
+def test_the_report_says_how_much_of_the_schedule_is_done_and_reloads_while_running(
+    record: GameRecord, tmp_path: Path
+) -> None:
+    with store_with(tmp_path, [record, record], 5) as store:
+        done = tournament_report(store, ["greedy", "greedy_2"])
+        running = tournament_report(store, ["greedy", "greedy_2"], running=True)
+    assert (done.done, done.total) == (2, 5) and [g.round for g in done.games] == [1, 1]
+    text = " ".join("".join(parse(report_page(done)).text).split())
+    assert "2 of 5 games of the schedule played (3 to go)" in text and "reloads itself" not in text
+    assert "<dt>seed</dt><dd>9</dd>" in report_page(done)  # the settings
+    html = report_page(running)
+    assert "reloads itself" in html and embedded(html)["running"] is True
+
+
+def test_arena_report_writes_the_page_beside_the_store(record: GameRecord, tmp_path: Path) -> None:
+    store_with(tmp_path, [record], 1).close()
+    result = CliRunner().invoke(main, ["report", str(tmp_path / "results")])
+    assert result.exit_code == 0, result.output
+    html = (tmp_path / "results" / "report.html").read_text()
+    assert html.startswith("<!DOCTYPE html>") and "<title>t: tournament report</title>" in html
+    assert "default-src 'none'" in html  # the page may make no request
+    assert [g["game_id"] for g in embedded(html)["games"]] == ["g0"]  # type: ignore[index]
+
+
+def test_replay_html_writes_one_game(record: GameRecord, tmp_path: Path) -> None:
+    saved = tmp_path / "game.json"
+    saved.write_text(record.to_json())
+    out = tmp_path / "game.html"
+    runner = CliRunner()
+    result = runner.invoke(main, ["replay", str(saved), "--html", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert embedded(out.read_text())["games"] == [record.to_dict()]
+    wrong = runner.invoke(main, ["replay", str(saved), "-o", str(out)])
+    assert wrong.exit_code == 2 and "--output is for --html" in wrong.output
+
+
+# -- arena replay --step -------------------------------------------------------------------------
+
+
+def shown_plies(output: str) -> list[int]:
+    return [
+        0 if line == "start" else int(line.split()[1][:-1])
+        for line in output.splitlines()
+        if line == "start" or line.startswith("ply ")
+    ]
+
+
+def test_step_goes_forward_back_first_last_and_jumps(record: GameRecord, tmp_path: Path) -> None:
+    saved = tmp_path / "game.json"
+    saved.write_text(record.to_json())
+    last = len(record.moves)
+    keys = "nnbGgj5\n" + "q"
+    result = CliRunner().invoke(main, ["replay", str(saved), "--step", "--no-colour"], input=keys)
+    assert result.exit_code == 0, result.output
+    assert shown_plies(result.output) == [0, 1, 2, 1, last, 0, 5]
+    assert "rank" not in result.output  # q stops before the result
+
+
+def test_step_past_the_last_position_shows_the_result(record: GameRecord, tmp_path: Path) -> None:
+    saved = tmp_path / "game.json"
+    saved.write_text(record.to_json())
+    result = CliRunner().invoke(main, ["replay", str(saved), "--step", "--no-colour"], input="Gn")
+    assert shown_plies(result.output) == [0, len(record.moves)]
+    assert "rank" in result.output and "(last position)" in result.output
+
+
+@pytest.mark.parametrize(
+    ("key", "action"),
+    [
+        ("\x1b[C", "next"),
+        (" ", "next"),
+        ("\x1b[D", "back"),
+        ("\x1b[H", "first"),
+        ("\x1b[F", "last"),
+        ("\x1bOH", "first"),
+        ("j", "jump"),
+        ("q", "quit"),
+        ("\x1b", "quit"),
+    ],
+)
+def test_step_keys(key: str, action: str) -> None:
+    assert step_action(key) == action
