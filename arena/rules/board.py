@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping
 
 from ..errors import NotationError, RulesError
 from .hexgrid import DIRECTION_VECTORS, ORIENTATIONS, TILE_SHAPES, Hex, tile_hexes
+from .moves import SheepMove, sheep_run
 from .rng import SplitMix64
 
 
@@ -23,9 +24,11 @@ class Board:
     __slots__ = (
         "coords",
         "daisies",
+        "exits",
         "hole_border",
         "holes",
         "index",
+        "moves",
         "nbr",
         "outer_border",
         "rays",
@@ -38,6 +41,8 @@ class Board:
     daisies: tuple[int, ...]
     nbr: tuple[int, ...]
     rays: tuple[tuple[int, ...], ...]
+    exits: tuple[tuple[tuple[int, int], ...], ...]
+    moves: list[tuple[SheepMove, ...]]
     outer_border: tuple[bool, ...]
     hole_border: tuple[bool, ...]
     holes: frozenset[Hex]
@@ -65,6 +70,11 @@ class Board:
                 rays.append(tuple(ray))
         self.nbr = tuple(nbr)
         self.rays = tuple(rays)
+        self.exits = tuple(
+            tuple((i * 6 + d, nbr[i * 6 + d]) for d in range(6) if nbr[i * 6 + d] >= 0)
+            for i in range(self.size)
+        )
+        self.moves = [()] * (6 * self.size)
         outside, holes = _outside_and_holes(self.coords, index)
         self.holes = frozenset(holes)
         self.outer_border = tuple(
@@ -87,6 +97,19 @@ class Board:
 
     def __contains__(self, h: object) -> bool:
         return h in self.index
+
+    def sheep_moves(self, ray: int, most: int) -> tuple[SheepMove, ...]:
+        """The moves sending 1..``most`` sheep along ray ``ray`` (hex index * 6 + direction).
+
+        Move generation hands out shared, immutable move values instead of
+        building new ones per position: ``moves[ray]`` memoizes the longest run
+        asked for so far (a memo: the board stays a value).
+        """
+        found = self.moves[ray]
+        if len(found) < most:
+            q, r = self.coords[ray // 6]
+            found = self.moves[ray] = sheep_run(q, r, ray % 6, most)
+        return found[:most]
 
     def daisy_map(self) -> dict[Hex, int]:
         return dict(zip(self.coords, self.daisies, strict=True))

@@ -39,8 +39,7 @@ def _perft_moves(state: GameState, depth: int) -> int:
     for src, _d, dest in slides:
         for k in range(1, height[src]):
             child = state.copy()
-            child._slide(src, dest, k)
-            child._next_mover()
+            child._play_slide(src, dest, k)
             total += perft(child, depth - 1) if child.phase is not Phase.OVER else 0
     return total
 
