@@ -52,37 +52,34 @@ class Board:
         for h, d in daisy_of.items():
             if d < 0:
                 raise RulesError(f"hex {h!r} has a negative daisy count {d!r}")
-        self.coords = tuple(sorted(daisy_of, key=lambda h: (h[1], h[0])))
+        grid = _Grid(daisy_of)
+        keys = sorted(grid.key(h) for h in daisy_of)
+        self.coords = tuple(grid.hex(k) for k in keys)
         self.index = {h: i for i, h in enumerate(self.coords)}
-        self.size = len(self.coords)
+        self.size = size = len(keys)
         self.daisies = tuple(daisy_of[h] for h in self.coords)
-        nbr: list[int] = []
+        at = {k: i for i, k in enumerate(keys)}
+        steps = grid.steps
+        nbr = [at.get(k + step, -1) for k in keys for step in steps]
         rays: list[tuple[int, ...]] = []
-        index = self.index
-        for q, r in self.coords:
-            for dq, dr in DIRECTION_VECTORS:
-                nbr.append(index.get((q + dq, r + dr), -1))
-                ray: list[int] = []
-                x, y = q + dq, r + dr
-                while (x, y) in index:
-                    ray.append(index[(x, y)])
-                    x, y = x + dq, y + dr
+        for i in range(size):
+            for d in range(6):
+                ray = []
+                j = nbr[i * 6 + d]
+                while j >= 0:
+                    ray.append(j)
+                    j = nbr[j * 6 + d]
                 rays.append(tuple(ray))
         self.nbr = tuple(nbr)
         self.rays = tuple(rays)
         self.exits = tuple(
-            tuple((i * 6 + d, nbr[i * 6 + d]) for d in range(6) if nbr[i * 6 + d] >= 0)
-            for i in range(self.size)
+            tuple((i * 6 + d, nbr[i * 6 + d]) for d in range(6) if nbr[i * 6 + d] >= 0) for i in range(size)
         )
-        self.moves = [()] * (6 * self.size)
-        outside, holes = _outside_and_holes(self.coords, index)
-        self.holes = frozenset(holes)
-        self.outer_border = tuple(
-            any((q + dq, r + dr) in outside for dq, dr in DIRECTION_VECTORS) for q, r in self.coords
-        )
-        self.hole_border = tuple(
-            any((q + dq, r + dr) in holes for dq, dr in DIRECTION_VECTORS) for q, r in self.coords
-        )
+        self.moves = [()] * (6 * size)
+        outside, holes = _outside_and_holes(keys, grid)
+        self.holes = frozenset(grid.hex(k) for k in holes)
+        self.outer_border = tuple(any(k + step in outside for step in steps) for k in keys)
+        self.hole_border = tuple(any(k + step in holes for step in steps) for k in keys)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Board):
@@ -134,20 +131,53 @@ class Board:
         return Board({(q - q0, r - r0): d for (q, r), d in self.daisy_map().items()})
 
 
-def _outside_and_holes(coords: tuple[Hex, ...], index: Mapping[Hex, int]) -> tuple[set[Hex], set[Hex]]:
+class _Grid:
+    """Hexes as ints for the hot loops: ``r * stride + q``.
+
+    Row-major, so sorting keys sorts hexes by row, then column (the board's
+    order); a neighbour is a fixed step away.  The stride fits the coordinates.
+    """
+
+    __slots__ = ("half", "steps", "stride")
+
+    def __init__(self, hexes: Iterable[Hex], margin: int = 8) -> None:
+        extent = max((max(abs(q), abs(r)) for q, r in hexes), default=0) + margin
+        self.stride = stride = 1 << max(12, extent.bit_length() + 1)
+        self.half = stride // 2
+        self.steps = tuple(dr * stride + dq for dq, dr in DIRECTION_VECTORS)
+
+    def key(self, h: Hex) -> int:
+        return h[1] * self.stride + h[0]
+
+    def hex(self, key: int) -> Hex:
+        r, q = divmod(key + self.half, self.stride)
+        return (q - self.half, r)
+
+    def shape(self, orientation: str) -> tuple[int, ...]:
+        return tuple(dr * self.stride + dq for dq, dr in TILE_SHAPES[orientation])
+
+
+def _outside_and_holes(keys: list[int], grid: _Grid) -> tuple[set[int], set[int]]:
     """Split the non-pasture cells of the bounding box (grown by one) into outside and holes."""
-    if not coords:
+    if not keys:
         return set(), set()
-    qs = [q for q, _ in coords]
-    rs = [r for _, r in coords]
-    qmin, qmax, rmin, rmax = min(qs) - 1, max(qs) + 1, min(rs) - 1, max(rs) + 1
-    empty = {(q, r) for q in range(qmin, qmax + 1) for r in range(rmin, rmax + 1) if (q, r) not in index}
-    frontier = [(q, r) for (q, r) in empty if q in (qmin, qmax) or r in (rmin, rmax)]
+    pasture = set(keys)
+    stride = grid.stride
+    coords = [grid.hex(k) for k in keys]
+    qmin = min(q for q, _ in coords) - 1
+    qmax = max(q for q, _ in coords) + 1
+    rmin, rmax = coords[0][1] - 1, coords[-1][1] + 1  # keys are sorted by row
+    box = [r * stride + q for r in range(rmin, rmax + 1) for q in range(qmin, qmax + 1)]
+    empty = {k for k in box if k not in pasture}
+    edge = {k for r in (rmin, rmax) for k in range(r * stride + qmin, r * stride + qmax + 1)}
+    edge.update(k for r in range(rmin, rmax + 1) for k in (r * stride + qmin, r * stride + qmax))
+    frontier = [k for k in edge if k in empty]
     outside = set(frontier)
+    steps = grid.steps
     while frontier:
-        q, r = frontier.pop()
-        for dq, dr in DIRECTION_VECTORS:
-            n = (q + dq, r + dr)
+        k = frontier.pop()
+        for step in steps:
+            n = k + step
             if n in empty and n not in outside:
                 outside.add(n)
                 frontier.append(n)
@@ -184,44 +214,79 @@ def tile_placement_problem(
 def _placements_with_edges(
     pasture: Mapping[Hex, object] | set[Hex], contact: int
 ) -> list[tuple[tuple[int, int, str], int]]:
-    """Every legal placement and the hex edges it would share with the pasture.
+    """Every legal placement and the hex edges it would share with the pasture, in board order."""
+    grid = _Grid(pasture)
+    cells = {grid.key(h) for h in pasture}
+    placements = _Placements(grid, cells)
+    out = []
+    for option, shared in placements.options(contact):
+        anchor, o = divmod(option, 3)
+        q, r = grid.hex(anchor)
+        out.append(((q, r, ORIENTATIONS[o]), shared))
+    return out
+
+
+class _Placements:
+    """The pasture as int keys, with its frontier kept up to date as tiles are laid.
 
     A tile that touches the pasture covers a *frontier* hex (an empty hex next
     to the pasture), so anchoring every orientation on every frontier hex, in
-    every way, finds them all; a cell touches the pasture exactly when it is on
-    the frontier, and overlaps it when it is pasture.
+    every way, finds every placement; a cell touches the pasture exactly when
+    it is on the frontier, and overlaps it when it is pasture.
     """
-    if not pasture:
-        return [((0, 0, o), 1) for o in ORIENTATIONS]
-    edges: dict[Hex, int] = {}  # frontier hex -> pasture hexes next to it
-    for q, r in pasture:
-        for dq, dr in DIRECTION_VECTORS:
-            n = (q + dq, r + dr)
-            if n not in pasture:
-                edges[n] = edges.get(n, 0) + 1
-    seen: set[tuple[int, int, str]] = set()
-    out: list[tuple[tuple[int, int, str], int]] = []
-    for eq, er in edges:
-        for o in ORIENTATIONS:
-            shape = TILE_SHAPES[o]
-            for oq, or_ in shape:
-                key = (eq - oq, er - or_, o)
-                if key in seen:
-                    continue
-                seen.add(key)
-                touching = shared = 0
-                for sq, sr in shape:
-                    cell = (key[0] + sq, key[1] + sr)
-                    if cell in pasture:
-                        break
-                    e = edges.get(cell, 0)
-                    touching += e > 0
-                    shared += e
-                else:
-                    if touching >= contact:
-                        out.append((key, shared))
-    out.sort(key=lambda item: (item[0][1], item[0][0], item[0][2]))
-    return out
+
+    def __init__(self, grid: _Grid, cells: set[int]) -> None:
+        self.grid = grid
+        self.cells: set[int] = set()
+        self.edges: dict[int, int] = {}  # frontier hex -> pasture hexes next to it
+        self.shapes = [grid.shape(o) for o in ORIENTATIONS]
+        self.add(cells)
+
+    def add(self, new: Iterable[int]) -> None:
+        cells, edges = self.cells, self.edges
+        new = [k for k in new if k not in cells]
+        cells.update(new)
+        for k in new:
+            edges.pop(k, None)
+        for k in new:
+            for step in self.grid.steps:
+                n = k + step
+                if n not in cells:
+                    edges[n] = edges.get(n, 0) + 1
+
+    def options(self, contact: int) -> list[tuple[int, int]]:
+        """Every legal placement as ``(anchor * 3 + orientation, shared edges)``, sorted.
+
+        ``anchor * 3 + orientation`` sorts by row, column, orientation.  The
+        first tile may go anywhere: it is listed at anchor 0,0 only.
+        """
+        cells, edges = self.cells, self.edges
+        if not cells:
+            return [(o, 1) for o in range(len(self.shapes))]
+        seen: set[int] = set()
+        out = []
+        for e in edges:
+            for o, shape in enumerate(self.shapes):
+                for offset in shape:
+                    anchor = e - offset
+                    option = anchor * 3 + o
+                    if option in seen:
+                        continue
+                    seen.add(option)
+                    touching = shared = 0
+                    for cell in shape:
+                        cell += anchor
+                        if cell in cells:
+                            break
+                        w = edges.get(cell, 0)
+                        if w:
+                            touching += 1
+                            shared += w
+                    else:
+                        if touching >= contact:
+                            out.append((option, shared))
+        out.sort()
+        return out
 
 
 def legal_tile_placements(
@@ -241,9 +306,11 @@ def random_board(seed: int, tiles: int, contact: int = 1) -> Board:
     if tiles < 1:
         raise RulesError(f"a board needs at least one tile, got {tiles!r}")
     rng = SplitMix64(seed)
-    pasture: set[Hex] = set()
+    # The first tile goes at 0,0; each tile reaches at most 3 hexes further.
+    grid = _Grid([(0, 0)], margin=3 * tiles + 8)
+    placements = _Placements(grid, set())
     for _ in range(tiles):
-        options = _placements_with_edges(pasture, contact)
+        options = placements.options(contact)
         if not options:  # never seen in practice; keep the board we have
             break
         # Weight each placement by the hex edges it shares with the pasture:
@@ -256,8 +323,12 @@ def random_board(seed: int, tiles: int, contact: int = 1) -> Board:
             if pick < 0:
                 chosen = option
                 break
-        pasture.update(tile_hexes(*chosen))
-    return Board(pasture).normalized()
+        anchor, o = divmod(chosen, 3)
+        placements.add(anchor + offset for offset in placements.shapes[o])
+    hexes = [grid.hex(k) for k in placements.cells]
+    q0 = min(q for q, _ in hexes)
+    r0 = min(r for _, r in hexes)
+    return Board([(q - q0, r - r0) for q, r in hexes])
 
 
 # --- the board file format --------------------------------------------------
