@@ -10,7 +10,9 @@ built; the building phase makes a new one per tile.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Iterable, Mapping
+from itertools import accumulate
 
 from ..errors import NotationError, RulesError
 from .hexgrid import DIRECTION_VECTORS, ORIENTATIONS, TILE_SHAPES, Hex, tile_hexes
@@ -53,33 +55,40 @@ class Board:
             if d < 0:
                 raise RulesError(f"hex {h!r} has a negative daisy count {d!r}")
         grid = _Grid(daisy_of)
-        keys = sorted(grid.key(h) for h in daisy_of)
-        self.coords = tuple(grid.hex(k) for k in keys)
-        self.index = {h: i for i, h in enumerate(self.coords)}
+        stride = grid.stride
+        hex_at = {r * stride + q: (q, r) for q, r in daisy_of}
+        keys = sorted(hex_at)
+        self.coords = coords = tuple(map(hex_at.__getitem__, keys))
         self.size = size = len(keys)
-        self.daisies = tuple(daisy_of[h] for h in self.coords)
-        at = {k: i for i, k in enumerate(keys)}
+        self.index = dict(zip(coords, range(size), strict=True))
+        self.daisies = tuple(map(daisy_of.__getitem__, coords))
+        at = dict(zip(keys, range(size), strict=True))
         steps = grid.steps
         nbr = [at.get(k + step, -1) for k in keys for step in steps]
-        rays: list[tuple[int, ...]] = []
-        for i in range(size):
-            for d in range(6):
-                ray = []
+        # A ray is the neighbour, then the neighbour's ray: walk each direction
+        # against the grain so the neighbour's ray is always built first.
+        rays: list[tuple[int, ...]] = [()] * (6 * size)
+        for d, step in enumerate(steps):
+            for i in range(size - 1, -1, -1) if step > 0 else range(size):
                 j = nbr[i * 6 + d]
-                while j >= 0:
-                    ray.append(j)
-                    j = nbr[j * 6 + d]
-                rays.append(tuple(ray))
+                if j >= 0:
+                    rays[i * 6 + d] = (j, *rays[j * 6 + d])
         self.nbr = tuple(nbr)
         self.rays = tuple(rays)
         self.exits = tuple(
-            tuple((i * 6 + d, nbr[i * 6 + d]) for d in range(6) if nbr[i * 6 + d] >= 0) for i in range(size)
+            tuple((i * 6 + d, j) for d, j in enumerate(nbr[i * 6 : i * 6 + 6]) if j >= 0) for i in range(size)
         )
         self.moves = [()] * (6 * size)
-        outside, holes = _outside_and_holes(keys, grid)
-        self.holes = frozenset(grid.hex(k) for k in holes)
-        self.outer_border = tuple(any(k + step in outside for step in steps) for k in keys)
-        self.hole_border = tuple(any(k + step in holes for step in steps) for k in keys)
+        if _count_holes(nbr) == 0:
+            # Every empty neighbour is outside: no flood fill needed.
+            self.holes = frozenset()
+            self.outer_border = tuple(-1 in nbr[i * 6 : i * 6 + 6] for i in range(size))
+            self.hole_border = (False,) * size
+        else:
+            outside, holes = _outside_and_holes(keys, grid)
+            self.holes = frozenset(grid.hex(k) for k in holes)
+            self.outer_border = tuple(any(k + step in outside for step in steps) for k in keys)
+            self.hole_border = tuple(any(k + step in holes for step in steps) for k in keys)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Board):
@@ -157,6 +166,37 @@ class _Grid:
         return tuple(dr * self.stride + dq for dq, dr in TILE_SHAPES[orientation])
 
 
+def _count_holes(nbr: list[int]) -> int:
+    """How many enclosed empty regions the pasture has, from its neighbour table alone.
+
+    Hexes, their shared edges and the triangles of three hexes meeting at a
+    corner make a complex with the pasture's shape, so its Euler
+    characteristic V - E + T is (pieces - holes).
+    """
+    size = len(nbr) // 6
+    edges = sum(1 for j in nbr if j >= 0) // 2
+    # Each triangle counted once, at its west corner: with its E and NE, or E and SE neighbours.
+    triangles = sum(
+        (nbr[i * 6] >= 0 and nbr[i * 6 + 1] >= 0) + (nbr[i * 6] >= 0 and nbr[i * 6 + 5] >= 0)
+        for i in range(size)
+    )
+    pieces = 0
+    seen = [False] * size
+    for start in range(size):
+        if seen[start]:
+            continue
+        pieces += 1
+        seen[start] = True
+        todo = [start]
+        while todo:
+            i = todo.pop()
+            for j in nbr[i * 6 : i * 6 + 6]:
+                if j >= 0 and not seen[j]:
+                    seen[j] = True
+                    todo.append(j)
+    return pieces - (size - edges + triangles)
+
+
 def _outside_and_holes(keys: list[int], grid: _Grid) -> tuple[set[int], set[int]]:
     """Split the non-pasture cells of the bounding box (grown by one) into outside and holes."""
     if not keys:
@@ -227,19 +267,24 @@ def _placements_with_edges(
 
 
 class _Placements:
-    """The pasture as int keys, with its frontier kept up to date as tiles are laid.
+    """The pasture as int keys, with what placing a tile needs kept up to date as tiles are laid.
 
     A tile that touches the pasture covers a *frontier* hex (an empty hex next
     to the pasture), so anchoring every orientation on every frontier hex, in
     every way, finds every placement; a cell touches the pasture exactly when
-    it is on the frontier, and overlaps it when it is pasture.
+    it is on the frontier, and overlaps it when it is pasture.  Per
+    orientation, ``near`` holds the anchors that put a cell on the frontier
+    (it only grows: a frontier hex leaves the frontier by becoming pasture,
+    and then its anchors are in ``over``, those that overlap the pasture).
     """
 
     def __init__(self, grid: _Grid, cells: set[int]) -> None:
-        self.grid = grid
+        self.steps = grid.steps
         self.cells: set[int] = set()
         self.edges: dict[int, int] = {}  # frontier hex -> pasture hexes next to it
         self.shapes = [grid.shape(o) for o in ORIENTATIONS]
+        self.near: list[set[int]] = [set() for _ in ORIENTATIONS]
+        self.over: list[set[int]] = [set() for _ in ORIENTATIONS]
         self.add(cells)
 
     def add(self, new: Iterable[int]) -> None:
@@ -248,11 +293,17 @@ class _Placements:
         cells.update(new)
         for k in new:
             edges.pop(k, None)
+        fresh = []
         for k in new:
-            for step in self.grid.steps:
+            for step in self.steps:
                 n = k + step
                 if n not in cells:
+                    if n not in edges:
+                        fresh.append(n)
                     edges[n] = edges.get(n, 0) + 1
+        for shape, near, over in zip(self.shapes, self.near, self.over, strict=True):
+            over.update([k - s for k in new for s in shape])
+            near.update([n - s for n in fresh for s in shape])
 
     def options(self, contact: int) -> list[tuple[int, int]]:
         """Every legal placement as ``(anchor * 3 + orientation, shared edges)``, sorted.
@@ -260,31 +311,15 @@ class _Placements:
         ``anchor * 3 + orientation`` sorts by row, column, orientation.  The
         first tile may go anywhere: it is listed at anchor 0,0 only.
         """
-        cells, edges = self.cells, self.edges
-        if not cells:
+        if not self.cells:
             return [(o, 1) for o in range(len(self.shapes))]
-        seen: set[int] = set()
+        get = self.edges.get
         out = []
-        for e in edges:
-            for o, shape in enumerate(self.shapes):
-                for offset in shape:
-                    anchor = e - offset
-                    option = anchor * 3 + o
-                    if option in seen:
-                        continue
-                    seen.add(option)
-                    touching = shared = 0
-                    for cell in shape:
-                        cell += anchor
-                        if cell in cells:
-                            break
-                        w = edges.get(cell, 0)
-                        if w:
-                            touching += 1
-                            shared += w
-                    else:
-                        if touching >= contact:
-                            out.append((option, shared))
+        for o, (s0, s1, s2, s3) in enumerate(self.shapes):
+            for a in self.near[o] - self.over[o]:
+                w0, w1, w2, w3 = get(a + s0, 0), get(a + s1, 0), get(a + s2, 0), get(a + s3, 0)
+                if contact == 1 or (w0 > 0) + (w1 > 0) + (w2 > 0) + (w3 > 0) >= contact:
+                    out.append((a * 3 + o, w0 + w1 + w2 + w3))
         out.sort()
         return out
 
@@ -316,13 +351,8 @@ def random_board(seed: int, tiles: int, contact: int = 1) -> Board:
         # Weight each placement by the hex edges it shares with the pasture:
         # uniform choice grows long snakes, this grows pastures shaped like
         # the ones people lay at the table, still by the placement rules.
-        pick = rng.below(sum(w for _, w in options))
-        chosen = options[-1][0]
-        for option, w in options:
-            pick -= w
-            if pick < 0:
-                chosen = option
-                break
+        upto = list(accumulate(w for _, w in options))
+        chosen = options[bisect_right(upto, rng.below(upto[-1]))][0]
         anchor, o = divmod(chosen, 3)
         placements.add(anchor + offset for offset in placements.shapes[o])
     hexes = [grid.hex(k) for k in placements.cells]

@@ -27,8 +27,8 @@ _MOVES = Phase.MOVES
 
 # An entry of the undo history: either a sheep move, as
 # (src, dest, count, player, src's former place in its movable list or -1,
-# the out flags before the move), or a full snapshot for anything rarer.
-_SlideRecord = tuple[int, int, int, int, int, tuple[bool, ...]]
+# the players the move left stuck), or a full snapshot for anything rarer.
+_SlideRecord = tuple[int, int, int, int, int, tuple[int, ...]]
 
 
 class GameState:
@@ -231,11 +231,13 @@ class GameState:
             del movable[place]
         if count >= 2:
             insort(movable, dest)  # board order, as parse_position builds it
-        self._history.append((src, dest, count, p, place, tuple(self.out)))
-        self._next_mover()
+        self._history.append((src, dest, count, p, place, self._next_mover()))
 
-    def _next_mover(self) -> None:
-        """Pass the turn to the next seat that can move; end the game if none can."""
+    def _next_mover(self) -> tuple[int, ...]:
+        """Pass the turn to the next seat that can move; end the game if none can.
+
+        Returns the players found stuck on the way (marked out), for undo().
+        """
         # has_legal_move() inlined: this runs once per move.
         exits = self.board.exits
         owner = self.owner
@@ -244,6 +246,7 @@ class GameState:
         out = self.out
         n = len(out)
         c = self.to_move
+        stuck: tuple[int, ...] = ()
         for _ in range(n):
             c = c + 1 if c + 1 < n else 0
             if forfeited[c] or out[c]:
@@ -252,10 +255,12 @@ class GameState:
                 for _ray, j in exits[src]:
                     if owner[j] < 0:
                         self.to_move = c
-                        return
+                        return stuck
             out[c] = True  # moves only ever block: once stuck, stuck for good
+            stuck += (c,)
         self.phase = Phase.OVER
         self.to_move = -1
+        return stuck
 
     # --- phase 2: herds ----------------------------------------------------
 
@@ -442,7 +447,7 @@ class GameState:
         if isinstance(last, GameState):
             self._restore(last)
             return
-        src, dest, count, p, place, out = last
+        src, dest, count, p, place, stuck = last
         owner = self.owner
         height = self.height
         owner[dest] = -1
@@ -454,7 +459,8 @@ class GameState:
             movable.remove(dest)
         if place >= 0:
             movable.insert(place, src)
-        self.out[:] = out
+        for c in stuck:
+            self.out[c] = False
         self.phase = _MOVES
         self.to_move = p
 
