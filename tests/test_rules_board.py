@@ -13,9 +13,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.rules import Board, legal_tile_placements, random_board, tile_hexes
+from tests.rules_helpers import VECTORS
 
 SETTINGS = settings(max_examples=60, deadline=None)
-VECTORS = ((1, 0), (1, -1), (0, -1), (-1, 0), (-1, 1), (0, 1))  # E NE NW W SW SE, as RULES.md
+DIRECTIONS = tuple(VECTORS.values())  # E NE NW W SW SE, the engine's direction order
 Hex = tuple[int, int]
 
 
@@ -29,7 +30,7 @@ def reference_outside(hexes: set[Hex]) -> set[Hex]:
     seen = set(todo)
     while todo:
         q, r = todo.pop()
-        for dq, dr in VECTORS:
+        for dq, dr in DIRECTIONS:
             n = (q + dq, r + dr)
             if n in empty and n not in seen:
                 seen.add(n)
@@ -43,7 +44,7 @@ def check_tables(hexes: set[Hex]) -> None:
     assert list(board.coords) == sorted(hexes, key=lambda h: (h[1], h[0]))
     for i, (q, r) in enumerate(board.coords):
         assert board.index[(q, r)] == i
-        for d, (dq, dr) in enumerate(VECTORS):
+        for d, (dq, dr) in enumerate(DIRECTIONS):
             ray = []
             x, y = q + dq, r + dr
             while (x, y) in hexes:
@@ -61,7 +62,7 @@ def check_tables(hexes: set[Hex]) -> None:
     holes = box - hexes - outside
     assert board.holes == holes
     for i, (q, r) in enumerate(board.coords):
-        around = {(q + dq, r + dr) for dq, dr in VECTORS}
+        around = {(q + dq, r + dr) for dq, dr in DIRECTIONS}
         assert board.outer_border[i] == bool(around & outside)
         assert board.hole_border[i] == bool(around & holes)
 

@@ -30,10 +30,9 @@ from arena.rules import (
     random_board,
     random_playout,
 )
-from tests.rules_helpers import play
+from tests.rules_helpers import VECTORS, play
 
 SETTINGS = settings(max_examples=25, deadline=None)
-VECTORS = {"E": (1, 0), "NE": (1, -1), "NW": (0, -1), "W": (-1, 0), "SW": (-1, 1), "SE": (0, 1)}
 Hex = tuple[int, int]
 
 
