@@ -59,7 +59,7 @@ from io import BytesIO
 from pathlib import Path
 from typing import Any
 
-from bench_rules import api_playout, mid_game, start_positions
+from bench_rules import api_playout, measure, mid_game, spread, start_positions
 
 from arena.rules import GameState, SheepMove, random_board, random_playout
 
@@ -209,14 +209,7 @@ def js_game(start: GameState, moves: list[SheepMove]) -> dict[str, Any]:
 
 
 def timed(step: Callable[[], int]) -> Timed:
-    def run(seconds: float) -> tuple[float, int]:
-        ops = 0
-        t0 = time.perf_counter()
-        while (elapsed := time.perf_counter() - t0) < seconds:
-            ops += step()
-        return elapsed, ops
-
-    return run
+    return lambda seconds: measure(lambda: (step(), 0), seconds)[:2]
 
 
 def cycle(items: list[Any]) -> Callable[[], Any]:
@@ -396,10 +389,6 @@ ROWS = [
 ]
 
 
-def spread(rates: list[float]) -> str:
-    return f"{statistics.median(rates):>11,.0f} ({min(rates):,.0f}-{max(rates):,.0f})"
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=7, help="interleaved rounds (default 7)")
@@ -446,14 +435,14 @@ def main() -> None:
             chosen = {op for op in args.ops.split(",") if op}
             if chosen - set(OPS):
                 ap.error(f"unknown operation {sorted(chosen - set(OPS))[0]!r} (one of {', '.join(OPS)})")
-            rates = measure(engines, chosen, args.rounds, args.seconds)
+            rates = run_rounds(engines, chosen, args.rounds, args.seconds)
         finally:
             if js is not None:
                 js.close()
     report(rates, engines)
 
 
-def measure(
+def run_rounds(
     engines: dict[str, dict[str, Timed]], chosen: set[str], rounds: int, seconds: float
 ) -> dict[tuple[str, str], list[float]]:
     """Every (engine, operation) once per round, the engines' order turning each round; a warm-up first."""
