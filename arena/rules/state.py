@@ -421,7 +421,7 @@ class GameState:
         if problem is not None:
             raise IllegalMoveError(str(move), problem, format_position(self))
         p = self.to_move
-        if isinstance(move, SheepMove):  # a subclass, or a plain int direction
+        if isinstance(move, SheepMove):  # a subclass of SheepMove: not the fast path above
             src = self.board.index[(move.q, move.r)]
             self._play_slide(src, self.slide_end(src, int(move.direction)), move.count)
             return
