@@ -30,13 +30,16 @@ plies in.  The operations, each timed the same way in every engine:
   ``getTileMoves()`` + ``makeTile()``, then ``normalize()``).  The Python
   peer has a fixed rectangular board and no generator.
 
-Measurements interleave (every round runs every operation in every engine,
-alternating who goes first) and repeat; the table gives each figure's median
+Time is each engine's CPU time by default (--clock cpu: our process, and
+the node process with all its threads, so its compiler and collector threads
+count against it), or elapsed time (--clock wall).  Measurements interleave
+(every round runs every operation in every engine, turning who goes first)
+and repeat; the table gives each figure's median
 and its spread (min-max over the rounds), and the ratio ours / peer (how many
 times faster we are, >1 is faster) as the median of the per-round ratios.
 Run from the repository root:
 
-    python bench/bench_engine_peers.py [--rounds 7] [--seconds 0.3] [--seed 1]
+    python bench/bench_engine_peers.py [--rounds 7] [--seconds 0.3] [--seed 1] [--clock cpu|wall]
         [--js-git DIR] [--py-git DIR]  (default: /work/.mirror/<owner>+<name>/repo,
                                         or $PEER_JS_GIT / $PEER_PY_GIT)
 """
@@ -76,15 +79,20 @@ import * as readline from 'node:readline';
 
 let data = null;
 const pos = (q, r) => ({q: q, r: r});
-function timed(seconds, step) {  // run step() until seconds pass: [elapsed, operations]
+const clocks = {  // seconds
+  wall: () => performance.now() / 1000,
+  cpu: () => { const u = process.cpuUsage(); return (u.user + u.system) / 1e6; },  // every thread
+};
+function timed(seconds, step, clock) {  // run step() until seconds pass: [elapsed, operations]
   let ops = 0;
-  const t0 = performance.now();
+  const t0 = clock();
   let t = t0;
-  while (t - t0 < seconds * 1000) { ops += step(); t = performance.now(); }
-  return [(t - t0) / 1000, ops];
+  while (t - t0 < seconds) { ops += step(); t = clock(); }
+  return [t - t0, ops];
 }
 let i = 0;
 const next = (list) => list[i++ % list.length];
+const BATCH = %(batch)d;  // positions per clock reading: a reading costs about as much as a short step
 function passTurn(b) {  // Game.onMoved: the other player moves next unless stuck
   const over = b.isGameOverForPlayers();
   if (over[0] && over[1]) return true;
@@ -92,12 +100,17 @@ function passTurn(b) {  // Game.onMoved: the other player moves next unless stuc
   return false;
 }
 const ops = {
-  movegen: () => { next(data.mids).getMoves(); return 1; },
+  movegen: () => {
+    for (let n = 0; n < BATCH; n++) next(data.mids).getMoves();
+    return BATCH;
+  },
   'movegen+counts': () => {
-    const moves = [];
-    for (const m of next(data.mids).getMoves())
-      for (let k = 1; k <= m.count; k++) moves.push({src: m.src, dst: m.dst, count: k});
-    return 1;
+    for (let n = 0; n < BATCH; n++) {
+      const moves = [];
+      for (const m of next(data.mids).getMoves())
+        for (let k = 1; k <= m.count; k++) moves.push({src: m.src, dst: m.dst, count: k});
+    }
+    return BATCH;
   },
   apply: () => {
     const game = next(data.games);
@@ -146,7 +159,7 @@ for await (const line of rl) {
     for (const b of data.mids) b.getMoves();  // a parse error shows here, not mid-run
     console.log(JSON.stringify({ok: true}));
   } else {
-    console.log(JSON.stringify(timed(req.seconds, ops[req.op])));
+    console.log(JSON.stringify(timed(req.seconds, ops[req.op], clocks[req.clock])));
   }
 }
 """
@@ -208,9 +221,20 @@ def js_game(start: GameState, moves: list[SheepMove]) -> dict[str, Any]:
 # --- the engines ------------------------------------------------------------------------
 
 
-def timed(step: Callable[[], int]) -> Timed:
-    # Wall time, as the JS driver measures (node's CPU time would count its compiler threads).
-    return lambda seconds: measure(lambda: (step(), 0), seconds, time.perf_counter)[:2]
+CLOCKS: dict[str, Callable[[], float]] = {"cpu": time.process_time, "wall": time.perf_counter}
+
+
+BATCH = 10  # positions per clock reading in move generation: a reading costs about as much as a short step
+
+
+def batch(step: Callable[[], object]) -> int:
+    for _ in range(BATCH):
+        step()
+    return BATCH
+
+
+def timed(step: Callable[[], int], clock: Callable[[], float]) -> Timed:
+    return lambda seconds: measure(lambda: (step(), 0), seconds, clock)[:2]
 
 
 def cycle(items: list[Any]) -> Callable[[], Any]:
@@ -223,7 +247,9 @@ def cycle(items: list[Any]) -> Callable[[], Any]:
     return next_item
 
 
-def ours(mids: list[GameState], starts: list[GameState], games: list[Any], seed: int) -> dict[str, Timed]:
+def ours(
+    mids: list[GameState], starts: list[GameState], games: list[Any], seed: int, clock: Callable[[], float]
+) -> dict[str, Timed]:
     rng = random.Random(seed)
     mid, start, game = cycle(mids), cycle(starts), cycle(games)
     seeds = iter(range(seed * 1_000_000, 2**62))
@@ -236,21 +262,22 @@ def ours(mids: list[GameState], starts: list[GameState], games: list[Any], seed:
         return len(moves)
 
     return {
-        "movegen": timed(lambda: (mid().legal_moves(), 1)[1]),
-        "apply": timed(apply),
-        "playout": timed(lambda: (random_playout(start().copy(), rng), 1)[1]),
-        "playout (API)": timed(lambda: (api_playout(start().copy(), rng), 1)[1]),
-        "boardgen": timed(lambda: (random_board(next(seeds), 8), 1)[1]),
+        "movegen": timed(lambda: batch(lambda: mid().legal_moves()), clock),
+        "apply": timed(apply, clock),
+        "playout": timed(lambda: (random_playout(start().copy(), rng), 1)[1], clock),
+        "playout (API)": timed(lambda: (api_playout(start().copy(), rng), 1)[1], clock),
+        "boardgen": timed(lambda: (random_board(next(seeds), 8), 1)[1], clock),
     }
 
 
 class JsPeer:
     """The JS engine in one node process, answering timing requests on its stdin."""
 
-    def __init__(self, git_dir: Path, workdir: Path, payload: dict[str, Any]) -> None:
+    def __init__(self, git_dir: Path, workdir: Path, payload: dict[str, Any], clock: str) -> None:
+        self.clock = clock
         export_repo(git_dir, workdir)
         (workdir / "package.json").write_text('{"type": "module"}\n')
-        (workdir / "driver.mjs").write_text(JS_DRIVER)
+        (workdir / "driver.mjs").write_text(JS_DRIVER.replace("%(batch)d", str(BATCH)))
         self.proc = subprocess.Popen(
             ["node", "driver.mjs"], cwd=workdir, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
         )
@@ -267,7 +294,8 @@ class JsPeer:
 
     def ops(self) -> dict[str, Timed]:
         def op(name: str) -> Timed:
-            return lambda seconds: tuple(self.ask({"op": name, "seconds": seconds}))  # type: ignore[return-value]
+            request = {"op": name, "clock": self.clock}
+            return lambda seconds: tuple(self.ask({**request, "seconds": seconds}))  # type: ignore[return-value]
 
         names = ("movegen", "movegen+counts", "apply", "playout", "boardgen")
         return {name: op(name) for name in names}
@@ -283,7 +311,13 @@ class JsPeer:
 
 
 def py_peer(
-    git_dir: Path, workdir: Path, mids: list[GameState], starts: list[GameState], games: list[Any], seed: int
+    git_dir: Path,
+    workdir: Path,
+    mids: list[GameState],
+    starts: list[GameState],
+    games: list[Any],
+    seed: int,
+    clock: Callable[[], float],
 ) -> dict[str, Timed]:
     """The Python peer's Game on our boards: its pastures placed on our hexes."""
     export_repo(git_dir, workdir)
@@ -339,9 +373,9 @@ def py_peer(
         def run(seconds: float) -> tuple[float, int]:
             elapsed, ops = 0.0, 0
             while elapsed < seconds:
-                t0 = time.perf_counter()
+                t0 = clock()
                 game, done = play()
-                elapsed += time.perf_counter() - t0
+                elapsed += clock() - t0
                 ops += len(done) if per_move else 1
                 for p, t, k in reversed(done):  # back to the start, untimed
                     game.undo_normal_turn(p, t, k)
@@ -366,7 +400,7 @@ def py_peer(
         return game, done
 
     return {
-        "movegen": timed(lambda: (moves_of(mid()), 1)[1]),
+        "movegen": timed(lambda: batch(lambda: moves_of(mid())), clock),
         "apply": timed_then_undone(apply, per_move=True),
         "playout": timed_then_undone(playout, per_move=False),
     }
@@ -395,6 +429,13 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=7, help="interleaved rounds (default 7)")
     ap.add_argument("--seconds", type=float, default=0.3, help="time per figure per round (default 0.3)")
     ap.add_argument("--seed", type=int, default=1, help="base seed (default 1)")
+    ap.add_argument(
+        "--clock",
+        choices=sorted(CLOCKS),
+        default="cpu",
+        help="cpu: each engine's process CPU time, all its threads (default; steady on a shared machine); "
+        "wall: elapsed time",
+    )
     ap.add_argument("--ops", default=",".join(OPS), help=f"operations to time (default all: {','.join(OPS)})")
     ap.add_argument("--js-git", help=f"git dir of a {JS_REPO} snapshot")
     ap.add_argument("--py-git", help=f"git dir of a {PY_REPO} snapshot")
@@ -405,11 +446,12 @@ def main() -> None:
     games = recorded_games(starts, args.seed)
     avg_moves = sum(len(s.legal_moves()) for s in mids) / len(mids)
     plies = sum(len(m) for _, m in games) / len(games)
+    print(f"clock: {args.clock} time")
     print(
         f"{len(starts)} start positions (2 players, 16 sheep, 8-tile boards), {len(mids)} mid-game "
         f"positions (avg {avg_moves:.1f} legal moves), {len(games)} recorded games (avg {plies:.1f} plies)"
     )
-    engines: dict[str, dict[str, Timed]] = {"ours": ours(mids, starts, games, args.seed)}
+    engines: dict[str, dict[str, Timed]] = {"ours": ours(mids, starts, games, args.seed, CLOCKS[args.clock])}
     js: JsPeer | None = None
     with tempfile.TemporaryDirectory(prefix="peers-") as tmp:
         js_git, why = find_repo(args.js_git, "PEER_JS_GIT", JS_REPO)
@@ -421,7 +463,7 @@ def main() -> None:
                 "starts": [js_position(s) for s in starts],
                 "games": [js_game(s, m) for s, m in games],
             }
-            js = JsPeer(js_git, Path(tmp) / "js", payload)
+            js = JsPeer(js_git, Path(tmp) / "js", payload, args.clock)
             engines["js"] = js.ops()
             print(
                 f"{JS_REPO}: node {subprocess.run(['node', '--version'], capture_output=True, text=True).stdout.strip()}"
@@ -430,7 +472,9 @@ def main() -> None:
         if py_git is None:
             print(f"skipping {PY_REPO}: {why}")
         else:
-            engines["py"] = py_peer(py_git, Path(tmp) / "py", mids, starts, games, args.seed)
+            engines["py"] = py_peer(
+                py_git, Path(tmp) / "py", mids, starts, games, args.seed, CLOCKS[args.clock]
+            )
             print(f"{PY_REPO}: Python {sys.version.split()[0]} (this interpreter)")
         try:
             chosen = {op for op in args.ops.split(",") if op}

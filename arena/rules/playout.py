@@ -62,7 +62,7 @@ def random_playout(state: GameState, rng: random.Random) -> int:
         src, dest = slides[int(rand() * len(slides))]
         h = height[src]
         k = 1 + int(rand() * (h - 1))
-        # GameState._play_slide inlined, without the record and the turn passing
+        # The slide of GameState.apply(), without its checks, record and turn passing
         height[src] = h - k
         owner[dest] = p
         height[dest] = k

@@ -214,25 +214,6 @@ class GameState:
                 out.append((src, ray - 6 * src, dest))
         return out
 
-    def _play_slide(self, src: int, dest: int, count: int) -> None:
-        """Move ``count`` sheep from ``src`` to ``dest`` (known legal), record it, pass the turn."""
-        p = self.owner[src]
-        owner = self.owner
-        height = self.height
-        left = height[src] - count
-        height[src] = left
-        owner[dest] = p
-        height[dest] = count
-        self.hexcount[p] += 1
-        movable = self.movable[p]
-        place = -1
-        if left == 1:
-            place = movable.index(src)
-            del movable[place]
-        if count >= 2:
-            insort(movable, dest)  # board order, as parse_position builds it
-        self._history.append((src, dest, count, p, place, self._next_mover()))
-
     def _next_mover(self) -> tuple[int, ...]:
         """Pass the turn to the next seat that can move; end the game if none can.
 
@@ -404,27 +385,42 @@ class GameState:
         The position before it is kept, so :meth:`undo` can take it back.
         """
         if type(move) is SheepMove and self.phase is _MOVES:
-            # The common case, checked inline (why_illegal() says why on failure).
-            src = self.board.index.get((move.q, move.r), -1)
+            # The common case, checked and played inline (why_illegal() says
+            # why when a check fails).
+            board = self.board
+            src = board.index.get((move.q, move.r), -1)
             p = self.to_move
             owner = self.owner
-            if src >= 0 and owner[src] == p and 0 < move.count < self.height[src]:
+            height = self.height
+            count = move.count
+            if src >= 0 and owner[src] == p and 0 < count < height[src]:
                 dest = -1
-                for j in self.board.rays[src * 6 + move.direction]:
+                for j in board.rays[src * 6 + move.direction]:
                     if owner[j] >= 0:
                         break
                     dest = j
                 if dest >= 0:
-                    self._play_slide(src, dest, move.count)
+                    left = height[src] - count
+                    height[src] = left
+                    owner[dest] = p
+                    height[dest] = count
+                    self.hexcount[p] += 1
+                    movable = self.movable[p]
+                    place = -1
+                    if left == 1:
+                        place = movable.index(src)
+                        del movable[place]
+                    if count >= 2:
+                        insort(movable, dest)  # board order, as parse_position builds it
+                    self._history.append((src, dest, count, p, place, self._next_mover()))
                     return
         problem = self.why_illegal(move)
         if problem is not None:
             raise IllegalMoveError(str(move), problem, format_position(self))
-        p = self.to_move
-        if isinstance(move, SheepMove):  # a subclass of SheepMove: not the fast path above
-            src = self.board.index[(move.q, move.r)]
-            self._play_slide(src, self.slide_end(src, int(move.direction)), move.count)
+        if isinstance(move, SheepMove):  # a subclass: play the plain move it stands for
+            self.apply(SheepMove(move.q, move.r, move.direction, move.count))
             return
+        p = self.to_move
         self._history.append(self._snapshot())
         if isinstance(move, HerdPlacement):
             i = self.board.index[(move.q, move.r)]
