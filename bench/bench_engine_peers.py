@@ -50,6 +50,7 @@ import argparse
 import json
 import os
 import random
+import select
 import shutil
 import statistics
 import subprocess
@@ -174,10 +175,11 @@ def export_repo(git_dir: Path, into: Path) -> None:
         archive.extractall(into, filter="data")
 
 
-def find_repo(given: str | None, env: str, repo: str) -> tuple[Path | None, str]:
+def find_repo(given: str | None, option: str, env: str, repo: str) -> tuple[Path | None, str]:
+    """The git dir of ``repo``'s snapshot (from ``option``, ``$env`` or the mirror), or None and why not."""
     path = Path(given or os.environ.get(env) or MIRRORS / repo.replace("/", "+") / "repo")
     if not (path / "HEAD").is_file():
-        return None, f"no git snapshot of {repo} at {str(path)!r} (give --{env[5:7].lower()}-git or ${env})"
+        return None, f"no git snapshot of {repo} at {str(path)!r} (give {option} DIR or ${env})"
     return path, ""
 
 
@@ -281,12 +283,20 @@ class JsPeer:
         self.proc = subprocess.Popen(
             ["node", "driver.mjs"], cwd=workdir, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
         )
-        self.ask({"op": "load", **payload})
+        try:
+            self.ask({"op": "load", **payload}, deadline=60.0)
+        except BaseException:
+            self.close()
+            raise
 
-    def ask(self, request: dict[str, Any]) -> Any:
+    def ask(self, request: dict[str, Any], deadline: float) -> Any:
+        """Send one request and read its one-line answer, waiting at most ``deadline`` seconds."""
         assert self.proc.stdin is not None and self.proc.stdout is not None
         self.proc.stdin.write(json.dumps(request) + "\n")
         self.proc.stdin.flush()
+        # One request, one line: nothing is left in the reader's buffer between answers.
+        if not select.select([self.proc.stdout], [], [], deadline)[0]:
+            raise RuntimeError(f"the JS driver did not answer {request['op']!r} within {deadline:g} s")
         line = self.proc.stdout.readline()
         if not line:
             raise RuntimeError(f"the JS driver stopped (exit status {self.proc.wait()})")
@@ -295,7 +305,9 @@ class JsPeer:
     def ops(self) -> dict[str, Timed]:
         def op(name: str) -> Timed:
             request = {"op": name, "clock": self.clock}
-            return lambda seconds: tuple(self.ask({**request, "seconds": seconds}))  # type: ignore[return-value]
+            return lambda seconds: tuple(  # type: ignore[return-value]
+                self.ask({**request, "seconds": seconds}, deadline=10 * seconds + 30)
+            )
 
         names = ("movegen", "movegen+counts", "apply", "playout", "boardgen")
         return {name: op(name) for name in names}
@@ -396,7 +408,7 @@ def py_peer(
             move = rng.choice(moves_of(game))
             game.make_normal_turn(*move)
             done.append(move)
-        game._winner = None
+        game._winner = None  # is_over() kept the winner; the undo below brings the game back
         return game, done
 
     return {
@@ -454,7 +466,7 @@ def main() -> None:
     engines: dict[str, dict[str, Timed]] = {"ours": ours(mids, starts, games, args.seed, CLOCKS[args.clock])}
     js: JsPeer | None = None
     with tempfile.TemporaryDirectory(prefix="peers-") as tmp:
-        js_git, why = find_repo(args.js_git, "PEER_JS_GIT", JS_REPO)
+        js_git, why = find_repo(args.js_git, "--js-git", "PEER_JS_GIT", JS_REPO)
         if js_git is None or shutil.which("node") is None:
             print(f"skipping {JS_REPO}: {why or 'node is not on PATH'}")
         else:
@@ -468,7 +480,7 @@ def main() -> None:
             print(
                 f"{JS_REPO}: node {subprocess.run(['node', '--version'], capture_output=True, text=True).stdout.strip()}"
             )
-        py_git, why = find_repo(args.py_git, "PEER_PY_GIT", PY_REPO)
+        py_git, why = find_repo(args.py_git, "--py-git", "PEER_PY_GIT", PY_REPO)
         if py_git is None:
             print(f"skipping {PY_REPO}: {why}")
         else:
