@@ -131,6 +131,14 @@ def test_random_playout_through_the_api_agrees_with_the_reference_move_for_move(
     while not state.is_over:
         moves = state.legal_moves()
         assert {key(m) for m in moves} == ref.legal_moves()
+        # The order is fixed (a seeded bot that picks by index replays): by
+        # stack in the mover's list, then direction, then count.
+        coords = state.board.coords
+        assert moves == [
+            SheepMove(*coords[src], Direction(d), k)
+            for src, d, _ in state.slides(state.to_move)
+            for k in range(1, state.height[src])
+        ]
         assert len(moves) == len(set(moves)) == state.count_moves()
         move = moves[rng.randrange(len(moves))]
         state.apply(move)
