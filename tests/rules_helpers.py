@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from arena.rules import GameState, format_position, parse_move
 
+# The six directions by name, from the README's picture (not the engine's table),
+# for reference code in the tests.
+VECTORS = {"E": (1, 0), "NE": (1, -1), "NW": (0, -1), "W": (-1, 0), "SW": (-1, 1), "SE": (0, 1)}
+
 
 def play(state: GameState, token: str) -> None:
     state.apply(parse_move(token))

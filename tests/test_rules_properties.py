@@ -33,11 +33,10 @@ from arena.rules import (
     random_board,
     random_playout,
 )
+from tests.rules_helpers import VECTORS
 
 SETTINGS = settings(max_examples=30, deadline=None)
 
-# The six directions by name, from the README's picture (not the engine's table).
-VECTORS = {"E": (1, 0), "NE": (1, -1), "NW": (0, -1), "W": (-1, 0), "SW": (-1, 1), "SE": (0, 1)}
 
 seeds = st.integers(min_value=0, max_value=2**40)
 player_counts = st.integers(min_value=2, max_value=4)

@@ -10,10 +10,13 @@ built; the building phase makes a new one per tile.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Iterable, Mapping
+from itertools import accumulate
 
 from ..errors import NotationError, RulesError
 from .hexgrid import DIRECTION_VECTORS, ORIENTATIONS, TILE_SHAPES, Hex, tile_hexes
+from .moves import SheepMove, sheep_run
 from .rng import SplitMix64
 
 
@@ -23,9 +26,11 @@ class Board:
     __slots__ = (
         "coords",
         "daisies",
+        "exits",
         "hole_border",
         "holes",
         "index",
+        "moves",
         "nbr",
         "outer_border",
         "rays",
@@ -38,6 +43,8 @@ class Board:
     daisies: tuple[int, ...]
     nbr: tuple[int, ...]
     rays: tuple[tuple[int, ...], ...]
+    exits: tuple[tuple[tuple[int, int], ...], ...]
+    moves: list[tuple[SheepMove, ...]]
     outer_border: tuple[bool, ...]
     hole_border: tuple[bool, ...]
     holes: frozenset[Hex]
@@ -47,32 +54,41 @@ class Board:
         for h, d in daisy_of.items():
             if d < 0:
                 raise RulesError(f"hex {h!r} has a negative daisy count {d!r}")
-        self.coords = tuple(sorted(daisy_of, key=lambda h: (h[1], h[0])))
-        self.index = {h: i for i, h in enumerate(self.coords)}
-        self.size = len(self.coords)
-        self.daisies = tuple(daisy_of[h] for h in self.coords)
-        nbr: list[int] = []
-        rays: list[tuple[int, ...]] = []
-        index = self.index
-        for q, r in self.coords:
-            for dq, dr in DIRECTION_VECTORS:
-                nbr.append(index.get((q + dq, r + dr), -1))
-                ray: list[int] = []
-                x, y = q + dq, r + dr
-                while (x, y) in index:
-                    ray.append(index[(x, y)])
-                    x, y = x + dq, y + dr
-                rays.append(tuple(ray))
+        grid = _Grid(daisy_of)
+        stride = grid.stride
+        hex_at = {r * stride + q: (q, r) for q, r in daisy_of}
+        keys = sorted(hex_at)
+        self.coords = coords = tuple(map(hex_at.__getitem__, keys))
+        self.size = size = len(keys)
+        self.index = dict(zip(coords, range(size), strict=True))
+        self.daisies = tuple(map(daisy_of.__getitem__, coords))
+        at = dict(zip(keys, range(size), strict=True))
+        steps = grid.steps
+        nbr = [at.get(k + step, -1) for k in keys for step in steps]
+        # A ray is the neighbour, then the neighbour's ray: walk each direction
+        # against the grain so the neighbour's ray is always built first.
+        rays: list[tuple[int, ...]] = [()] * (6 * size)
+        for d, step in enumerate(steps):
+            for i in range(size - 1, -1, -1) if step > 0 else range(size):
+                j = nbr[i * 6 + d]
+                if j >= 0:
+                    rays[i * 6 + d] = (j, *rays[j * 6 + d])
         self.nbr = tuple(nbr)
         self.rays = tuple(rays)
-        outside, holes = _outside_and_holes(self.coords, index)
-        self.holes = frozenset(holes)
-        self.outer_border = tuple(
-            any((q + dq, r + dr) in outside for dq, dr in DIRECTION_VECTORS) for q, r in self.coords
+        self.exits = tuple(
+            tuple((i * 6 + d, j) for d, j in enumerate(nbr[i * 6 : i * 6 + 6]) if j >= 0) for i in range(size)
         )
-        self.hole_border = tuple(
-            any((q + dq, r + dr) in holes for dq, dr in DIRECTION_VECTORS) for q, r in self.coords
-        )
+        self.moves = [()] * (6 * size)
+        if _count_holes(nbr) == 0:
+            # Every empty neighbour is outside: no flood fill needed.
+            self.holes = frozenset()
+            self.outer_border = tuple(-1 in nbr[i * 6 : i * 6 + 6] for i in range(size))
+            self.hole_border = (False,) * size
+        else:
+            outside, holes = _outside_and_holes(keys, grid)
+            self.holes = frozenset(grid.hex(k) for k in holes)
+            self.outer_border = tuple(any(k + step in outside for step in steps) for k in keys)
+            self.hole_border = tuple(any(k + step in holes for step in steps) for k in keys)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Board):
@@ -87,6 +103,19 @@ class Board:
 
     def __contains__(self, h: object) -> bool:
         return h in self.index
+
+    def sheep_moves(self, ray: int, most: int) -> tuple[SheepMove, ...]:
+        """The moves sending 1..``most`` sheep along ray ``ray`` (hex index * 6 + direction).
+
+        Move generation hands out shared, immutable move values instead of
+        building new ones per position: ``moves[ray]`` memoizes the longest run
+        asked for so far (a memo: the board stays a value).
+        """
+        found = self.moves[ray]
+        if len(found) < most:
+            q, r = self.coords[ray // 6]
+            found = self.moves[ray] = sheep_run(q, r, ray % 6, most)
+        return found[:most]
 
     def daisy_map(self) -> dict[Hex, int]:
         return dict(zip(self.coords, self.daisies, strict=True))
@@ -111,20 +140,84 @@ class Board:
         return Board({(q - q0, r - r0): d for (q, r), d in self.daisy_map().items()})
 
 
-def _outside_and_holes(coords: tuple[Hex, ...], index: Mapping[Hex, int]) -> tuple[set[Hex], set[Hex]]:
+class _Grid:
+    """Hexes as ints for the hot loops: ``r * stride + q``.
+
+    Row-major, so sorting keys sorts hexes by row, then column (the board's
+    order); a neighbour is a fixed step away.  The stride fits the coordinates.
+    """
+
+    __slots__ = ("half", "steps", "stride")
+
+    def __init__(self, hexes: Iterable[Hex], margin: int = 8) -> None:
+        extent = max((max(abs(q), abs(r)) for q, r in hexes), default=0) + margin
+        self.stride = stride = 1 << max(12, extent.bit_length() + 1)
+        self.half = stride // 2
+        self.steps = tuple(dr * stride + dq for dq, dr in DIRECTION_VECTORS)
+
+    def key(self, h: Hex) -> int:
+        return h[1] * self.stride + h[0]
+
+    def hex(self, key: int) -> Hex:
+        r, q = divmod(key + self.half, self.stride)
+        return (q - self.half, r)
+
+    def shape(self, orientation: str) -> tuple[int, ...]:
+        return tuple(dr * self.stride + dq for dq, dr in TILE_SHAPES[orientation])
+
+
+def _count_holes(nbr: list[int]) -> int:
+    """How many enclosed empty regions the pasture has, from its neighbour table alone.
+
+    Hexes, their shared edges and the triangles of three hexes meeting at a
+    corner make a complex with the pasture's shape, so its Euler
+    characteristic V - E + T is (pieces - holes).
+    """
+    size = len(nbr) // 6
+    edges = sum(1 for j in nbr if j >= 0) // 2
+    # Each triangle counted once, at its west corner: with its E and NE, or E and SE neighbours.
+    triangles = sum(
+        (nbr[i * 6] >= 0 and nbr[i * 6 + 1] >= 0) + (nbr[i * 6] >= 0 and nbr[i * 6 + 5] >= 0)
+        for i in range(size)
+    )
+    pieces = 0
+    seen = [False] * size
+    for start in range(size):
+        if seen[start]:
+            continue
+        pieces += 1
+        seen[start] = True
+        todo = [start]
+        while todo:
+            i = todo.pop()
+            for j in nbr[i * 6 : i * 6 + 6]:
+                if j >= 0 and not seen[j]:
+                    seen[j] = True
+                    todo.append(j)
+    return pieces - (size - edges + triangles)
+
+
+def _outside_and_holes(keys: list[int], grid: _Grid) -> tuple[set[int], set[int]]:
     """Split the non-pasture cells of the bounding box (grown by one) into outside and holes."""
-    if not coords:
+    if not keys:
         return set(), set()
-    qs = [q for q, _ in coords]
-    rs = [r for _, r in coords]
-    qmin, qmax, rmin, rmax = min(qs) - 1, max(qs) + 1, min(rs) - 1, max(rs) + 1
-    empty = {(q, r) for q in range(qmin, qmax + 1) for r in range(rmin, rmax + 1) if (q, r) not in index}
-    frontier = [(q, r) for (q, r) in empty if q in (qmin, qmax) or r in (rmin, rmax)]
+    pasture = set(keys)
+    stride = grid.stride
+    coords = [grid.hex(k) for k in keys]
+    qmin = min(q for q, _ in coords) - 1
+    qmax = max(q for q, _ in coords) + 1
+    rmin, rmax = coords[0][1] - 1, coords[-1][1] + 1  # keys are sorted by row
+    box = [r * stride + q for r in range(rmin, rmax + 1) for q in range(qmin, qmax + 1)]
+    empty = {k for k in box if k not in pasture}
+    edge = {k for r in (rmin, rmax) for k in range(r * stride + qmin, r * stride + qmax + 1)}
+    edge.update(k for r in range(rmin, rmax + 1) for k in (r * stride + qmin, r * stride + qmax))
+    frontier = [k for k in edge if k in empty]
     outside = set(frontier)
+    steps = grid.steps
     while frontier:
-        q, r = frontier.pop()
-        for dq, dr in DIRECTION_VECTORS:
-            n = (q + dq, r + dr)
+        k = frontier.pop()
+        for step in steps:
+            n = k + step
             if n in empty and n not in outside:
                 outside.add(n)
                 frontier.append(n)
@@ -161,44 +254,74 @@ def tile_placement_problem(
 def _placements_with_edges(
     pasture: Mapping[Hex, object] | set[Hex], contact: int
 ) -> list[tuple[tuple[int, int, str], int]]:
-    """Every legal placement and the hex edges it would share with the pasture.
+    """Every legal placement and the hex edges it would share with the pasture, in board order."""
+    grid = _Grid(pasture)
+    cells = {grid.key(h) for h in pasture}
+    placements = _Placements(grid, cells)
+    out = []
+    for option, shared in placements.options(contact):
+        anchor, o = divmod(option, 3)
+        q, r = grid.hex(anchor)
+        out.append(((q, r, ORIENTATIONS[o]), shared))
+    return out
+
+
+class _Placements:
+    """The pasture as int keys, with what placing a tile needs kept up to date as tiles are laid.
 
     A tile that touches the pasture covers a *frontier* hex (an empty hex next
     to the pasture), so anchoring every orientation on every frontier hex, in
-    every way, finds them all; a cell touches the pasture exactly when it is on
-    the frontier, and overlaps it when it is pasture.
+    every way, finds every placement; a cell touches the pasture exactly when
+    it is on the frontier, and overlaps it when it is pasture.  Per
+    orientation, ``near`` holds the anchors that put a cell on the frontier
+    (it only grows: a frontier hex leaves the frontier by becoming pasture,
+    and then its anchors are in ``over``, those that overlap the pasture).
     """
-    if not pasture:
-        return [((0, 0, o), 1) for o in ORIENTATIONS]
-    edges: dict[Hex, int] = {}  # frontier hex -> pasture hexes next to it
-    for q, r in pasture:
-        for dq, dr in DIRECTION_VECTORS:
-            n = (q + dq, r + dr)
-            if n not in pasture:
-                edges[n] = edges.get(n, 0) + 1
-    seen: set[tuple[int, int, str]] = set()
-    out: list[tuple[tuple[int, int, str], int]] = []
-    for eq, er in edges:
-        for o in ORIENTATIONS:
-            shape = TILE_SHAPES[o]
-            for oq, or_ in shape:
-                key = (eq - oq, er - or_, o)
-                if key in seen:
-                    continue
-                seen.add(key)
-                touching = shared = 0
-                for sq, sr in shape:
-                    cell = (key[0] + sq, key[1] + sr)
-                    if cell in pasture:
-                        break
-                    e = edges.get(cell, 0)
-                    touching += e > 0
-                    shared += e
-                else:
-                    if touching >= contact:
-                        out.append((key, shared))
-    out.sort(key=lambda item: (item[0][1], item[0][0], item[0][2]))
-    return out
+
+    def __init__(self, grid: _Grid, cells: set[int]) -> None:
+        self.steps = grid.steps
+        self.cells: set[int] = set()
+        self.edges: dict[int, int] = {}  # frontier hex -> pasture hexes next to it
+        self.shapes = [grid.shape(o) for o in ORIENTATIONS]
+        self.near: list[set[int]] = [set() for _ in ORIENTATIONS]
+        self.over: list[set[int]] = [set() for _ in ORIENTATIONS]
+        self.add(cells)
+
+    def add(self, new: Iterable[int]) -> None:
+        cells, edges = self.cells, self.edges
+        new = [k for k in new if k not in cells]
+        cells.update(new)
+        for k in new:
+            edges.pop(k, None)
+        fresh = []
+        for k in new:
+            for step in self.steps:
+                n = k + step
+                if n not in cells:
+                    if n not in edges:
+                        fresh.append(n)
+                    edges[n] = edges.get(n, 0) + 1
+        for shape, near, over in zip(self.shapes, self.near, self.over, strict=True):
+            over.update([k - s for k in new for s in shape])
+            near.update([n - s for n in fresh for s in shape])
+
+    def options(self, contact: int) -> list[tuple[int, int]]:
+        """Every legal placement as ``(anchor * 3 + orientation, shared edges)``, sorted.
+
+        ``anchor * 3 + orientation`` sorts by row, column, orientation.  The
+        first tile may go anywhere: it is listed at anchor 0,0 only.
+        """
+        if not self.cells:
+            return [(o, 1) for o in range(len(self.shapes))]
+        get = self.edges.get
+        out = []
+        for o, (s0, s1, s2, s3) in enumerate(self.shapes):
+            for a in self.near[o] - self.over[o]:
+                w0, w1, w2, w3 = get(a + s0, 0), get(a + s1, 0), get(a + s2, 0), get(a + s3, 0)
+                if contact == 1 or (w0 > 0) + (w1 > 0) + (w2 > 0) + (w3 > 0) >= contact:
+                    out.append((a * 3 + o, w0 + w1 + w2 + w3))
+        out.sort()
+        return out
 
 
 def legal_tile_placements(
@@ -218,23 +341,24 @@ def random_board(seed: int, tiles: int, contact: int = 1) -> Board:
     if tiles < 1:
         raise RulesError(f"a board needs at least one tile, got {tiles!r}")
     rng = SplitMix64(seed)
-    pasture: set[Hex] = set()
+    # The first tile goes at 0,0; each tile reaches at most 3 hexes further.
+    grid = _Grid([(0, 0)], margin=3 * tiles + 8)
+    placements = _Placements(grid, set())
     for _ in range(tiles):
-        options = _placements_with_edges(pasture, contact)
+        options = placements.options(contact)
         if not options:  # never seen in practice; keep the board we have
             break
         # Weight each placement by the hex edges it shares with the pasture:
         # uniform choice grows long snakes, this grows pastures shaped like
         # the ones people lay at the table, still by the placement rules.
-        pick = rng.below(sum(w for _, w in options))
-        chosen = options[-1][0]
-        for option, w in options:
-            pick -= w
-            if pick < 0:
-                chosen = option
-                break
-        pasture.update(tile_hexes(*chosen))
-    return Board(pasture).normalized()
+        upto = list(accumulate(w for _, w in options))
+        chosen = options[bisect_right(upto, rng.below(upto[-1]))][0]
+        anchor, o = divmod(chosen, 3)
+        placements.add(anchor + offset for offset in placements.shapes[o])
+    hexes = [grid.hex(k) for k in placements.cells]
+    q0 = min(q for q, _ in hexes)
+    r0 = min(r for _, r in hexes)
+    return Board([(q - q0, r - r0) for q, r in hexes])
 
 
 # --- the board file format --------------------------------------------------

@@ -63,6 +63,25 @@ class SheepMove:
 
 Move = TilePlacement | HerdPlacement | SheepMove
 
+# Runs of sheep moves already built, by (q, r, direction): a move is a value,
+# so every board and position can share one object per move.  Bounded, since
+# coordinates are not; past the bound runs are built but not kept.
+_RUNS: dict[tuple[int, int, int], tuple[SheepMove, ...]] = {}
+_RUNS_KEPT = 50_000
+
+
+def sheep_run(q: int, r: int, direction: int, most: int) -> tuple[SheepMove, ...]:
+    """The moves splitting 1, 2, ... sheep (at least ``most`` of them) off ``(q, r)`` towards ``direction``."""
+    key = (q, r, direction)
+    run = _RUNS.get(key, ())
+    if len(run) < most:
+        d = Direction(direction)
+        run = tuple(SheepMove(q, r, d, k) for k in range(1, most + 1))
+        if len(_RUNS) < _RUNS_KEPT:
+            _RUNS[key] = run
+    return run
+
+
 _MOVE_RE = re.compile(
     r"(?P<q>-?\d{1,4}),(?P<r>-?\d{1,4})"
     r"(?:(?P<orient>[ABC])|(?P<dir>NE|NW|SE|SW|E|W)(?P<count>\d{1,3}))?"

@@ -33,77 +33,13 @@ from typing import Any
 from ..errors import NotationError, RulesError
 from .board import Board
 from .hexgrid import Hex
-from .state import PLAYER_LETTERS, GameState, Params, Phase
+from .params import PLAYER_LETTERS, Params, Phase
+from .state import GameState
+from .writer import format_position
+
+__all__ = ["format_position", "parse_position"]
 
 _CELL_RE = re.compile(r"([_.])(\d*)|([a-d])(\d+)")
-
-
-def format_position(state: GameState) -> str:
-    """Write ``state`` in the position notation."""
-    board = state.board
-    params = state.params
-    coords = board.coords
-    if coords:
-        q0 = min(q for q, _ in coords)
-        r0 = min(r for _, r in coords)
-        rmax = max(r for _, r in coords)
-        rows: list[list[str]] = [[] for _ in range(rmax - r0 + 1)]
-        by_row: dict[int, dict[int, int]] = {}
-        for i, (q, r) in enumerate(coords):
-            by_row.setdefault(r, {})[q] = i
-        for r in range(r0, rmax + 1):
-            cells = by_row.get(r, {})
-            last = max(cells, default=q0 - 1)
-            tokens = rows[r - r0]
-            for q in range(q0, last + 1):
-                i = cells.get(q, -1)
-                if i < 0:
-                    tokens.append("_")
-                elif state.owner[i] < 0:
-                    tokens.append(".")
-                else:
-                    tokens.append(f"{PLAYER_LETTERS[state.owner[i]]}{state.height[i]}")
-        text = "/".join(_compress(tokens) for tokens in rows)
-        if (q0, r0) != (0, 0):
-            text = f"{q0},{r0}:{text}"
-    else:
-        text = "_"
-    turn = PLAYER_LETTERS[state.to_move] if state.to_move >= 0 else "-"
-    fields = [text, state.phase.value, turn, f"players={params.players}"]
-    defaults = Params(players=params.players)
-    if params.sheep != defaults.sheep:
-        fields.append(f"sheep={params.sheep}")
-    if params.tiles != defaults.tiles:
-        fields.append(f"tiles={params.tiles}")
-    if params.contact != defaults.contact:
-        fields.append(f"contact={params.contact}")
-    if params.hole_border:
-        fields.append("holeborder=1")
-    if state.phase is Phase.TILES:
-        fields.append("left=" + ",".join(str(t) for t in state.tiles_left))
-    if any(state.forfeited):
-        fields.append("forfeit=" + "".join(PLAYER_LETTERS[p] for p, f in enumerate(state.forfeited) if f))
-    daisies = [(h, d) for h, d in zip(coords, board.daisies, strict=True) if d]
-    if daisies:
-        fields.append("daisies=" + ";".join(f"{q},{r}:{d}" for (q, r), d in daisies))
-    return " ".join(fields)
-
-
-def _compress(tokens: list[str]) -> str:
-    out: list[str] = []
-    i = 0
-    while i < len(tokens):
-        t = tokens[i]
-        j = i
-        while j < len(tokens) and tokens[j] == t:
-            j += 1
-        run = j - i
-        if t in "_." and run > 1:
-            out.append(f"{t}{run}")
-        else:
-            out.extend([t] * run)
-        i = j
-    return "".join(out)
 
 
 def _rejected(field: str, value: int) -> bool:
@@ -190,69 +126,58 @@ def parse_position(text: str) -> GameState:
         cells[h] = int(dm[3])
         daisy_pos += len(part) + 1
 
-    state = GameState.__new__(GameState)
-    state.params = params
-    state.board = Board(cells)
     n = params.players
-    state.phase = phase
-    state.owner = [-1] * state.board.size
-    state.height = [0] * state.board.size
-    state.movable = [[] for _ in range(n)]
-    state.hexcount = [0] * n
-    state.out = [False] * n
-    state.forfeited = [False] * n
-    state.tiles_left = [0] * n
-
-    for h, (player, sheep, pos) in stacks.items():
+    for player, _sheep, pos in stacks.values():
         if player >= n:
             raise _error(f"stack of player {PLAYER_LETTERS[player]!r} in a {n}-player game", text, pos)
-        i = state.board.index[h]
-        state.owner[i] = player
-        state.height[i] = sheep
-        state.hexcount[player] += 1
-        if sheep >= 2:
-            state.movable[player].append(i)
 
+    forfeited = [False] * n
     forfeit_text, forfeit_pos = options.get("forfeit", ("", 0))
     for k, ch in enumerate(forfeit_text):
         p = PLAYER_LETTERS.find(ch)
         if not 0 <= p < n:
             raise _error(f"forfeit names {ch!r}, not a player of this game", text, forfeit_pos + k)
-        state.forfeited[p] = True
+        forfeited[p] = True
 
+    tiles_left = [0] * n
     if phase is Phase.TILES:
         left_text, left_pos = options.get("left", (",".join([str(params.tiles)] * n), 0))
         parts = left_text.split(",")
         if len(parts) != n or not all(p.isdigit() for p in parts):
             raise _error(f"left must be {n} whole numbers separated by commas", text, left_pos)
-        state.tiles_left = [int(p) for p in parts]
+        tiles_left = [int(p) for p in parts]
         if stacks:
             raise _error("no stacks may stand on the pasture while it is being built", text, board_pos)
     elif "left" in options:
         raise _error("left= is only for the tiles phase", text, options["left"][1])
-    elif state.board.size == 0:
+    elif not cells:
         raise _error("the board has no pasture", text, board_pos)
 
+    to_move = -1
     if turn_text == "-":
         if phase is not Phase.OVER:
             raise _error("only a finished game has no player to move", text, turn_pos)
-        state.to_move = -1
     else:
-        p = PLAYER_LETTERS.find(turn_text)
-        if len(turn_text) != 1 or not 0 <= p < n:
+        to_move = PLAYER_LETTERS.find(turn_text)
+        if len(turn_text) != 1 or not 0 <= to_move < n:
             raise _error(
                 f"turn must be a player a-{PLAYER_LETTERS[n - 1]} or '-', got {turn_text!r}", text, turn_pos
             )
         if phase is Phase.OVER:
             raise _error("a finished game has no player to move: write '-'", text, turn_pos)
-        if state.forfeited[p]:
+        if forfeited[to_move]:
             raise _error(f"player {turn_text!r} forfeited and cannot be to move", text, turn_pos)
-        state.to_move = p
-    if phase is Phase.MOVES:
-        for p in range(n):
-            state.out[p] = not state.has_legal_move(p)
-        if state.out[state.to_move]:
-            raise _error(f"player {turn_text!r} is to move but has no legal move", text, turn_pos)
+    state = GameState.from_parts(
+        params,
+        Board(cells),
+        phase,
+        to_move,
+        {h: (player, sheep) for h, (player, sheep, _pos) in stacks.items()},
+        tiles_left,
+        forfeited,
+    )
+    if phase is Phase.MOVES and state.out[to_move]:
+        raise _error(f"player {turn_text!r} is to move but has no legal move", text, turn_pos)
     return state
 
 

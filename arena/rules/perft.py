@@ -9,39 +9,20 @@ Independent implementations compare these counts to find move-generator bugs.
 from __future__ import annotations
 
 from .moves import Move
-from .state import GameState, Phase
+from .state import GameState
 
 
 def perft(state: GameState, depth: int) -> int:
-    """The number of leaf positions ``depth`` plies below ``state``."""
+    """The number of leaf positions ``depth`` plies below ``state`` (left as it was found)."""
     if depth == 0:
         return 1
-    if state.phase is Phase.MOVES:
-        return _perft_moves(state, depth)
     if depth == 1:
         return state.count_moves()
     total = 0
     for move in state.legal_moves():
-        child = state.copy()
-        child.apply(move)
-        total += perft(child, depth - 1)
-    return total
-
-
-def _perft_moves(state: GameState, depth: int) -> int:
-    # Moves of the same slide with different counts lead to different
-    # positions, so each is explored; the slide itself is found once.
-    height = state.height
-    slides = state.slides(state.to_move)
-    if depth == 1:
-        return sum(height[src] - 1 for src, _, _ in slides)
-    total = 0
-    for src, _d, dest in slides:
-        for k in range(1, height[src]):
-            child = state.copy()
-            child._slide(src, dest, k)
-            child._next_mover()
-            total += perft(child, depth - 1) if child.phase is not Phase.OVER else 0
+        state.apply(move)
+        total += perft(state, depth - 1)
+        state.undo()
     return total
 
 

@@ -14,12 +14,18 @@ from .state import GameState, Phase
 
 
 def random_playout(state: GameState, rng: random.Random) -> int:
-    """Play ``state`` to the end in place; return the number of plies played."""
+    """Play ``state`` to the end in place; return the number of plies played.
+
+    The plies are not recorded, so afterwards nothing can be undone (the
+    history is cleared): play out a :meth:`~GameState.copy` to keep one.
+    """
     plies = 0
     while state.phase in (Phase.TILES, Phase.HERDS):
         moves: list[Move] = state.legal_moves()
         state.apply(moves[int(rng.random() * len(moves))])
         plies += 1
+    # The inline plies below skip the record an undo would need.
+    state._history.clear()
     if state.phase is not Phase.MOVES:
         return plies
     rays = state.board.rays
@@ -56,7 +62,7 @@ def random_playout(state: GameState, rng: random.Random) -> int:
         src, dest = slides[int(rand() * len(slides))]
         h = height[src]
         k = 1 + int(rand() * (h - 1))
-        # inline GameState._slide
+        # The slide of GameState.apply(), without its checks, record and turn passing
         height[src] = h - k
         owner[dest] = p
         height[dest] = k

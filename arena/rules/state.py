@@ -1,82 +1,41 @@
 """The state of one game of Battle Sheep and the rules that change it.
 
-:class:`GameState` is mutable, like a chess board you push moves onto, and
-cheap to :meth:`~GameState.copy`.  Stacks live in flat lists indexed by the
+:class:`GameState` is mutable, like a chess board you push moves onto: a
+search can :meth:`~GameState.apply` a move and :meth:`~GameState.undo` it, or
+work on a cheap :meth:`~GameState.copy`.  Stacks live in flat lists indexed by the
 board's dense hex index (``owner[i]`` is -1 for an empty hex), and each player
 keeps the list of their stacks that still hold two or more sheep, so move
-generation touches nothing but ints and precomputed tuples.
+generation touches nothing but ints and precomputed tuples.  The moves
+:meth:`~GameState.legal_moves` returns are shared values memoized by the
+board, so listing them builds no new objects.
 """
 
 from __future__ import annotations
 
 from bisect import insort
-from dataclasses import dataclass
-from enum import Enum
 
 from ..errors import IllegalMoveError, RulesError
 from .board import Board, legal_tile_placements, tile_placement_problem
-from .hexgrid import Direction, Hex, tile_hexes
+from .hexgrid import Hex, tile_hexes
 from .moves import HerdPlacement, Move, SheepMove, TilePlacement
+from .params import PLAYER_LETTERS, Params, Phase, Standing
+from .writer import format_position
 
-PLAYER_LETTERS = "abcd"
+__all__ = ["PLAYER_LETTERS", "GameState", "Params", "Phase", "Standing"]
 
+_MOVES = Phase.MOVES
 
-class Phase(Enum):
-    """The three phases of a game, and its end."""
-
-    TILES = "tiles"
-    HERDS = "herds"
-    MOVES = "moves"
-    OVER = "over"
-
-
-@dataclass(frozen=True, slots=True)
-class Params:
-    """The parameters of one game; the defaults are the publisher's game.
-
-    ``contact`` is how many of a new tile's hexes must touch the pasture (1 by
-    the publisher's rule, 2 in a variant some rule texts give).  ``hole_border``
-    lets herds start on hexes that only border an enclosed hole.
-    """
-
-    players: int = 2
-    sheep: int = 16
-    tiles: int = 4
-    contact: int = 1
-    hole_border: bool = False
-
-    def __post_init__(self) -> None:
-        if not 2 <= self.players <= 4:
-            raise RulesError(f"players must be 2 to 4, got {self.players!r}")
-        if not 1 <= self.sheep <= 999:
-            raise RulesError(f"sheep per player must be 1 to 999, got {self.sheep!r}")
-        if not 1 <= self.tiles <= 64:
-            raise RulesError(f"tiles per player must be 1 to 64, got {self.tiles!r}")
-        if self.contact not in (1, 2):
-            raise RulesError(f"contact must be 1 or 2 hexes, got {self.contact!r}")
-
-
-@dataclass(frozen=True, slots=True)
-class Standing:
-    """One player's place at the end, with the figures that decided it."""
-
-    player: int
-    rank: int
-    hexes: int
-    largest_group: int
-    daisies: int
-    forfeited: bool
-
-    @property
-    def key(self) -> tuple[bool, int, int, int]:
-        """Larger is better: not forfeited, hexes, largest group, daisies."""
-        return (not self.forfeited, self.hexes, self.largest_group, self.daisies)
+# An entry of the undo history: either a sheep move, as
+# (src, dest, count, player, src's former place in its movable list or -1,
+# the players the move left stuck), or a full snapshot for anything rarer.
+_SlideRecord = tuple[int, int, int, int, int, tuple[int, ...]]
 
 
 class GameState:
     """A position: board, stacks, phase, player to move and who forfeited."""
 
     __slots__ = (
+        "_history",
         "board",
         "forfeited",
         "height",
@@ -101,6 +60,7 @@ class GameState:
     forfeited: list[bool]
     out: list[bool]
     tiles_left: list[int]
+    _history: list[_SlideRecord | GameState]
 
     def __init__(self, params: Params | None = None, board: Board | None = None) -> None:
         """A new game: from the building phase, or from herd placement on ``board``."""
@@ -113,6 +73,7 @@ class GameState:
         self.hexcount = [0] * n
         self.forfeited = [False] * n
         self.out = [False] * n
+        self._history = []
         if board is None:
             self.phase = Phase.TILES
             self.tiles_left = [params.tiles] * n
@@ -151,6 +112,7 @@ class GameState:
         state.movable = [[] for _ in range(n)]
         state.hexcount = [0] * n
         state.out = [False] * n
+        state._history = []
         state.forfeited = list(forfeited) if forfeited is not None else [False] * n
         state.tiles_left = list(tiles_left) if tiles_left is not None else [0] * n
         if len(state.forfeited) != n or len(state.tiles_left) != n:
@@ -188,18 +150,9 @@ class GameState:
         return self.phase is Phase.OVER
 
     def copy(self) -> GameState:
-        c = GameState.__new__(GameState)
-        c.params = self.params
-        c.board = self.board
-        c.phase = self.phase
-        c.to_move = self.to_move
-        c.owner = self.owner[:]
-        c.height = self.height[:]
-        c.movable = [m[:] for m in self.movable]
-        c.hexcount = self.hexcount[:]
-        c.forfeited = self.forfeited[:]
-        c.out = self.out[:]
-        c.tiles_left = self.tiles_left[:]
+        """An independent copy (history included: it can :meth:`undo` too)."""
+        c = self._snapshot()
+        c._history = self._history[:]  # its entries are never changed in place
         return c
 
     def stacks(self) -> dict[Hex, tuple[int, int]]:
@@ -232,13 +185,11 @@ class GameState:
 
     def has_legal_move(self, player: int) -> bool:
         """Whether ``player`` can move sheep (stops at the first move found)."""
-        nbr = self.board.nbr
+        exits = self.board.exits
         owner = self.owner
         for src in self.movable[player]:
-            base = src * 6
-            for d in range(6):
-                j = nbr[base + d]
-                if j >= 0 and owner[j] < 0:
+            for _, j in exits[src]:
+                if owner[j] < 0:
                     return True
         return False
 
@@ -248,46 +199,49 @@ class GameState:
         Each slide stands for ``height[src] - 1`` moves, one per count.
         """
         rays = self.board.rays
+        exits = self.board.exits
         owner = self.owner
         out: list[tuple[int, int, int]] = []
         for src in self.movable[player]:
-            base = src * 6
-            for d in range(6):
-                dest = -1
-                for j in rays[base + d]:
+            for ray, j in exits[src]:
+                if owner[j] >= 0:
+                    continue
+                dest = j
+                for j in rays[ray]:
                     if owner[j] >= 0:
                         break
                     dest = j
-                if dest >= 0:
-                    out.append((src, d, dest))
+                out.append((src, ray - 6 * src, dest))
         return out
 
-    def _slide(self, src: int, dest: int, count: int) -> None:
-        p = self.owner[src]
-        height = self.height
-        height[src] -= count
-        self.owner[dest] = p
-        height[dest] = count
-        self.hexcount[p] += 1
-        if height[src] == 1:
-            self.movable[p].remove(src)
-        if count >= 2:
-            insort(self.movable[p], dest)  # board order, as parse_position builds it
+    def _next_mover(self) -> tuple[int, ...]:
+        """Pass the turn to the next seat that can move; end the game if none can.
 
-    def _next_mover(self) -> None:
-        """Pass the turn to the next seat that can move; end the game if none can."""
-        n = self.params.players
-        p = self.to_move
-        for step in range(1, n + 1):
-            c = (p + step) % n
-            if self.forfeited[c] or self.out[c]:
+        Returns the players found stuck on the way (marked out), for undo().
+        """
+        # has_legal_move() inlined: this runs once per move.
+        exits = self.board.exits
+        owner = self.owner
+        movable = self.movable
+        forfeited = self.forfeited
+        out = self.out
+        n = len(out)
+        c = self.to_move
+        stuck: tuple[int, ...] = ()
+        for _ in range(n):
+            c = c + 1 if c + 1 < n else 0
+            if forfeited[c] or out[c]:
                 continue
-            if self.has_legal_move(c):
-                self.to_move = c
-                return
-            self.out[c] = True  # moves only ever block: once stuck, stuck for good
+            for src in movable[c]:
+                for _ray, j in exits[src]:
+                    if owner[j] < 0:
+                        self.to_move = c
+                        return stuck
+            out[c] = True  # moves only ever block: once stuck, stuck for good
+            stuck += (c,)
         self.phase = Phase.OVER
         self.to_move = -1
+        return stuck
 
     # --- phase 2: herds ----------------------------------------------------
 
@@ -333,14 +287,23 @@ class GameState:
         listed at anchor 0,0 only (every other spot is the same up to
         translation).
         """
-        if self.phase is Phase.MOVES:
-            coords = self.board.coords
+        if self.phase is _MOVES:
+            # A slide is open exactly when the first hex on its way is free,
+            # so no ray is walked here; apply() finds where the sheep stop.
+            board = self.board
+            exits = board.exits
+            memo = board.moves
+            sheep_moves = board.sheep_moves
+            owner = self.owner
             height = self.height
             moves: list[Move] = []
-            for src, d, _dest in self.slides(self.to_move):
-                q, r = coords[src]
-                direction = Direction(d)
-                moves.extend(SheepMove(q, r, direction, k) for k in range(1, height[src]))
+            for src in self.movable[self.to_move]:
+                most = height[src] - 1
+                for ray, j in exits[src]:
+                    if owner[j] < 0:
+                        found = memo[ray]
+                        # A full slice of a tuple is the tuple itself: no copy.
+                        moves += found[:most] if len(found) >= most else sheep_moves(ray, most)
             return moves
         if self.phase is Phase.HERDS:
             coords = self.board.coords
@@ -354,9 +317,13 @@ class GameState:
 
     def count_moves(self) -> int:
         """``len(self.legal_moves())`` without building the moves."""
-        if self.phase is Phase.MOVES:
+        if self.phase is _MOVES:
+            exits = self.board.exits
+            owner = self.owner
             height = self.height
-            return sum(height[src] - 1 for src, _, _ in self.slides(self.to_move))
+            return sum(
+                height[src] - 1 for src in self.movable[self.to_move] for _, j in exits[src] if owner[j] < 0
+            )
         return len(self.legal_moves())
 
     def why_illegal(self, move: Move) -> str | None:
@@ -413,19 +380,49 @@ class GameState:
         return f"not a move: {move!r}"
 
     def apply(self, move: Move) -> None:
-        """Play ``move`` for the player to move; raise IllegalMoveError if it is not legal."""
+        """Play ``move`` for the player to move; raise IllegalMoveError if it is not legal.
+
+        The position before it is kept, so :meth:`undo` can take it back.
+        """
+        if type(move) is SheepMove and self.phase is _MOVES:
+            # The common case, checked and played inline (why_illegal() says
+            # why when a check fails).
+            board = self.board
+            src = board.index.get((move.q, move.r), -1)
+            p = self.to_move
+            owner = self.owner
+            height = self.height
+            count = move.count
+            if src >= 0 and owner[src] == p and 0 < count < height[src]:
+                dest = -1
+                for j in board.rays[src * 6 + move.direction]:
+                    if owner[j] >= 0:
+                        break
+                    dest = j
+                if dest >= 0:
+                    left = height[src] - count
+                    height[src] = left
+                    owner[dest] = p
+                    height[dest] = count
+                    self.hexcount[p] += 1
+                    movable = self.movable[p]
+                    place = -1
+                    if left == 1:
+                        place = movable.index(src)
+                        del movable[place]
+                    if count >= 2:
+                        insort(movable, dest)  # board order, as parse_position builds it
+                    self._history.append((src, dest, count, p, place, self._next_mover()))
+                    return
         problem = self.why_illegal(move)
         if problem is not None:
-            from .notation import format_position  # notation imports this module
-
             raise IllegalMoveError(str(move), problem, format_position(self))
+        if isinstance(move, SheepMove):  # a subclass: play the plain move it stands for
+            self.apply(SheepMove(move.q, move.r, move.direction, move.count))
+            return
         p = self.to_move
-        if isinstance(move, SheepMove):
-            src = self.board.index[(move.q, move.r)]
-            dest = self.slide_end(src, int(move.direction))
-            self._slide(src, dest, move.count)
-            self._next_mover()
-        elif isinstance(move, HerdPlacement):
+        self._history.append(self._snapshot())
+        if isinstance(move, HerdPlacement):
             i = self.board.index[(move.q, move.r)]
             self._place_herd(i, p)
             self._next_herd(p)
@@ -433,6 +430,61 @@ class GameState:
             self._place_tile(move)
             self.tiles_left[p] -= 1
             self._next_tile(p)
+
+    def undo(self) -> None:
+        """Take back the last :meth:`apply` or :meth:`forfeit`, restoring the exact position.
+
+        Raises RulesError when there is nothing to take back (a fresh game, or
+        a position from :meth:`from_parts`).  For search: apply, look, undo.
+        """
+        if not self._history:
+            raise RulesError("nothing to undo: no move was applied to this position")
+        last = self._history.pop()
+        if isinstance(last, GameState):
+            self._restore(last)
+            return
+        src, dest, count, p, place, stuck = last
+        owner = self.owner
+        height = self.height
+        owner[dest] = -1
+        height[dest] = 0
+        height[src] += count
+        self.hexcount[p] -= 1
+        movable = self.movable[p]
+        if count >= 2:
+            movable.remove(dest)
+        if place >= 0:
+            movable.insert(place, src)
+        for c in stuck:
+            self.out[c] = False
+        self.phase = _MOVES
+        self.to_move = p
+
+    @property
+    def undoable(self) -> int:
+        """How many :meth:`undo` calls would succeed."""
+        return len(self._history)
+
+    def _snapshot(self) -> GameState:
+        """A copy without history, to restore a rare change (herd, tile, forfeit) from."""
+        c = GameState.__new__(GameState)
+        c._restore(self)
+        c._history = []
+        return c
+
+    def _restore(self, snap: GameState) -> None:
+        # Copy the lists: the snapshot may be shared with copies of this state.
+        self.params = snap.params
+        self.board = snap.board
+        self.phase = snap.phase
+        self.to_move = snap.to_move
+        self.owner = snap.owner[:]
+        self.height = snap.height[:]
+        self.movable = [m[:] for m in snap.movable]
+        self.hexcount = snap.hexcount[:]
+        self.forfeited = snap.forfeited[:]
+        self.out = snap.out[:]
+        self.tiles_left = snap.tiles_left[:]
 
     def _place_herd(self, i: int, player: int) -> None:
         self.owner[i] = player
@@ -450,6 +502,7 @@ class GameState:
         """Mark ``player`` forfeited: no more moves; ranked below every other player."""
         if self.forfeited[player]:
             return
+        self._history.append(self._snapshot())
         self.forfeited[player] = True
         if self.phase is Phase.OVER or player != self.to_move:
             return
