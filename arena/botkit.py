@@ -24,6 +24,7 @@ checkout of the arena: put the checkout on ``sys.path``.
 
 from __future__ import annotations
 
+import functools
 import random
 import sys
 import time
@@ -81,6 +82,14 @@ class Turn:
         self.out.flush()
 
 
+@functools.lru_cache(maxsize=4)
+def _board(hexes: tuple[tuple[int, int], ...], daisies: tuple[tuple[int, int, int], ...]) -> Board:
+    # The pasture only changes while tiles are laid: every later request of a game
+    # describes the same board, which is then made once (boards are immutable values).
+    count = {(q, r): n for q, r, n in daisies}
+    return Board({h: count.get(h, 0) for h in hexes})
+
+
 def state_from_request(game: GameStart, req: TurnRequest) -> GameState:
     """The full game state a request describes, with the asking bot to move."""
     params = Params(
@@ -90,8 +99,7 @@ def state_from_request(game: GameStart, req: TurnRequest) -> GameState:
         contact=game.contact,
         hole_border=game.hole_border,
     )
-    daisies = {(q, r): n for q, r, n in req.daisies}
-    board = Board({h: daisies.get(h, 0) for h in req.board})
+    board = _board(req.board, req.daisies)
     forfeited = [p in req.forfeited for p in range(game.players)]
     tiles = list(req.tiles) if req.tiles else [0] * game.players
     return GameState.from_parts(
