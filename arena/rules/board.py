@@ -13,8 +13,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from ..errors import NotationError, RulesError
-from .hexgrid import DIRECTION_VECTORS, ORIENTATIONS, TILE_SHAPES, Hex, tile_hexes
+from .hexgrid import COORD_LIMIT, DIRECTION_VECTORS, ORIENTATIONS, TILE_SHAPES, Hex, tile_hexes, within_limit
 from .rng import SplitMix64
+
+# The most hexes a pasture may have: 4 players x 64 tiles x 4 hexes, the largest game
+# Params allows (the publisher's game has 64).  It also bounds the work of checking one.
+MAX_BOARD_HEXES = 1024
 
 
 class Board:
@@ -146,6 +150,11 @@ def tile_placement_problem(
     if orientation not in ORIENTATIONS:
         return f"unknown orientation {orientation!r} (one of A B C)"
     cells = tile_hexes(q, r, orientation)
+    beyond = [h for h in cells if not within_limit(h)]
+    if beyond:
+        return (
+            f"lays hex {beyond[0][0]},{beyond[0][1]}, outside the coordinates -{COORD_LIMIT}..{COORD_LIMIT}"
+        )
     overlap = [h for h in cells if h in pasture]
     if overlap:
         return f"overlaps the pasture at {overlap[0][0]},{overlap[0][1]}"
@@ -197,6 +206,10 @@ def _placements_with_edges(
                 else:
                     if touching >= contact:
                         out.append((key, shared))
+    if any(not within_limit((q, r)) for q, r in edges):
+        # The pasture reaches the coordinate limit: keep the tiles that stay within it
+        # (the four hexes of a tile lie within 2 of its anchor).
+        out = [item for item in out if all(within_limit(h) for h in tile_hexes(*item[0]))]
     out.sort(key=lambda item: (item[0][1], item[0][0], item[0][2]))
     return out
 
@@ -292,26 +305,43 @@ def parse_board_file(text: str, source: str = "<board>") -> Board:
                 )
             q = (col - row - parity) // 2
             cells[(q, row)] = 0 if ch == "." else int(ch)
+            if len(cells) > MAX_BOARD_HEXES:
+                raise NotationError(
+                    f"more than {MAX_BOARD_HEXES} hexes, the most a pasture has (4 players x 64 tiles)",
+                    f"{source}: line {lineno}, column {col}",
+                )
         row += 1
     if not cells:
         raise NotationError("the board has no pasture hexes", source)
-    board = Board(cells).normalized()
-    _check_connected(board, source)
-    return board
+    # Checked on the cells, before a Board is built: its tables cost the area of the
+    # bounding box, which a scattered drawing makes large.
+    q0 = min(q for q, _ in cells)
+    r0 = min(r for _, r in cells)
+    cells = {(q - q0, r - r0): d for (q, r), d in cells.items()}
+    far = next((h for h in cells if not within_limit(h)), None)
+    if far is not None:
+        raise NotationError(
+            f"the pasture spans more than {COORD_LIMIT + 1} hexes (hex {far[0]},{far[1]} counted from "
+            f"the top left): coordinates stay within -{COORD_LIMIT}..{COORD_LIMIT}",
+            source,
+        )
+    _check_connected(cells, source)
+    return Board(cells)
 
 
-def _check_connected(board: Board, source: str) -> None:
-    seen = {0}
-    stack = [0]
+def _check_connected(cells: Mapping[Hex, int], source: str) -> None:
+    first = min(cells, key=lambda h: (h[1], h[0]))
+    seen = {first}
+    stack = [first]
     while stack:
-        i = stack.pop()
-        for d in range(6):
-            j = board.nbr[i * 6 + d]
-            if j >= 0 and j not in seen:
-                seen.add(j)
-                stack.append(j)
-    if len(seen) != board.size:
-        lost = next(board.coords[i] for i in range(board.size) if i not in seen)
+        q, r = stack.pop()
+        for dq, dr in DIRECTION_VECTORS:
+            n = (q + dq, r + dr)
+            if n in cells and n not in seen:
+                seen.add(n)
+                stack.append(n)
+    if len(seen) != len(cells):
+        lost = min((h for h in cells if h not in seen), key=lambda h: (h[1], h[0]))
         raise NotationError(f"the pasture is not in one piece: hex {lost[0]},{lost[1]} is cut off", source)
 
 

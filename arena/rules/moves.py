@@ -63,10 +63,13 @@ class SheepMove:
 
 Move = TilePlacement | HerdPlacement | SheepMove
 
+# Any whole numbers: whether a coordinate or a count is in range is for the rules to judge
+# (an illegal move), so that a far-off hex is refused the same way however far it is.
 _MOVE_RE = re.compile(
-    r"(?P<q>-?\d{1,4}),(?P<r>-?\d{1,4})"
-    r"(?:(?P<orient>[ABC])|(?P<dir>NE|NW|SE|SW|E|W)(?P<count>\d{1,3}))?"
+    r"(?P<q>-?\d+),(?P<r>-?\d+)"
+    r"(?:(?P<orient>[ABC])|(?P<dir>NE|NW|SE|SW|E|W)(?P<count>\d+))?"
 )
+INT64_DIGITS = 19  # a number of more digits does not fit a signed 64-bit integer
 
 
 _DIRECTIONS = {d.name: d for d in Direction}
@@ -80,6 +83,9 @@ def parse_move(text: str) -> Move:
             f"cannot read move {text!r}: expected a tile like '0,0A', a herd like '3,0' "
             "or a move like '3,0NE5'"
         )
+    numbers = [g for g in (m["q"], m["r"], m["count"]) if g is not None]
+    if any(len(g.lstrip("-")) > INT64_DIGITS or abs(int(g)) >= 2**63 for g in numbers):
+        raise NotationError(f"cannot read move {text!r}: a number does not fit a signed 64-bit integer")
     q, r = int(m["q"]), int(m["r"])
     if m["orient"]:
         return TilePlacement(q, r, m["orient"])
