@@ -85,7 +85,8 @@ def parse_move(text: str) -> Move:
         )
     numbers = [g for g in (m["q"], m["r"], m["count"]) if g is not None]
     if any(len(g.lstrip("-")) > INT64_DIGITS or abs(int(g)) >= 2**63 for g in numbers):
-        raise NotationError(f"cannot read move {text!r}: a number does not fit a signed 64-bit integer")
+        shown = text if len(text) <= 40 else text[:37] + "..."
+        raise NotationError(f"cannot read move {shown!r}: a number does not fit a signed 64-bit integer")
     q, r = int(m["q"]), int(m["r"])
     if m["orient"]:
         return TilePlacement(q, r, m["orient"])

@@ -119,7 +119,17 @@ def _rejected(field: str, value: int) -> bool:
 
 
 def _error(message: str, text: str, pos: int) -> NotationError:
-    return NotationError(f"{message} in {text!r}", f"column {pos + 1}")
+    return NotationError(f"{message} in {_excerpt(text, pos)!r}", f"column {pos + 1}")
+
+
+def _excerpt(text: str, pos: int, width: int = 100) -> str:
+    """``text``, or the part around column ``pos`` when it is long (errors stay one short line)."""
+    if len(text) <= width:
+        return text
+    start = max(0, min(pos - width // 2, len(text) - width))
+    return (
+        ("..." if start else "") + text[start : start + width] + ("..." if start + width < len(text) else "")
+    )
 
 
 def parse_position(text: str) -> GameState:
@@ -138,7 +148,7 @@ def parse_position(text: str) -> GameState:
         fields.append((m.group(), m.start()))
     if len(fields) < 3:
         raise NotationError(
-            f"a position needs at least a board, a phase and a turn, got {text!r}", "column 1"
+            f"a position needs at least a board, a phase and a turn, got {_excerpt(text, 0)!r}", "column 1"
         )
     (board_text, board_pos), (phase_text, phase_pos), (turn_text, turn_pos) = fields[:3]
 
