@@ -118,8 +118,8 @@ def _to_nodes(node: yaml.Node, source: str, loader: yaml.SafeLoader) -> Node:
         return Node([_to_nodes(v, source, loader) for v in node.value], line)
     try:
         value = loader.construct_object(node)
-    except (yaml.YAMLError, ValueError, OverflowError) as e:
-        # '!!int abc', or an integer of more digits than Python converts.
+    except (yaml.YAMLError, ValueError, ArithmeticError, LookupError, TypeError) as e:
+        # '!!int abc', '!!int' of nothing, or an integer of more digits than Python converts.
         why = str(e).split(";")[0]
         raise ConfigError(
             f"{source}:{line}: cannot read {node.value[:80]!r} as {_written(node.tag)}: {why}"

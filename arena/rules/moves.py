@@ -78,14 +78,14 @@ _DIRECTIONS = {d.name: d for d in Direction}
 def parse_move(text: str) -> Move:
     """Read one move token; the shape tells the phase (see the module doc)."""
     m = _MOVE_RE.fullmatch(text.strip())
+    shown = text if len(text) <= 40 else text[:37] + "..."  # a bot's line may be 4 KiB
     if m is None:
         raise NotationError(
-            f"cannot read move {text!r}: expected a tile like '0,0A', a herd like '3,0' "
+            f"cannot read move {shown!r}: expected a tile like '0,0A', a herd like '3,0' "
             "or a move like '3,0NE5'"
         )
     numbers = [g for g in (m["q"], m["r"], m["count"]) if g is not None]
     if any(len(g.lstrip("-")) > INT64_DIGITS or abs(int(g)) >= 2**63 for g in numbers):
-        shown = text if len(text) <= 40 else text[:37] + "..."
         raise NotationError(f"cannot read move {shown!r}: a number does not fit a signed 64-bit integer")
     q, r = int(m["q"]), int(m["r"])
     if m["orient"]:

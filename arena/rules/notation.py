@@ -38,6 +38,7 @@ from .state import PLAYER_LETTERS, GameState, Params, Phase
 _CELL_RE = re.compile(r"([_.])(\d*)|([a-d])(\d+)")
 # The longest position read: 1024 hexes with stacks and daisies take some 20 000 characters.
 MAX_POSITION_CHARS = 64 * 1024
+MAX_RUN = 999  # the longest run of '_' or '.' one count gives
 _LONG_NUMBER_RE = re.compile(r"\d{19,}")  # more digits than a signed 64-bit integer holds
 
 
@@ -102,7 +103,10 @@ def _compress(tokens: list[str]) -> str:
             j += 1
         run = j - i
         if t in "_." and run > 1:
-            out.append(f"{t}{run}")
+            # A count is at most MAX_RUN (what the parser reads): a longer run is written in parts.
+            full, rest = divmod(run, MAX_RUN)
+            out.extend([f"{t}{MAX_RUN}"] * full)
+            out.append(f"{t}{rest}" if rest > 1 else t * rest)
         else:
             out.extend([t] * run)
         i = j
@@ -318,8 +322,8 @@ def _parse_board(
                 )
             if m[1]:
                 run = int(m[2]) if m[2] else 1
-                if run == 0 or run > 999:
-                    raise _error(f"run length {run} is out of range 1..999", text, pos + k)
+                if run == 0 or run > MAX_RUN:
+                    raise _error(f"run length {run} is out of range 1..{MAX_RUN}", text, pos + k)
                 if m[1] == ".":
                     _check_cells(q, r, run, len(cells) + run, text, pos + k)
                     for dq in range(run):
