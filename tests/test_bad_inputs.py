@@ -267,6 +267,7 @@ CASES = [
     Case(
         "play-board-dev-zero", {}, ["play", "--board", "/dev/zero", "a", "b"], ("/dev/zero", "regular file")
     ),
+    Case("play-unclosed-quote", {}, ["play", "'unclosed", "b"], ("'unclosed", "No closing quotation")),
     # --- game records --------------------------------------------------------------------
     record_case("record-no-seats", lambda d: d.update(seats=[]), "0 seats"),
     record_case(

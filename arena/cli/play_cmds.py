@@ -73,7 +73,10 @@ def bot_specs(
     specs = []
     seen: Counter[str] = Counter()
     for command in commands:
-        argv = tuple(shlex.split(command))
+        try:
+            argv = tuple(shlex.split(command))
+        except ValueError as e:  # an unclosed quote
+            raise ConfigError(f"bot command {command!r}: cannot split it like a shell: {e}") from None
         if not argv:
             raise ConfigError(f"empty bot command {command!r}")
         base = bot_name(argv)
@@ -117,7 +120,7 @@ def standings_table(record: GameRecord) -> str:
     default="random",
     show_default=True,
     metavar="random|FILE",
-    help="A random board from the seed, or a board file.",
+    help="A random board from the seed, or a board file (at most 1 MiB, 1024 hexes).",
 )
 @click.option("--build-board", is_flag=True, help="The bots build the pasture from tiles first.")
 @time_control_options

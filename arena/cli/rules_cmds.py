@@ -113,7 +113,7 @@ def show_cmd(position: str, colour: bool | None) -> None:
     "--file",
     "file_",
     type=click.Path(dir_okay=False, path_type=Path),
-    help="Read this board file instead of generating one.",
+    help="Read this board file instead of generating one (at most 1 MiB, 1024 hexes).",
 )
 @click.option(
     "--format",
