@@ -10,7 +10,7 @@ built; the building phase makes a new one per tile.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Container, Iterable, Mapping
 
 from ..errors import NotationError, RulesError
 from .hexgrid import COORD_LIMIT, DIRECTION_VECTORS, ORIENTATIONS, TILE_SHAPES, Hex, tile_hexes, within_limit
@@ -123,16 +123,22 @@ def _outside_and_holes(coords: tuple[Hex, ...], index: Mapping[Hex, int]) -> tup
     rs = [r for _, r in coords]
     qmin, qmax, rmin, rmax = min(qs) - 1, max(qs) + 1, min(rs) - 1, max(rs) + 1
     empty = {(q, r) for q in range(qmin, qmax + 1) for r in range(rmin, rmax + 1) if (q, r) not in index}
-    frontier = [(q, r) for (q, r) in empty if q in (qmin, qmax) or r in (rmin, rmax)]
-    outside = set(frontier)
-    while frontier:
-        q, r = frontier.pop()
+    outside = _reach([(q, r) for (q, r) in empty if q in (qmin, qmax) or r in (rmin, rmax)], empty)
+    return outside, empty - outside
+
+
+def _reach(starts: Iterable[Hex], within: Container[Hex]) -> set[Hex]:
+    """``starts`` and every hex of ``within`` joined to one of them edge to edge through ``within``."""
+    seen = set(starts)
+    stack = list(seen)
+    while stack:
+        q, r = stack.pop()
         for dq, dr in DIRECTION_VECTORS:
             n = (q + dq, r + dr)
-            if n in empty and n not in outside:
-                outside.add(n)
-                frontier.append(n)
-    return outside, empty - outside
+            if n in within and n not in seen:
+                seen.add(n)
+                stack.append(n)
+    return seen
 
 
 # --- building the pasture -------------------------------------------------
@@ -330,16 +336,7 @@ def parse_board_file(text: str, source: str = "<board>") -> Board:
 
 
 def _check_connected(cells: Mapping[Hex, int], source: str) -> None:
-    first = min(cells, key=lambda h: (h[1], h[0]))
-    seen = {first}
-    stack = [first]
-    while stack:
-        q, r = stack.pop()
-        for dq, dr in DIRECTION_VECTORS:
-            n = (q + dq, r + dr)
-            if n in cells and n not in seen:
-                seen.add(n)
-                stack.append(n)
+    seen = _reach([min(cells, key=lambda h: (h[1], h[0]))], cells)
     if len(seen) != len(cells):
         lost = min((h for h in cells if h not in seen), key=lambda h: (h[1], h[0]))
         raise NotationError(f"the pasture is not in one piece: hex {lost[0]},{lost[1]} is cut off", source)
