@@ -349,9 +349,12 @@ CASES = [
 
 
 def one_error_line(output: str) -> str:
-    lines = [line for line in output.splitlines() if line.startswith("Error:")]
-    assert len(lines) == 1, output[-2000:]
-    return lines[0]
+    """The one ``Error:`` line, which nothing follows (a message of several lines would)."""
+    lines = output.splitlines()
+    errors = [i for i, line in enumerate(lines) if line.startswith("Error:")]
+    assert len(errors) == 1, output[-2000:]
+    assert not any(line.strip() for line in lines[errors[0] + 1 :]), output[-2000:]
+    return lines[errors[0]]
 
 
 def invoke_with_deadline(args: list[str], cwd: Path) -> Result:
