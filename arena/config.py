@@ -10,14 +10,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shlex
 import shutil
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
-
-import yaml
 
 from .botproc import ResourceLimits
 from .clock import TimeControl
@@ -26,6 +25,8 @@ from .errors import ArenaError, ConfigError
 from .protocol import NAME_RE
 from .rules import Board, Params, format_board_file, parse_board_file
 from .sandbox import DEFAULT_TMP_MB, MODES, SandboxPolicy
+from .textfile import BOARD_FILE_MAX_BYTES, TOURNAMENT_FILE_MAX_BYTES, read_text
+from .yamlfile import Node, load_nodes, plain
 
 FORMATS = ("round_robin", "gauntlet")
 # Keys that change how a run goes, not how its games are played: they may change between runs.
@@ -45,6 +46,11 @@ RUN_ONLY_KEYS = frozenset(
 )
 DEFAULT_BUILD_TIMEOUT_MS = 600_000
 SEAT_ORDERS = ("all", "rotate")
+MAX_RATING = 1e6  # bound of every rating setting: far beyond TrueSkill's usual 25
+MAX_LIMIT = 2**30  # bound of a whole-number resource limit (MB, seconds, files, tasks)
+ENV_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# Where results cannot go: kernel and device file systems (/dev/shm is an ordinary tmpfs).
+SYSTEM_FOLDERS = (Path("/proc"), Path("/sys"), Path("/dev"))
 
 
 @dataclass(frozen=True)
@@ -114,48 +120,10 @@ class TournamentConfig:
         return hashlib.sha256(json.dumps(self.raw, sort_keys=True, default=str).encode()).hexdigest()
 
 
-class _Node:
-    """A YAML value with the line it came from."""
-
-    def __init__(self, value: Any, line: int) -> None:
-        self.value = value
-        self.line = line
-
-
-def _to_nodes(node: yaml.Node) -> _Node:
-    line = node.start_mark.line + 1
-    if isinstance(node, yaml.MappingNode):
-        out: dict[str, _Node] = {}
-        keylines: dict[str, int] = {}
-        for k, v in node.value:
-            key = yaml.safe_load(yaml.serialize(k)) if not isinstance(k, yaml.ScalarNode) else k.value
-            if not isinstance(key, str):
-                raise ConfigError(f"line {k.start_mark.line + 1}: keys must be names, got {key!r}")
-            if key in out:
-                raise ConfigError(
-                    f"line {k.start_mark.line + 1}: key {key!r} is given twice (first on line {keylines[key]})"
-                )
-            out[key] = _to_nodes(v)
-            keylines[key] = k.start_mark.line + 1
-        return _Node(out, line)
-    if isinstance(node, yaml.SequenceNode):
-        return _Node([_to_nodes(v) for v in node.value], line)
-    # Resolve the scalar's type the way safe_load would (1s stays a string, 2 is an int).
-    return _Node(yaml.safe_load(yaml.serialize(node)), line)
-
-
-def _plain(node: _Node) -> Any:
-    if isinstance(node.value, dict):
-        return {k: _plain(v) for k, v in node.value.items()}
-    if isinstance(node.value, list):
-        return [_plain(v) for v in node.value]
-    return node.value
-
-
 class _Reader:
     """Typed access to a mapping node; every error says file, line and key."""
 
-    def __init__(self, source: str, node: _Node, where: str, allowed: set[str]) -> None:
+    def __init__(self, source: str, node: Node, where: str, allowed: set[str]) -> None:
         self.source = source
         self.node = node
         self.where = where
@@ -172,7 +140,7 @@ class _Reader:
     def path(self, key: str) -> str:
         return f"{self.where}.{key}" if self.where else key
 
-    def fail(self, node: _Node, message: str) -> None:
+    def fail(self, node: Node, message: str) -> None:
         raise ConfigError(f"{self.source}:{node.line}: {message}")
 
     def has(self, key: str) -> bool:
@@ -187,7 +155,7 @@ class _Reader:
             return default
         n = self.node.value[key]
         kinds = kind if isinstance(kind, tuple) else (kind,)
-        value = n.value if not isinstance(n.value, dict | list) else _plain(n)
+        value = n.value if not isinstance(n.value, dict | list) else plain(n)
         if (isinstance(value, bool) and bool not in kinds) or not isinstance(value, kinds):
             names = " or ".join(_type_name(k) for k in kinds)
             self.fail(n, f"{self.path(key)!r} must be {names}, got {value!r}")
@@ -283,24 +251,15 @@ RATING_KEYS = {"mu", "sigma", "beta", "tau", "draw_probability"}
 def load_config(path: str | Path) -> TournamentConfig:
     """Read and validate a tournament file; raise ConfigError naming file, line and key."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise ConfigError(f"cannot read tournament file {str(path)!r}: {e}") from None
-    return parse_config(text, path)
+    return parse_config(read_text(path, "tournament file", TOURNAMENT_FILE_MAX_BYTES), path)
 
 
 def parse_config(text: str, path: Path) -> TournamentConfig:
     source = str(path)
-    try:
-        root = yaml.compose(text)
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        where = f"{source}:{mark.line + 1}" if mark is not None else source
-        raise ConfigError(f"{where}: not valid YAML: {getattr(e, 'problem', e)}") from None
+    root = load_nodes(text, source)
     if root is None:
         raise ConfigError(f"{source}: the file is empty")
-    top = _Reader(source, _to_nodes(root), "", TOP_KEYS)
+    top = _Reader(source, root, "", TOP_KEYS)
     base_dir = path.resolve().parent
 
     def rel(p: str) -> Path:
@@ -353,22 +312,32 @@ def parse_config(text: str, path: Path) -> TournamentConfig:
     if board not in ("random", "build"):
         board_path = rel(board)
         try:
-            board_text = board_path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as e:
-            top.fail(top.node.value["board"], f"'board': cannot read board file {str(board_path)!r}: {e}")
+            board_text = read_text(board_path, "board file", BOARD_FILE_MAX_BYTES)
+        except ConfigError as e:
+            top.fail(top.node.value["board"], f"'board': {e}")
         board_value = parse_board_file(board_text, str(board_path))
         board = str(board_path)
 
     tc_reader = top.child("time_control", TC_KEYS)
     time_control = _time_control(tc_reader, top)
-    default_limits, default_tmp_mb = _limits(top.child("limits", LIMIT_KEYS), ResourceLimits(), DEFAULT_TMP_MB)
+    default_limits, default_tmp_mb = _limits(
+        top.child("limits", LIMIT_KEYS), ResourceLimits(), DEFAULT_TMP_MB
+    )
 
     rating_reader = top.child("rating", RATING_KEYS)
     rating = RatingConfig()
     if rating_reader is not None:
         values = {k: float(rating_reader.get(k, (int, float), getattr(rating, k))) for k in RATING_KEYS}
+        # Finite and within bounds: a NaN or an infinity is stored with the results and
+        # would break every later rating of them.
+        rating_reader.check(
+            "mu", abs(values["mu"]) <= MAX_RATING, f"must be from -{MAX_RATING:g} to {MAX_RATING:g}"
+        )
         for k in ("sigma", "beta"):
-            rating_reader.check(k, values[k] > 0, "must be positive")
+            rating_reader.check(
+                k, 0 < values[k] <= MAX_RATING, f"must be more than 0 and at most {MAX_RATING:g}"
+            )
+        rating_reader.check("tau", 0 <= values["tau"] <= MAX_RATING, f"must be from 0 to {MAX_RATING:g}")
         rating_reader.check(
             "draw_probability", 0 < values["draw_probability"] < 1, "must be between 0 and 1 (ties happen)"
         )
@@ -397,6 +366,7 @@ def parse_config(text: str, path: Path) -> TournamentConfig:
         cwd = rel(r.get("cwd", str)) if r.has("cwd") else default_cwd
         env = r.get("env", dict, {})
         for k, v in env.items():
+            r.check("env", bool(ENV_NAME_RE.fullmatch(k)), f"names a variable {k!r}: use A-Z a-z 0-9 _")
             if not isinstance(v, str | int | float) or isinstance(v, bool):
                 r.fail(node.value["env"], f"'bots[{i}].env.{k}' must be a string, got {v!r}")
         limits, tmp_mb = _limits(r.child("limits", LIMIT_KEYS), default_limits, default_tmp_mb)
@@ -433,7 +403,11 @@ def parse_config(text: str, path: Path) -> TournamentConfig:
         names = top.get("challengers", list, required=fmt == "gauntlet")
         top.check("challengers", fmt == "gauntlet", "only applies to format: gauntlet")
         for c in names:
-            top.check("challengers", c in seen, f"names {c!r}, which is not a bot of this tournament")
+            top.check(
+                "challengers",
+                isinstance(c, str) and c in seen,
+                f"names {c!r}, which is not a bot of this tournament",
+            )
         top.check(
             "challengers", 0 < len(names) < len(bots), "must name at least one bot and leave a field to play"
         )
@@ -445,6 +419,12 @@ def parse_config(text: str, path: Path) -> TournamentConfig:
         challengers = tuple(names)
 
     output = rel(top.get("output", str, f"results/{name}"))
+    top.check("output", not output.exists() or output.is_dir(), f"is {str(output)!r}, which is not a folder")
+    top.check(
+        "output",
+        not any(output.is_relative_to(p) for p in SYSTEM_FOLDERS) or output.is_relative_to("/dev/shm"),
+        f"is {str(output)!r}, inside a system folder; results need an ordinary folder",
+    )
     bots = _hide_from_bots(bots, output)
     return TournamentConfig(
         name=name,
@@ -465,7 +445,7 @@ def parse_config(text: str, path: Path) -> TournamentConfig:
         rating=rating,
         end_grace_ms=end_grace_ms,
         retries=retries,
-        raw=_plain(top.node),
+        raw=plain(top.node),
         build_timeout_ms=build_timeout_ms,
         multigame=multigame,
         restart_every=restart_every,
@@ -520,7 +500,11 @@ def _limits(r: _Reader | None, default: ResourceLimits, default_tmp_mb: int) -> 
     values: dict[str, Any] = {}
     for key in LIMIT_KEYS - {"cpus", "tmp_mb"}:
         v = r.get(key, (int, type(None)), getattr(default, key))
-        r.check(key, v is None or v > 0, "must be positive (or null for no limit)")
+        r.check(
+            key,
+            v is None or 0 < v <= MAX_LIMIT,
+            f"must be positive, at most {MAX_LIMIT} (or null for no limit)",
+        )
         values[key] = v
     cpus = r.get("cpus", (int, float, type(None)), default.cpus)
     r.check("cpus", cpus is None or 0.01 <= cpus <= 1024, "must be from 0.01 to 1024 cores (or null)")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 
 from .errors import ConfigError
@@ -25,6 +26,8 @@ def parse_duration_ms(value: str | int | float, where: str = "duration") -> int:
         if m is None:
             raise ConfigError(f"{where}: expected a duration such as '1s' or '250ms', got {value!r}")
         ms = float(m[1]) * _UNITS[m[2] or "s"]
+    if math.isnan(ms):  # YAML's .nan; an infinity is caught as longer than a day below
+        raise ConfigError(f"{where}: expected a duration such as '1s' or '250ms', got {value!r}")
     if ms < 0:
         raise ConfigError(f"{where}: a duration cannot be negative, got {value!r}")
     if ms > MAX_MS:

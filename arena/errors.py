@@ -47,6 +47,10 @@ class ConfigError(ArenaError):
     """A tournament file, board file or command-line option that is wrong."""
 
 
+class RecordError(ArenaError):
+    """A game record that cannot be read: not JSON, a field missing or of the wrong type."""
+
+
 class ProtocolError(ArenaError):
     """A line from a bot that does not follow the protocol."""
 

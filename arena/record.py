@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from enum import Enum
 from typing import Any
 
-from .errors import ArenaError
+from .errors import ArenaError, RecordError, RulesError
+from .jsonfields import Fields
 from .rules import GameState, Params, Standing, format_position, parse_move, parse_position
 
 RECORD_FORMAT = 2
@@ -46,7 +47,13 @@ class Fault:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Fault:
-        return cls(FaultKind(d["kind"]), d["detail"], d["ply"])
+        f = Fields(d, "fault")
+        kind = f.get("kind", str)
+        if kind not in {k.value for k in FaultKind}:
+            raise RecordError(
+                f"fault: unknown kind {kind!r} (one of {', '.join(k.value for k in FaultKind)})"
+            )
+        return cls(FaultKind(kind), f.get("detail", str), f.get("ply", int))
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,15 +96,26 @@ class SeatRecord:
         return d
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> SeatRecord:
-        d = dict(d)
-        d["command"] = tuple(d["command"])
-        d["infos"] = tuple(d.get("infos", ()))
-        d["info_plies"] = tuple(int(p) for p in d.get("info_plies", ()))
-        d["transcript"] = tuple(d.get("transcript", ()))
-        d["fault"] = Fault.from_dict(d["fault"]) if d.get("fault") else None
-        d["isolation"] = dict(d.get("isolation") or {})
-        return cls(**d)
+    def from_dict(cls, d: dict[str, Any], where: str = "seat") -> SeatRecord:
+        f = Fields(d, where)
+        fault = f.get("fault", (dict, type(None)), None)
+        return cls(
+            name=f.get("name", str),
+            command=f.strings("command"),
+            reported_name=f.get("reported_name", (str, type(None)), None),
+            ready=f.get("ready", bool, False),
+            fault=None if not fault else Fault.from_dict(fault),
+            exit=f.get("exit", (str, type(None)), None),
+            exited_cleanly=f.get("exited_cleanly", bool, False),
+            leftover_processes=f.get("leftover_processes", (int, type(None)), 0),
+            stderr_tail=f.get("stderr_tail", str, ""),
+            stderr_bytes=f.get("stderr_bytes", int, 0),
+            infos=f.strings("infos", ()),
+            info_plies=tuple(f.items("info_plies", int)) if "info_plies" in d else (),
+            info_count=f.get("info_count", int, 0),
+            transcript=f.strings("transcript", ()),
+            isolation=dict(f.get("isolation", (dict, type(None)), None) or {}),
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,41 +176,104 @@ class GameRecord:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> GameRecord:
+        """A record from its JSON data, every field checked: a tampered or truncated record is a
+        :class:`RecordError` naming the field, never a crash later."""
         try:
-            if d.get("format") not in READABLE_FORMATS:
-                raise ArenaError(f"unknown game record format {d.get('format')!r}")
-            return cls(
-                game_id=d["game_id"],
-                seed=d["seed"],
-                params=Params(**d["params"]),
-                time_control=dict(d["time_control"]),
-                start_position=d["start_position"],
-                seats=tuple(SeatRecord.from_dict(s) for s in d["seats"]),
-                moves=tuple(MoveRecord(int(p), str(m), float(ms)) for p, m, ms in d["moves"]),
-                final_position=d["final_position"],
-                standings=tuple(Standing(**s) for s in d["standings"]),
-                duration_ms=d.get("duration_ms", 0.0),
-                started_at=d.get("started_at", ""),
-                extra=d.get("extra", {}),
+            return cls._from_dict(d)
+        except RecordError as e:
+            raise RecordError(f"not a valid game record: {e}") from None
+
+    @classmethod
+    def _from_dict(cls, d: dict[str, Any]) -> GameRecord:
+        f = Fields(d, "record")
+        if d.get("format") not in READABLE_FORMATS:
+            raise RecordError(f"unknown game record format {d.get('format')!r}")
+        params_fields = Fields(f.get("params", dict), "params")
+        try:
+            params = Params(
+                **{k: params_fields.get(k, bool if k == "hole_border" else int) for k in d["params"]}
             )
-        except (KeyError, TypeError, ValueError) as e:
-            raise ArenaError(f"not a valid game record: {e!r}") from None
+        except TypeError as e:  # a key Params does not have
+            raise RecordError(f"params: {e}") from None
+        seats = tuple(SeatRecord.from_dict(s, f"seats[{i}]") for i, s in enumerate(f.items("seats", dict)))
+        moves = []
+        for i, m in enumerate(f.items("moves", list)):
+            if len(m) != 3:
+                raise RecordError(f"moves[{i}] must be [player, move, ms], got {len(m)} items")
+            mf = Fields(dict(zip(("player", "move", "ms"), m, strict=True)), f"moves[{i}]")
+            moves.append(
+                MoveRecord(mf.get("player", int), mf.get("move", str), float(mf.get("ms", (int, float))))
+            )
+        standings = []
+        for i, s in enumerate(f.items("standings", dict)):
+            sf = Fields(s, f"standings[{i}]")
+            standings.append(
+                Standing(
+                    **{
+                        s.name: sf.get(s.name, bool if s.name == "forfeited" else int)
+                        for s in fields(Standing)
+                    }
+                )
+            )
+        record = cls(
+            game_id=f.get("game_id", str),
+            seed=f.get("seed", int),
+            params=params,
+            time_control=f.get("time_control", dict),
+            start_position=f.get("start_position", str),
+            seats=seats,
+            moves=tuple(moves),
+            final_position=f.get("final_position", str),
+            standings=tuple(standings),
+            duration_ms=float(f.get("duration_ms", (int, float), 0.0)),
+            started_at=f.get("started_at", str, ""),
+            extra=f.get("extra", dict, {}),
+        )
+        record._check_shape()
+        return record
+
+    def _check_shape(self) -> None:
+        """What the types alone do not say: one seat and one standing per player, players,
+        ranks and fault plies in range."""
+        n = self.params.players
+        for what, count in (("seats", len(self.seats)), ("standings", len(self.standings))):
+            if count != n:
+                raise RecordError(f"record has {count} {what} for a {n}-player game")
+        if sorted(s.player for s in self.standings) != list(range(n)):
+            raise RecordError(f"standings must name each player 0..{n - 1} once")
+        for s in self.standings:
+            if not 1 <= s.rank <= n:
+                raise RecordError(f"standings: player {s.player} has rank {s.rank}, not 1..{n}")
+        for ply, m in enumerate(self.moves, start=1):
+            if not 0 <= m.player < n:
+                raise RecordError(f"moves[{ply - 1}]: player {m.player} in a {n}-player game")
+        for p, fault in self.faults:
+            if not 0 <= fault.ply <= len(self.moves):
+                raise RecordError(f"seats[{p}].fault.ply is {fault.ply}, not 0..{len(self.moves)}")
+        for key, value in self.time_control.items():
+            if value is not None and (not isinstance(value, int) or isinstance(value, bool)):
+                raise RecordError(f"time_control.{key} must be a whole number or null, got {value!r}")
 
     @classmethod
     def from_json(cls, text: str) -> GameRecord:
         try:
-            data = json.loads(text)
-        except json.JSONDecodeError as e:
-            raise ArenaError(f"game record is not JSON: {e}") from None
+            data = json.loads(text, parse_constant=_no_constant)
+        except RecursionError:
+            raise RecordError("game record is not JSON: it is nested too deeply") from None
+        except ValueError as e:  # JSONDecodeError, or a number of more digits than Python reads
+            raise RecordError(f"game record is not JSON: {e}") from None
         if not isinstance(data, dict):
-            raise ArenaError("game record is not a JSON object")
+            raise RecordError("game record is not a JSON object")
         return cls.from_dict(data)
 
     # -- replay -------------------------------------------------------------------------
 
     def positions(self) -> Iterator[tuple[MoveRecord | None, GameState]]:
         """The start, then the position after each move (forfeits applied where they fell)."""
-        state = parse_position(self.start_position)
+        try:
+            state = parse_position(self.start_position)
+        except RulesError as e:
+            raise RecordError(f"record {self.game_id}: start_position: {e}") from None
         pending = sorted(((f.ply, p) for p, f in self.faults), reverse=True)
 
         def apply_forfeits(ply: int) -> None:
@@ -207,7 +288,10 @@ class GameRecord:
                     f"record {self.game_id}: ply {ply} is by player {m.player}, "
                     f"but player {state.to_move} is to move"
                 )
-            state.apply(parse_move(m.move))
+            try:
+                state.apply(parse_move(m.move))
+            except RulesError as e:
+                raise RecordError(f"record {self.game_id}: ply {ply}: {e}") from None
             apply_forfeits(ply)
             yield m, state.copy()
 
@@ -220,3 +304,7 @@ class GameRecord:
         if format_position(last) != self.final_position:
             raise ArenaError(f"record {self.game_id} does not replay to its final position")
         return last
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a number a record holds")

@@ -258,7 +258,13 @@ def shown_plies(output: str) -> list[int]:
     ]
 
 
-def test_step_goes_forward_back_first_last_and_jumps(record: GameRecord, tmp_path: Path) -> None:
+@pytest.fixture
+def terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """CliRunner feeds the keys; --step otherwise refuses to run without a terminal."""
+    monkeypatch.setattr("arena.cli.play_cmds._has_terminal", lambda: True)
+
+
+def test_step_goes_forward_back_first_last_and_jumps(record: GameRecord, tmp_path: Path, terminal: None) -> None:
     saved = tmp_path / "game.json"
     saved.write_text(record.to_json())
     last = len(record.moves)
@@ -269,7 +275,9 @@ def test_step_goes_forward_back_first_last_and_jumps(record: GameRecord, tmp_pat
     assert "rank" not in result.output  # q stops before the result
 
 
-def test_step_past_the_last_position_shows_the_result(record: GameRecord, tmp_path: Path) -> None:
+def test_step_past_the_last_position_shows_the_result(
+    record: GameRecord, tmp_path: Path, terminal: None
+) -> None:
     saved = tmp_path / "game.json"
     saved.write_text(record.to_json())
     result = CliRunner().invoke(main, ["replay", str(saved), "--step", "--no-colour"], input="Gn")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -43,6 +44,27 @@ class ArenaGroup(click.Group):
 def echo_printable(text: str) -> None:
     """Print a line that may hold a bot's text, its control characters made visible."""
     click.echo(printable_lines(text))
+
+
+class PositionCommand(click.Command):
+    """A command whose arguments may start with a negative number.
+
+    The arena writes a position whose board starts left of or above 0,0 as
+    ``-2,0:...``; click would take that for an option ``-2``.  Such arguments
+    are passed after ``--``, in their order, with the options before them.
+    Only for commands whose options take no value (flags), which is what makes
+    the split safe.
+    """
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if "--" not in args and any(_NEGATIVE_NUMBER.match(a) for a in args):
+            options = [a for a in args if a.startswith("-") and not _NEGATIVE_NUMBER.match(a)]
+            rest = [a for a in args if not (a.startswith("-") and not _NEGATIVE_NUMBER.match(a))]
+            args = [*options, "--", *rest]
+        return super().parse_args(ctx, args)
+
+
+_NEGATIVE_NUMBER = re.compile(r"-\d")
 
 
 def colour_wanted(option: bool | None) -> bool:

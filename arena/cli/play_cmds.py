@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import shlex
+import sys
 import time
 from collections import Counter
 from pathlib import Path
@@ -19,6 +21,7 @@ from ..record import Fault, GameRecord, MoveRecord
 from ..referee import BotSpec, GameSetup, play_game
 from ..rules import PLAYER_LETTERS, GameState, Params, parse_board_file, random_board, render
 from ..sandbox import SandboxPolicy
+from ..textfile import BOARD_FILE_MAX_BYTES, RECORD_FILE_MAX_BYTES, read_text
 from ..untrusted import printable
 from .common import (
     colour_option,
@@ -71,7 +74,10 @@ def bot_specs(
     specs = []
     seen: Counter[str] = Counter()
     for command in commands:
-        argv = tuple(shlex.split(command))
+        try:
+            argv = tuple(shlex.split(command))
+        except ValueError as e:  # an unclosed quote
+            raise ConfigError(f"bot command {command!r}: cannot split it like a shell: {e}") from None
         if not argv:
             raise ConfigError(f"empty bot command {command!r}")
         base = bot_name(argv)
@@ -122,7 +128,7 @@ def standings_table(record: GameRecord) -> str:
     default="random",
     show_default=True,
     metavar="random|FILE",
-    help="A random board from the seed, or a board file.",
+    help="A random board from the seed, or a board file (at most 1 MiB, 1024 hexes).",
 )
 @click.option("--build-board", is_flag=True, help="The bots build the pasture from tiles first.")
 @time_control_options
@@ -179,12 +185,8 @@ def play_cmd(
     elif board_opt == "random":
         board = random_board(seed, params.tiles * params.players, params.contact)
     else:
-        path = Path(board_opt)
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as e:
-            raise ConfigError(f"cannot read board file {str(path)!r}: {e}") from None
-        board = parse_board_file(text, str(path))
+        text = read_text(board_opt, "board file", BOARD_FILE_MAX_BYTES)
+        board = parse_board_file(text, board_opt)
     specs = bot_specs(bots, Path.cwd(), limits, sandbox)
     setup = GameSetup(
         game_id=f"play-{seed}", seed=seed, params=params, time_control=time_control, board=board
@@ -219,10 +221,7 @@ def play_cmd(
 
 
 def load_record(path: Path) -> GameRecord:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise ArenaError(f"cannot read game record {str(path)!r}: {e}") from None
+    text = read_text(path, "game record", RECORD_FILE_MAX_BYTES)
     try:
         return GameRecord.from_json(text)
     except ArenaError as e:
@@ -303,13 +302,41 @@ def _html_name(record: GameRecord) -> Path:
     return Path(re.sub(r"[^A-Za-z0-9_.+-]", "_", record.game_id) + ".html")
 
 
+MAX_DELAY_S = 60.0
+
+
+def _finite(_ctx: click.Context, _param: click.Parameter, value: float) -> float:
+    if not math.isfinite(value):  # FloatRange lets NaN through
+        raise click.BadParameter(f"{value!r} is not a number of seconds")
+    return value
+
+
+def _has_terminal() -> bool:
+    """Whether a key press can be read: from standard input, or from the controlling terminal."""
+    if sys.stdin.isatty():
+        return True
+    try:
+        os.close(os.open("/dev/tty", os.O_RDONLY | os.O_NOCTTY))
+    except OSError:
+        return False
+    return True
+
+
 @main.command("replay")
 @click.argument("source", type=click.Path(exists=True, path_type=Path))
 @click.argument("game_id", required=False)
 @click.option(
-    "--step", is_flag=True, help="Step with the keys: Right/space next, Left back, Home/End, j to jump to a ply."
+    "--step",
+    is_flag=True,
+    help="Step with the keys: Right/space next, Left back, Home/End, j to jump to a ply (needs a terminal).",
 )
-@click.option("--delay", type=float, default=0.0, help="Seconds to pause between moves.")
+@click.option(
+    "--delay",
+    type=click.FloatRange(0, MAX_DELAY_S),
+    default=0.0,
+    callback=_finite,
+    help=f"Seconds to pause between moves (0 to {MAX_DELAY_S:g}).",
+)
 @click.option("--html", is_flag=True, help="Write the game's replay viewer as one HTML page instead.")
 @click.option(
     "--output",
@@ -334,24 +361,32 @@ def replay_cmd(
     'arena games' lists. The HTML page needs nothing else (no network): a hex
     board to step through with the arrow keys, Home/End and space.
     """
+    if step and not _has_terminal():
+        raise click.UsageError(
+            "--step waits for a key press, and there is no terminal here; use --delay SECONDS"
+        )
     if game_id is None:
-        if source.is_dir():
-            raise click.UsageError("a results folder needs a GAME_ID (see 'arena games RESULTS')")
+        if source.is_dir() or source.suffix in (".yaml", ".yml", ".sqlite"):
+            raise click.UsageError(
+                f"{str(source)!r} holds a tournament's games: give a GAME_ID too (see 'arena games {source}')"
+            )
         record = load_record(source)
     else:
         from .tournament_cmds import load_from_results
 
         record = load_from_results(source, game_id)
+    try:
+        record.replay()  # the record must lead to its own final position: checked before showing it
+    except ArenaError as e:
+        raise ArenaError(f"{source}: {e}") from None
     if output is not None and not html:
         raise click.UsageError("--output is for --html")
     if html:
         from ..report import replay_page
         from .report_cmds import write_page
 
-        record.replay()  # the record must lead to its own final position
         target = output or _html_name(record)
         write_page(target, replay_page(record))
         click.echo(f"wrote {target}; open it in a browser")
         return
     show_replay(record, step, delay, colour_wanted(colour))
-    record.replay()  # the record must lead to its own final position

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import time
 from pathlib import Path
 
@@ -20,30 +21,44 @@ from ..rules import (
     random_board,
     render,
 )
-from .common import colour_option, colour_wanted, contact_option, main
+from ..textfile import BOARD_FILE_MAX_BYTES, read_text
+from .common import PositionCommand, colour_option, colour_wanted, contact_option, main
+
+# Each ply multiplies the work by the number of moves (30 to 200): the publisher's start
+# takes seconds at depth 4 and minutes at 5, so 12 is already far beyond any run that ends.
+MAX_PERFT_DEPTH = 12
 
 
-@main.command("perft")
+@main.command("perft", cls=PositionCommand)
 @click.argument("position")
-@click.argument("depth", type=click.IntRange(0, 64))
+@click.argument("depth", type=click.IntRange(0, MAX_PERFT_DEPTH))
 @click.option("--divide", "split", is_flag=True, help="Also print the count under each first move.")
 def perft_cmd(position: str, depth: int, split: bool) -> None:
     """Count the leaf positions DEPTH plies below POSITION.
 
-    POSITION is in the position notation, or 'start' for the publisher's game
-    with an empty table, or 'random:SEED:PLAYERS' for a random board with no
-    herds yet.  A finished game adds no leaves; a skipped turn is no ply.
+    POSITION is in the position notation (it may start with a negative
+    coordinate, '-2,0:...'), or 'start' for the publisher's game with an empty
+    table, or 'random:SEED:PLAYERS' for a random board with no herds yet.
+    A finished game adds no leaves; a skipped turn is no ply.
+
+    DEPTH is 0 to 12; the work grows about 30-200 times per ply (the
+    publisher's start: seconds at 4, minutes at 5). Ctrl-C stops (exit 130).
     """
     state = _position_argument(position)
     started = time.perf_counter()
-    if split:
-        total = 0
-        for move, count in divide(state, depth):
-            click.echo(f"{move}: {count}")
-            total += count
-        click.echo("")
-    else:
-        total = perft(state, depth)
+    try:
+        if split:
+            total = 0
+            for move, count in divide(state, depth):
+                click.echo(f"{move}: {count}")
+                total += count
+            click.echo("")
+        else:
+            total = perft(state, depth)
+    except KeyboardInterrupt:
+        elapsed = time.perf_counter() - started
+        click.echo(f"\ninterrupted after {elapsed:.1f}s: perft({depth}) did not finish", err=True)
+        sys.exit(130)
     elapsed = time.perf_counter() - started
     click.echo(f"perft({depth}) = {total}")
     click.echo(f"{elapsed:.3f}s, {total / elapsed if elapsed else 0:,.0f} leaves/s", err=True)
@@ -54,19 +69,22 @@ def _position_argument(text: str) -> GameState:
         return GameState(Params())
     if text.startswith("random:"):
         parts = text.split(":")
-        if len(parts) != 3 or not all(p.isdigit() for p in parts[1:]):
-            raise click.BadParameter(f"expected random:SEED:PLAYERS, got {text!r}")
+        if len(parts) != 3 or not all(p.isdigit() and len(p) <= 20 for p in parts[1:]):
+            raise click.BadParameter(f"expected random:SEED:PLAYERS (whole numbers), got {text[:60]!r}")
         players = int(parts[2])
         params = Params(players=players)
         return GameState(params, random_board(int(parts[1]), params.tiles * players))
     return parse_position(text)
 
 
-@main.command("show")
+@main.command("show", cls=PositionCommand)
 @click.argument("position")
 @colour_option
 def show_cmd(position: str, colour: bool | None) -> None:
     """Draw POSITION as a hex board in the terminal.
+
+    A POSITION may start with a negative coordinate ('-2,0:...'): it is still
+    read as the position, not as an option.
 
     \b
     The position notation, fields separated by spaces:
@@ -95,7 +113,7 @@ def show_cmd(position: str, colour: bool | None) -> None:
     "--file",
     "file_",
     type=click.Path(dir_okay=False, path_type=Path),
-    help="Read this board file instead of generating one.",
+    help="Read this board file instead of generating one (at most 1 MiB, 1024 hexes).",
 )
 @click.option(
     "--format",
@@ -116,11 +134,7 @@ def board_cmd(
     """
     params = Params(players=players, tiles=tiles, contact=int(contact))
     if file_ is not None:
-        try:
-            text = file_.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as e:
-            raise click.FileError(str(file_), hint=str(e)) from e
-        board = parse_board_file(text, str(file_))
+        board = parse_board_file(read_text(file_, "board file", BOARD_FILE_MAX_BYTES), str(file_))
     else:
         board = random_board(seed, players * tiles, params.contact)
     state = GameState(params, board)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import json
 import sys
 import time
@@ -13,11 +14,12 @@ import click
 from tabulate import tabulate
 
 from ..config import RatingConfig, load_config
+from ..errors import ConfigError
 from ..record import FaultKind, GameRecord
 from ..rules import PLAYER_LETTERS
 from ..schedule import ScheduledGame
 from ..standings import FORMATS, compute_standings, render
-from ..store import ResultStore, ResultsWriteError
+from ..store import STORE_NAME, ResultStore, ResultsWriteError, store_path
 from ..tournament import RunState, run_tournament
 from ..untrusted import printable
 from .common import echo_printable, main
@@ -151,7 +153,25 @@ def _open_results(target: Path) -> tuple[ResultStore, list[str], RatingConfig]:
     """A results folder, its store file, or the tournament file that wrote it."""
     if target.suffix in (".yaml", ".yml"):
         config = load_config(target)
-        return ResultStore.open(config.output), [b.name for b in config.bots], config.rating
+        if not store_path(config.output).is_file():
+            raise ConfigError(
+                f"{target}: tournament {config.name!r} has no results yet in {str(config.output)!r} "
+                f"(run 'arena run {target}')"
+            )
+        store = ResultStore.open(config.output)
+        ran = store.get_meta("name")
+        if ran is not None and ran != config.name:
+            store.close()
+            raise ConfigError(
+                f"{target}: its output {str(config.output)!r} holds the results of tournament {ran!r}, "
+                f"not of {config.name!r}"
+            )
+        return store, [b.name for b in config.bots], config.rating
+    if target.is_file() and target.suffix != ".sqlite":
+        raise ConfigError(
+            f"{str(target)!r} is not results: give a results folder, its {STORE_NAME}, "
+            "or the tournament file (.yaml or .yml) that wrote it"
+        )
     store = ResultStore.open(target)
     raw = store.get_meta("config") or {}
     bots = [b.get("name") for b in raw.get("bots", []) if isinstance(b, dict)]
@@ -193,10 +213,11 @@ def games_cmd(results: Path, bot: str | None, fault: str | None, fmt: str) -> No
 
     Replay one with: arena replay RESULTS GAME_ID
     """
-    store, _bots, _ = _open_results(results)
+    store, bots, _ = _open_results(results)
     with store:
         records = list(store.records())
     if bot is not None:
+        _check_bot(bot, bots or sorted({s.name for r in records for s in r.seats}), results)
         records = [r for r in records if any(s.name == bot for s in r.seats)]
     if fault is not None:
         records = [
@@ -239,6 +260,17 @@ def games_cmd(results: Path, bot: str | None, fault: str | None, fmt: str) -> No
         rows.append([printable(r.game_id), seats, _game_line(r), len(r.moves), faults])
     click.echo(tabulate(rows, headers=["id", "seats", "result (rank. bot hexes)", "moves", "faults"]))
     click.echo(f"\n{len(records)} game(s)")
+
+
+def _check_bot(bot: str, bots: list[str], results: Path) -> None:
+    """Refuse a bot that is not in the tournament: a typo would list no games, and say nothing."""
+    if bot in bots:
+        return
+    close = difflib.get_close_matches(bot, bots, n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    raise ConfigError(
+        f"--bot {bot!r}: no such bot in {str(results)!r}{hint}; bots: {', '.join(bots) or 'none'}"
+    )
 
 
 def load_from_results(target: Path, game_id: str) -> GameRecord:

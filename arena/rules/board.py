@@ -11,13 +11,17 @@ built; the building phase makes a new one per tile.
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Iterable, Mapping
+from collections.abc import Container, Iterable, Mapping
 from itertools import accumulate
 
 from ..errors import NotationError, RulesError
-from .hexgrid import DIRECTION_VECTORS, ORIENTATIONS, TILE_SHAPES, Hex, tile_hexes
+from .hexgrid import COORD_LIMIT, DIRECTION_VECTORS, ORIENTATIONS, TILE_SHAPES, Hex, tile_hexes, within_limit
 from .moves import SheepMove, sheep_run
 from .rng import SplitMix64
+
+# The most hexes a pasture may have: 4 players x 64 tiles x 4 hexes, the largest game
+# Params allows (the publisher's game has 64).  It also bounds the work of checking one.
+MAX_BOARD_HEXES = 1024
 
 
 class Board:
@@ -224,6 +228,20 @@ def _outside_and_holes(keys: list[int], grid: _Grid) -> tuple[set[int], set[int]
     return outside, empty - outside
 
 
+def _reach(starts: Iterable[Hex], within: Container[Hex]) -> set[Hex]:
+    """``starts`` and every hex of ``within`` joined to one of them edge to edge through ``within``."""
+    seen = set(starts)
+    stack = list(seen)
+    while stack:
+        q, r = stack.pop()
+        for dq, dr in DIRECTION_VECTORS:
+            n = (q + dq, r + dr)
+            if n in within and n not in seen:
+                seen.add(n)
+                stack.append(n)
+    return seen
+
+
 # --- building the pasture -------------------------------------------------
 
 
@@ -239,6 +257,11 @@ def tile_placement_problem(
     if orientation not in ORIENTATIONS:
         return f"unknown orientation {orientation!r} (one of A B C)"
     cells = tile_hexes(q, r, orientation)
+    beyond = [h for h in cells if not within_limit(h)]
+    if beyond:
+        return (
+            f"lays hex {beyond[0][0]},{beyond[0][1]}, outside the coordinates -{COORD_LIMIT}..{COORD_LIMIT}"
+        )
     overlap = [h for h in cells if h in pasture]
     if overlap:
         return f"overlaps the pasture at {overlap[0][0]},{overlap[0][1]}"
@@ -263,6 +286,10 @@ def _placements_with_edges(
         anchor, o = divmod(option, 3)
         q, r = grid.hex(anchor)
         out.append(((q, r, ORIENTATIONS[o]), shared))
+    if any(not within_limit((q + 2, r + 2)) or not within_limit((q - 2, r - 2)) for q, r in pasture):
+        # The pasture reaches near the coordinate limit: keep the tiles that stay within it
+        # (the four hexes of a tile lie within 2 of its anchor).
+        out = [item for item in out if all(within_limit(h) for h in tile_hexes(*item[0]))]
     return out
 
 
@@ -416,26 +443,34 @@ def parse_board_file(text: str, source: str = "<board>") -> Board:
                 )
             q = (col - row - parity) // 2
             cells[(q, row)] = 0 if ch == "." else int(ch)
+            if len(cells) > MAX_BOARD_HEXES:
+                raise NotationError(
+                    f"more than {MAX_BOARD_HEXES} hexes, the most a pasture has (4 players x 64 tiles)",
+                    f"{source}: line {lineno}, column {col}",
+                )
         row += 1
     if not cells:
         raise NotationError("the board has no pasture hexes", source)
-    board = Board(cells).normalized()
-    _check_connected(board, source)
-    return board
+    # Checked on the cells, before a Board is built: its tables cost the area of the
+    # bounding box, which a scattered drawing makes large.
+    q0 = min(q for q, _ in cells)
+    r0 = min(r for _, r in cells)
+    cells = {(q - q0, r - r0): d for (q, r), d in cells.items()}
+    far = next((h for h in cells if not within_limit(h)), None)
+    if far is not None:
+        raise NotationError(
+            f"the pasture spans more than {COORD_LIMIT + 1} hexes (hex {far[0]},{far[1]} counted from "
+            f"the top left): coordinates stay within -{COORD_LIMIT}..{COORD_LIMIT}",
+            source,
+        )
+    _check_connected(cells, source)
+    return Board(cells)
 
 
-def _check_connected(board: Board, source: str) -> None:
-    seen = {0}
-    stack = [0]
-    while stack:
-        i = stack.pop()
-        for d in range(6):
-            j = board.nbr[i * 6 + d]
-            if j >= 0 and j not in seen:
-                seen.add(j)
-                stack.append(j)
-    if len(seen) != board.size:
-        lost = next(board.coords[i] for i in range(board.size) if i not in seen)
+def _check_connected(cells: Mapping[Hex, int], source: str) -> None:
+    seen = _reach([min(cells, key=lambda h: (h[1], h[0]))], cells)
+    if len(seen) != len(cells):
+        lost = min((h for h in cells if h not in seen), key=lambda h: (h[1], h[0]))
         raise NotationError(f"the pasture is not in one piece: hex {lost[0]},{lost[1]} is cut off", source)
 
 

@@ -15,6 +15,16 @@ from enum import IntEnum
 
 Hex = tuple[int, int]
 
+# Every hex of every position has -COORD_LIMIT <= q, r <= COORD_LIMIT: room for the
+# largest pasture wherever its first tile goes.  A move that names or lays a hex
+# beyond is illegal, like any move off the pasture (PROTOCOL.md, "Coordinates").
+COORD_LIMIT = 999
+
+
+def within_limit(h: Hex) -> bool:
+    """Whether hex ``h`` lies within the coordinate limit."""
+    return -COORD_LIMIT <= h[0] <= COORD_LIMIT and -COORD_LIMIT <= h[1] <= COORD_LIMIT
+
 
 class Direction(IntEnum):
     """The six directions, counter-clockwise from east."""

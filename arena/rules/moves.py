@@ -82,10 +82,13 @@ def sheep_run(q: int, r: int, direction: int, most: int) -> tuple[SheepMove, ...
     return run
 
 
+# Any whole numbers: whether a coordinate or a count is in range is for the rules to judge
+# (an illegal move), so that a far-off hex is refused the same way however far it is.
 _MOVE_RE = re.compile(
-    r"(?P<q>-?\d{1,4}),(?P<r>-?\d{1,4})"
-    r"(?:(?P<orient>[ABC])|(?P<dir>NE|NW|SE|SW|E|W)(?P<count>\d{1,3}))?"
+    r"(?P<q>-?\d+),(?P<r>-?\d+)"
+    r"(?:(?P<orient>[ABC])|(?P<dir>NE|NW|SE|SW|E|W)(?P<count>\d+))?"
 )
+INT64_DIGITS = 19  # a number of more digits does not fit a signed 64-bit integer
 
 
 _DIRECTIONS = {d.name: d for d in Direction}
@@ -94,11 +97,15 @@ _DIRECTIONS = {d.name: d for d in Direction}
 def parse_move(text: str) -> Move:
     """Read one move token; the shape tells the phase (see the module doc)."""
     m = _MOVE_RE.fullmatch(text.strip())
+    shown = text if len(text) <= 40 else text[:37] + "..."  # a bot's line may be 4 KiB
     if m is None:
         raise NotationError(
-            f"cannot read move {text!r}: expected a tile like '0,0A', a herd like '3,0' "
+            f"cannot read move {shown!r}: expected a tile like '0,0A', a herd like '3,0' "
             "or a move like '3,0NE5'"
         )
+    numbers = [g for g in (m["q"], m["r"], m["count"]) if g is not None]
+    if any(len(g.lstrip("-")) > INT64_DIGITS or abs(int(g)) >= 2**63 for g in numbers):
+        raise NotationError(f"cannot read move {shown!r}: a number does not fit a signed 64-bit integer")
     q, r = int(m["q"]), int(m["r"])
     if m["orient"]:
         return TilePlacement(q, r, m["orient"])

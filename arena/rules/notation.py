@@ -31,15 +31,18 @@ from dataclasses import replace
 from typing import Any
 
 from ..errors import NotationError, RulesError
-from .board import Board
-from .hexgrid import Hex
+from .board import MAX_BOARD_HEXES, Board
+from .hexgrid import COORD_LIMIT, Hex, within_limit
 from .params import PLAYER_LETTERS, Params, Phase
 from .state import GameState
-from .writer import format_position
+from .writer import MAX_RUN, format_position
 
 __all__ = ["format_position", "parse_position"]
 
 _CELL_RE = re.compile(r"([_.])(\d*)|([a-d])(\d+)")
+# The longest position read: 1024 hexes with stacks and daisies take some 20 000 characters.
+MAX_POSITION_CHARS = 64 * 1024
+_LONG_NUMBER_RE = re.compile(r"\d{19,}")  # more digits than a signed 64-bit integer holds
 
 
 def _rejected(field: str, value: int) -> bool:
@@ -52,17 +55,36 @@ def _rejected(field: str, value: int) -> bool:
 
 
 def _error(message: str, text: str, pos: int) -> NotationError:
-    return NotationError(f"{message} in {text!r}", f"column {pos + 1}")
+    return NotationError(f"{message} in {_excerpt(text, pos)!r}", f"column {pos + 1}")
+
+
+def _excerpt(text: str, pos: int, width: int = 100) -> str:
+    """``text``, or the part around column ``pos`` when it is long (errors stay one short line)."""
+    if len(text) <= width:
+        return text
+    start = max(0, min(pos - width // 2, len(text) - width))
+    return (
+        ("..." if start else "") + text[start : start + width] + ("..." if start + width < len(text) else "")
+    )
 
 
 def parse_position(text: str) -> GameState:
     """Read a position; errors say what is wrong and at which column."""
+    if len(text) > MAX_POSITION_CHARS:
+        raise NotationError(f"a position of {len(text)} characters; at most {MAX_POSITION_CHARS}", "column 1")
+    long_number = _LONG_NUMBER_RE.search(text)
+    if long_number is not None:
+        raise _error(
+            f"a number of {len(long_number[0])} digits, more than a signed 64-bit integer holds",
+            text,
+            long_number.start(),
+        )
     fields = []
     for m in re.finditer(r"\S+", text):
         fields.append((m.group(), m.start()))
     if len(fields) < 3:
         raise NotationError(
-            f"a position needs at least a board, a phase and a turn, got {text!r}", "column 1"
+            f"a position needs at least a board, a phase and a turn, got {_excerpt(text, 0)!r}", "column 1"
         )
     (board_text, board_pos), (phase_text, phase_pos), (turn_text, turn_pos) = fields[:3]
 
@@ -181,6 +203,17 @@ def parse_position(text: str) -> GameState:
     return state
 
 
+def _check_cells(q: int, r: int, run: int, count: int, text: str, pos: int) -> None:
+    """Refuse pasture cells ``q..q+run-1`` on row ``r`` beyond the coordinate limit, or too many."""
+    for h in ((q, r), (q + run - 1, r)):
+        if not within_limit(h):
+            raise _error(
+                f"hex {h[0]},{h[1]} is outside the coordinates -{COORD_LIMIT}..{COORD_LIMIT}", text, pos
+            )
+    if count > MAX_BOARD_HEXES:
+        raise _error(f"more than {MAX_BOARD_HEXES} pasture hexes, the most a pasture has", text, pos)
+
+
 def _parse_board(
     board_text: str, text: str, start: int
 ) -> tuple[dict[Hex, int], dict[Hex, tuple[int, int, int]]]:
@@ -210,9 +243,10 @@ def _parse_board(
                 )
             if m[1]:
                 run = int(m[2]) if m[2] else 1
-                if run == 0 or run > 999:
-                    raise _error(f"run length {run} is out of range 1..999", text, pos + k)
+                if run == 0 or run > MAX_RUN:
+                    raise _error(f"run length {run} is out of range 1..{MAX_RUN}", text, pos + k)
                 if m[1] == ".":
+                    _check_cells(q, r, run, len(cells) + run, text, pos + k)
                     for dq in range(run):
                         cells[(q + dq, r)] = 0
                 q += run
@@ -220,6 +254,7 @@ def _parse_board(
                 sheep = int(m[4])
                 if sheep < 1:
                     raise _error("a stack needs at least one sheep", text, pos + k)
+                _check_cells(q, r, 1, len(cells) + 1, text, pos + k)
                 cells[(q, r)] = 0
                 stacks[(q, r)] = (PLAYER_LETTERS.index(m[3]), sheep, pos + k)
                 q += 1

@@ -8,6 +8,8 @@ Independent implementations compare these counts to find move-generator bugs.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from .moves import Move
 from .state import GameState
 
@@ -26,13 +28,16 @@ def perft(state: GameState, depth: int) -> int:
     return total
 
 
-def divide(state: GameState, depth: int) -> list[tuple[Move, int]]:
-    """Perft split by first move: ``[(move, leaves under it), ...]``."""
+def divide(state: GameState, depth: int) -> Iterator[tuple[Move, int]]:
+    """Perft split by first move: ``(move, leaves under it)`` for each, as each is counted
+    (a long count shows its progress)."""
     if depth < 1:
         raise ValueError(f"divide needs depth >= 1, got {depth!r}")
-    out = []
+    return _divide(state.copy(), depth)
+
+
+def _divide(state: GameState, depth: int) -> Iterator[tuple[Move, int]]:
     for move in state.legal_moves():
         child = state.copy()
         child.apply(move)
-        out.append((move, perft(child, depth - 1)))
-    return out
+        yield move, perft(child, depth - 1)

@@ -372,8 +372,6 @@ class GameState:
         if isinstance(move, TilePlacement):
             if phase is not Phase.TILES:
                 return f"tiles cannot be placed during the {phase.value} phase"
-            if max(abs(move.q), abs(move.r)) > 999:
-                return "tile coordinates must stay within -999..999"
             return tile_placement_problem(
                 self._pasture(), move.q, move.r, move.orientation, self.params.contact
             )

@@ -14,6 +14,9 @@ if TYPE_CHECKING:
     from .state import GameState
 
 
+MAX_RUN = 999  # the longest run of '_' or '.' one count gives (the parser reads no more)
+
+
 def format_position(state: GameState) -> str:
     """Write ``state`` in the position notation."""
     board = state.board
@@ -75,7 +78,10 @@ def _compress(tokens: list[str]) -> str:
             j += 1
         run = j - i
         if t in "_." and run > 1:
-            out.append(f"{t}{run}")
+            # A count is at most MAX_RUN (what the parser reads): a longer run is written in parts.
+            full, rest = divmod(run, MAX_RUN)
+            out.extend([f"{t}{MAX_RUN}"] * full)
+            out.append(f"{t}{rest}" if rest > 1 else t * rest)
         else:
             out.extend([t] * run)
         i = j
