@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import hashlib
+import itertools
 import json
 import sqlite3
 from collections.abc import Iterator, Sequence
@@ -19,28 +21,65 @@ from pathlib import Path
 from typing import Any
 
 from .errors import ArenaError
-from .record import GameRecord
+from .rating import RatingCheckpoint
+from .record import Fault, FaultKind, GameRecord
 from .schedule import ScheduledGame
+from .summary import GameSummary, SeatSummary
+from .tally import BotTotals, Tally
 
 STORE_NAME = "results.sqlite"
-SCHEMA_VERSION = 1
+# 2 added a summary of each game (tables summaries and seats) beside its record.
+SCHEMA_VERSION = 2
+# Versions this arena reads; a version-1 store is upgraded when a run opens it.
+READABLE_VERSIONS = (1, 2)
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS schedule (
-    idx INTEGER PRIMARY KEY,
-    game_id TEXT NOT NULL UNIQUE,
-    round INTEGER NOT NULL,
-    seats TEXT NOT NULL,
-    seed INTEGER NOT NULL
-);
-CREATE TABLE IF NOT EXISTS games (
-    game_id TEXT PRIMARY KEY,
-    idx INTEGER NOT NULL,
-    finished_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
-    record TEXT NOT NULL
-);
-"""
+_TABLES_V1 = {
+    "meta": "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    "schedule": """CREATE TABLE IF NOT EXISTS schedule (
+        idx INTEGER PRIMARY KEY,
+        game_id TEXT NOT NULL UNIQUE,
+        round INTEGER NOT NULL,
+        seats TEXT NOT NULL,
+        seed INTEGER NOT NULL
+    )""",
+    "games": """CREATE TABLE IF NOT EXISTS games (
+        game_id TEXT PRIMARY KEY,
+        idx INTEGER NOT NULL,
+        finished_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
+        record TEXT NOT NULL
+    )""",
+}
+# What standings, listings and resume read, so that they never parse a record:
+# one row per game and one per seat, written in the game's own transaction.
+_TABLES_V2 = {
+    **_TABLES_V1,
+    "summaries": """CREATE TABLE IF NOT EXISTS summaries (
+        game_id TEXT PRIMARY KEY,
+        idx INTEGER NOT NULL,
+        seed INTEGER NOT NULL,
+        players INTEGER NOT NULL,
+        moves INTEGER NOT NULL,
+        duration_ms REAL NOT NULL
+    )""",
+    "seats": """CREATE TABLE IF NOT EXISTS seats (
+        game_id TEXT NOT NULL,
+        seat INTEGER NOT NULL,
+        bot TEXT NOT NULL,
+        rank INTEGER NOT NULL,
+        hexes INTEGER NOT NULL,
+        half_points INTEGER NOT NULL,
+        fault TEXT,
+        fault_detail TEXT,
+        fault_ply INTEGER,
+        sandboxed INTEGER NOT NULL,
+        network INTEGER NOT NULL,
+        PRIMARY KEY (game_id, seat)
+    )""",
+}
+
+# A game's place: the schedule's order, not the order games were saved in (the
+# schedule is the authority; a game no longer in it keeps the place it was saved at).
+_ORDER = "coalesce(s.idx, g.idx)"
 
 
 class StoreError(ArenaError):
@@ -80,22 +119,76 @@ def store_path(target: str | Path) -> Path:
     return p / STORE_NAME if p.is_dir() or p.suffix != ".sqlite" else p
 
 
+def _schema_version(conn: sqlite3.Connection, path: Path) -> int | None:
+    """The store's schema version, checked; None for a new, empty database."""
+    name = str(path)
+    try:
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if not tables:
+            return None
+        row = (
+            conn.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+            if "meta" in tables
+            else None
+        )
+    except sqlite3.DatabaseError as e:
+        raise StoreError(f"{name!r} is not a results store: {e}") from None
+    if row is None:
+        raise StoreError(f"{name!r} is not a results store (it holds no schema version)")
+    value = row[0]
+    if isinstance(value, int) or (isinstance(value, str) and value.isascii() and value.isdigit()):
+        version = int(value)
+    else:
+        raise StoreError(f"{name!r} has a schema version that is not a whole number: {value!r}")
+    known = f"this arena knows versions {READABLE_VERSIONS[0]} to {SCHEMA_VERSION}"
+    if version > SCHEMA_VERSION:
+        raise StoreError(
+            f"{name!r} was written by a newer arena (store schema version {version}; {known}): "
+            "use that arena, or another 'output'"
+        )
+    if version not in READABLE_VERSIONS:
+        raise StoreError(f"{name!r} has an unknown store schema version {version} ({known})")
+    needed = _TABLES_V1 if version == 1 else _TABLES_V2
+    missing = [t for t in needed if t not in tables]
+    if missing:
+        raise StoreError(f"{name!r} is damaged: its table(s) {', '.join(missing)} are missing")
+    return version
+
+
 class ResultStore:
     """Read and write one tournament's results."""
 
-    def __init__(self, path: Path, conn: sqlite3.Connection) -> None:
+    def __init__(self, path: Path, conn: sqlite3.Connection, version: int = SCHEMA_VERSION) -> None:
         self.path = path
         self.conn = conn
+        self.version = version
+        # What opening it for a run did to an older store, for the run to tell.
+        self.upgrade_note: str | None = None
+        # Whether every game has its summary row (a version-1 store read as it is has none).
+        self.summarized = version >= 2 and self._count("summaries") == self._count("games")
 
     @classmethod
     def create(cls, folder: Path) -> ResultStore:
+        """Open the store of ``folder`` for a run: create it, or upgrade an older one in place."""
         folder.mkdir(parents=True, exist_ok=True)
         path = folder / STORE_NAME
-        store = cls(path, cls._connect(path))
+        conn = cls._connect(path)
         try:
-            with store._writing(f"creating {str(path)!r}", "nothing was lost"), store.conn:
-                store.conn.executescript(_SCHEMA)
-                store.conn.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+            version = _schema_version(conn, path)
+            store = cls(path, conn, version or 1)
+        except BaseException:
+            conn.close()
+            raise
+        try:
+            if version is None:
+                with store._writing(f"creating {str(path)!r}", "nothing was lost"), store.conn:
+                    store.conn.execute("BEGIN IMMEDIATE")
+                    for sql in _TABLES_V2.values():
+                        store.conn.execute(sql)
+                    store.conn.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+                store.version, store.summarized = SCHEMA_VERSION, True
+            elif not store.summarized:
+                store._summarize_all()
         except BaseException:
             store.close()
             raise
@@ -103,19 +196,19 @@ class ResultStore:
 
     @classmethod
     def open(cls, target: str | Path) -> ResultStore:
+        """Open a store to read it; an older version is read as it is (nothing is written)."""
         path = store_path(target)
         if not path.is_file():
             raise StoreError(f"no results at {str(target)!r} (expected {str(path)!r})")
         conn = cls._connect(path)
         try:
-            row = conn.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
-        except sqlite3.DatabaseError as e:
+            version = _schema_version(conn, path)
+            if version is None:
+                raise StoreError(f"{str(path)!r} is not a results store (it is empty)")
+            return cls(path, conn, version)
+        except BaseException:
             conn.close()
-            raise StoreError(f"{str(path)!r} is not a results store: {e}") from None
-        if row is None or int(row[0]) != SCHEMA_VERSION:
-            conn.close()
-            raise StoreError(f"{str(path)!r} has an unknown schema version {row and row[0]!r}")
-        return cls(path, conn)
+            raise
 
     @staticmethod
     def _connect(path: Path) -> sqlite3.Connection:
@@ -146,6 +239,27 @@ class ResultStore:
         except sqlite3.Error as e:
             self._rollback()
             raise write_error(doing, e, kept) from e
+        except BaseException:
+            self._rollback()
+            raise
+
+    @contextlib.contextmanager
+    def _reading(self) -> Iterator[None]:
+        """Turn a database error while reading (a damaged or tampered store) into a :class:`StoreError`."""
+        try:
+            yield
+        except sqlite3.Error as e:
+            raise StoreError(f"cannot read results store {str(self.path)!r}: {e}") from None
+
+    def _count(self, table: str) -> int:
+        with self._reading():
+            return int(self.conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
+
+    def _parse(self, game_id: str, text: str) -> GameRecord:
+        try:
+            return GameRecord.from_json(text)
+        except ArenaError as e:
+            raise StoreError(f"{str(self.path)!r}: stored game {game_id!r}: {e}") from None
 
     def __enter__(self) -> ResultStore:
         return self
@@ -153,11 +267,49 @@ class ResultStore:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    # -- upgrading an older store ------------------------------------------------------
+
+    def _summarize_all(self) -> None:
+        """Give every game without one its summary, in one transaction: all or nothing.
+
+        Upgrades a version-1 store (and repairs games an older arena stored in this one).
+        """
+        old = self.version
+        doing = f"upgrading {str(self.path)!r} from store schema {old} to {SCHEMA_VERSION}"
+        with self._writing(doing, "the store is left as it was"), self.conn:
+            self.conn.execute("BEGIN IMMEDIATE")
+            for sql in _TABLES_V2.values():
+                self.conn.execute(sql)
+            rows = self.conn.execute(
+                "SELECT game_id, idx, record FROM games WHERE game_id NOT IN (SELECT game_id FROM summaries)"
+            )
+            added = 0
+            for game_id, idx, text in rows:
+                self._insert_summary(GameSummary.of(self._parse(game_id, text), idx))
+                added += 1
+            self.conn.execute("UPDATE meta SET value = ? WHERE key = 'schema'", (str(SCHEMA_VERSION),))
+        self.version, self.summarized = SCHEMA_VERSION, True
+        if old < SCHEMA_VERSION:
+            self.upgrade_note = (
+                f"note: upgraded {str(self.path)!r} from store schema {old} to {SCHEMA_VERSION} "
+                f"({added} game(s) summarized); an older arena cannot read it any more"
+            )
+        else:
+            self.upgrade_note = (
+                f"note: summarized {added} game(s) stored without a summary in {str(self.path)!r}"
+            )
+
     # -- the tournament -----------------------------------------------------------
 
     def get_meta(self, key: str) -> Any:
-        row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-        return None if row is None else json.loads(row[0])
+        with self._reading():
+            row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        if row is None:
+            return None
+        try:
+            return json.loads(row[0])
+        except (TypeError, ValueError) as e:
+            raise StoreError(f"{str(self.path)!r}: stored {key!r} is not JSON: {e}") from None
 
     def set_meta(self, **values: Any) -> None:
         with self._writing(f"writing the tournament to {str(self.path)!r}", "nothing was lost"), self.conn:
@@ -168,61 +320,205 @@ class ResultStore:
                 )
 
     def schedule(self) -> list[ScheduledGame]:
-        rows = self.conn.execute("SELECT idx, game_id, round, seats, seed FROM schedule ORDER BY idx")
-        return [ScheduledGame(i, g, r, tuple(json.loads(s)), seed) for i, g, r, s, seed in rows]
+        with self._reading():
+            rows = self.conn.execute("SELECT idx, game_id, round, seats, seed FROM schedule ORDER BY idx")
+            return [ScheduledGame(i, g, r, tuple(json.loads(s)), seed) for i, g, r, s, seed in rows]
 
     def set_schedule(self, games: Sequence[ScheduledGame]) -> None:
+        """Store the schedule (rewritten only when it changed: a league's is long)."""
+        rows = [(g.index, g.game_id, g.round, json.dumps(list(g.seats)), g.seed) for g in games]
+        digest = hashlib.sha256(repr(rows).encode()).hexdigest()
+        if self.get_meta("schedule_digest") == digest and self._count("schedule") == len(games):
+            return
         with self._writing(f"writing the schedule to {str(self.path)!r}", "nothing was lost"), self.conn:
             self.conn.execute("DELETE FROM schedule")
-            self.conn.executemany(
-                "INSERT INTO schedule VALUES (?, ?, ?, ?, ?)",
-                [(g.index, g.game_id, g.round, json.dumps(list(g.seats)), g.seed) for g in games],
+            self.conn.executemany("INSERT INTO schedule VALUES (?, ?, ?, ?, ?)", rows)
+            self.conn.execute(
+                "INSERT OR REPLACE INTO meta VALUES ('schedule_digest', ?)", (json.dumps(digest),)
             )
 
     def reset(self) -> None:
         """Forget every game and the schedule (``--restart``)."""
         with self._writing(f"clearing {str(self.path)!r}", "nothing was deleted"), self.conn:
-            self.conn.execute("DELETE FROM games")
-            self.conn.execute("DELETE FROM schedule")
+            for table in ("games", "summaries", "seats", "schedule"):
+                self.conn.execute(f"DELETE FROM {table}")
             self.conn.execute("DELETE FROM meta WHERE key != 'schema'")
 
     # -- games ----------------------------------------------------------------------
 
-    def save_game(self, game: ScheduledGame, record: GameRecord) -> None:
-        """Write one finished game in its own transaction.
+    def save_game(self, game: ScheduledGame, record: GameRecord) -> GameSummary:
+        """Write one finished game and its summary in one transaction; return the summary.
 
         Raises :class:`ResultsWriteError` when it cannot (a full disk); the
         transaction is rolled back and every game saved before stays.
         """
         text = record.to_json()
+        summary = GameSummary.of(record, game.index)
         doing = f"saving game {game.game_id} to {str(self.path)!r}"
         with self._writing(doing, "every finished game before it is kept"), self.conn:
             self.conn.execute(
                 "INSERT OR REPLACE INTO games (game_id, idx, record) VALUES (?, ?, ?)",
                 (game.game_id, game.index, text),
             )
+            self._insert_summary(summary)
+        return summary
+
+    def _insert_summary(self, g: GameSummary) -> None:
+        self.conn.execute(
+            "INSERT OR REPLACE INTO summaries VALUES (?, ?, ?, ?, ?, ?)",
+            (g.game_id, g.index, g.seed, g.players, g.moves, g.duration_ms),
+        )
+        self.conn.execute("DELETE FROM seats WHERE game_id = ?", (g.game_id,))
+        self.conn.executemany(
+            "INSERT INTO seats VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                (
+                    g.game_id,
+                    i,
+                    s.name,
+                    s.rank,
+                    s.hexes,
+                    g.half_points(i),
+                    s.fault and s.fault.kind.value,
+                    s.fault and s.fault.detail,
+                    s.fault and s.fault.ply,
+                    s.sandboxed,
+                    s.network,
+                )
+                for i, s in enumerate(g.seats)
+            ],
+        )
 
     def finished_ids(self) -> set[str]:
-        return {r[0] for r in self.conn.execute("SELECT game_id FROM games")}
+        with self._reading():
+            return {r[0] for r in self.conn.execute("SELECT game_id FROM games")}
+
+    def _ordered_records(self) -> Iterator[tuple[int, GameRecord]]:
+        with self._reading():
+            rows = self.conn.execute(
+                f"SELECT {_ORDER} AS o, g.game_id, g.record FROM games g "
+                "LEFT JOIN schedule s USING (game_id) ORDER BY o, g.game_id"
+            )
+            for order, game_id, text in rows:
+                yield order, self._parse(game_id, text)
 
     def records(self) -> Iterator[GameRecord]:
-        """Every finished game in schedule order."""
-        # The schedule's order, not the order games were saved in: a resumed run
-        # with more rounds renumbers nothing, but the schedule is the authority.
-        rows = self.conn.execute(
-            "SELECT g.record FROM games g LEFT JOIN schedule s USING (game_id) ORDER BY coalesce(s.idx, g.idx)"
-        )
-        for (text,) in rows:
-            yield GameRecord.from_json(text)
+        """Every finished game in schedule order (each record parsed: prefer :meth:`summaries`)."""
+        for _order, record in self._ordered_records():
+            yield record
 
     def record(self, game_id: str) -> GameRecord:
-        row = self.conn.execute("SELECT record FROM games WHERE game_id = ?", (game_id,)).fetchone()
-        if row is None:
-            known = [r[0] for r in self.conn.execute("SELECT game_id FROM games ORDER BY idx LIMIT 5")]
-            raise StoreError(
-                f"no finished game {game_id!r} in {str(self.path)!r} (games look like {', '.join(known) or 'none yet'})"
-            )
-        return GameRecord.from_json(row[0])
+        with self._reading():
+            row = self.conn.execute("SELECT record FROM games WHERE game_id = ?", (game_id,)).fetchone()
+            if row is None:
+                known = [r[0] for r in self.conn.execute("SELECT game_id FROM games ORDER BY idx LIMIT 5")]
+                raise StoreError(
+                    f"no finished game {game_id!r} in {str(self.path)!r} "
+                    f"(games look like {', '.join(known) or 'none yet'})"
+                )
+        return self._parse(game_id, row[0])
 
     def count(self) -> int:
-        return int(self.conn.execute("SELECT count(*) FROM games").fetchone()[0])
+        return self._count("games")
+
+    # -- summaries: what standings, listings and resume read -----------------------------
+
+    def summaries(self) -> Iterator[GameSummary]:
+        """Every finished game's summary, in schedule order (``index`` is its place)."""
+        if not self.summarized:  # an older store, read as it is
+            for order, record in self._ordered_records():
+                yield GameSummary.of(record, order)
+            return
+        with self._reading():
+            rows = self.conn.execute(
+                f"SELECT {_ORDER} AS o, g.game_id, g.seed, g.players, g.moves, g.duration_ms, "
+                "t.bot, t.rank, t.hexes, t.fault, t.fault_detail, t.fault_ply, t.sandboxed, t.network "
+                "FROM summaries g JOIN seats t USING (game_id) LEFT JOIN schedule s USING (game_id) "
+                "ORDER BY o, g.game_id, t.seat"
+            )
+            for (order, game_id, seed, players, moves, duration), seats in itertools.groupby(
+                rows, key=lambda r: r[:6]
+            ):
+                yield GameSummary(
+                    game_id, order, seed, players, moves, duration, tuple(self._seat(r[6:]) for r in seats)
+                )
+
+    def _seat(self, row: tuple[Any, ...]) -> SeatSummary:
+        bot, rank, hexes, fault, detail, ply, sandboxed, network = row
+        try:
+            kind = None if fault is None else Fault(FaultKind(fault), detail, ply)
+        except ValueError:
+            raise StoreError(f"{str(self.path)!r}: a stored game has an unknown fault {fault!r}") from None
+        return SeatSummary(bot, rank, hexes, kind, bool(sandboxed), bool(network))
+
+    def tally(self) -> Tally:
+        """The standings' sums over every finished game, added up by SQLite."""
+        tally = Tally()
+        if not self.summarized:
+            for game in self.summaries():
+                tally.add(game)
+            return tally
+        with self._reading():
+            q = self.conn.execute
+            tally.count = self._count("summaries")
+            for bot, players, games, places, wins, half, hexes, unsandboxed, network in q(
+                "SELECT t.bot, g.players, count(*), sum(t.rank), sum(t.rank = 1), sum(t.half_points), "
+                "sum(t.hexes), sum(NOT t.sandboxed), max(t.network) "
+                "FROM seats t JOIN summaries g USING (game_id) GROUP BY t.bot, g.players"
+            ):
+                tally.totals[bot, players] = BotTotals(
+                    games, places, wins, half, hexes, unsandboxed, bool(network)
+                )
+            for bot, kind, n in q(
+                "SELECT bot, fault, count(*) FROM seats WHERE fault IS NOT NULL GROUP BY bot, fault"
+            ):
+                tally.faults[bot][kind] = n
+            for players, seat, n, half in q(
+                "SELECT g.players, t.seat, count(*), sum(t.half_points) "
+                "FROM seats t JOIN summaries g USING (game_id) GROUP BY g.players, t.seat"
+            ):
+                tally.seats[players, seat] = [n, half]
+            for me, other, half, n in q(
+                "SELECT a.bot, b.bot, sum(a.half_points), count(*) FROM summaries g "
+                "JOIN seats a ON a.game_id = g.game_id JOIN seats b ON b.game_id = g.game_id AND b.seat != a.seat "
+                "WHERE g.players = 2 GROUP BY a.bot, b.bot"
+            ):
+                tally.cross[me][other] = [half, n]
+            first = q(
+                f"SELECT {_ORDER} AS o, g.players FROM summaries g LEFT JOIN schedule s USING (game_id) "
+                "ORDER BY o LIMIT 1"
+            ).fetchone()
+            tally.first = None if first is None else (first[0], first[1])
+        return tally
+
+    def rating_games(self, start: int = 0) -> Iterator[tuple[int, list[tuple[str, int]]]]:
+        """Each finished game from schedule place ``start`` on, as the rating sees it, in order."""
+        if not self.summarized:
+            for game in self.summaries():
+                if game.index >= start:
+                    yield game.index, [(s.name, s.rank) for s in game.seats]
+            return
+        with self._reading():
+            rows = self.conn.execute(
+                f"SELECT {_ORDER} AS o, g.game_id, t.bot, t.rank FROM summaries g JOIN seats t USING (game_id) "
+                "LEFT JOIN schedule s USING (game_id) WHERE o >= ? ORDER BY o, g.game_id, t.seat",
+                (start,),
+            )
+            for (order, _game_id), seats in itertools.groupby(rows, key=lambda r: r[:2]):
+                yield order, [(bot, rank) for _o, _g, bot, rank in seats]
+
+    def games_before(self, index: int) -> int:
+        """How many finished games come before schedule place ``index``."""
+        with self._reading():
+            row = self.conn.execute(
+                f"SELECT count(*) FROM games g LEFT JOIN schedule s USING (game_id) WHERE {_ORDER} < ?",
+                (index,),
+            ).fetchone()
+        return int(row[0])
+
+    def rating_checkpoint(self) -> RatingCheckpoint | None:
+        """Where a run's ratings got to (None when there is none, or it is not one)."""
+        return RatingCheckpoint.from_dict(self.get_meta("ratings")) if self.summarized else None
+
+    def set_rating_checkpoint(self, checkpoint: RatingCheckpoint) -> None:
+        self.set_meta(ratings=checkpoint.to_dict())

@@ -17,11 +17,12 @@ from .build import run_build
 from .config import RUN_ONLY_KEYS, BotConfig, TournamentConfig, find_program
 from .errors import ConfigError
 from .executor import GamePool, GameSettings
+from .league_table import LeagueTable
 from .record import GameRecord
 from .referee import BotSpec
 from .sandbox import resolve_mode
 from .schedule import ScheduledGame, make_schedule
-from .standings import Standings, compute_standings, write_files
+from .standings import Standings, write_files
 from .store import ResultStore
 
 STANDINGS_EVERY_S = 2.0
@@ -145,6 +146,8 @@ def open_store(
     """Open the results store, resuming when the schedule allows it."""
     store = ResultStore.create(config.output)
     try:
+        if store.upgrade_note:
+            echo(store.upgrade_note)
         if restart:
             store.reset()
         old = store.get_meta("config")
@@ -194,20 +197,25 @@ def run_tournament(
     with open_store(config, schedule, restart, echo) as store:
         finished = store.finished_ids()
         todo = [g for g in schedule if g.game_id not in finished]
+        del finished  # a league's worth of ids: keep the run's memory flat
         state = RunState(total=len(schedule), done=len(schedule) - len(todo))
         if state.done:
             echo(f"resuming: {state.done} of {state.total} games already played")
-        last_write = 0.0
+        table = LeagueTable.load(store, bots, config.rating, expected=(g.index for g in todo))
+        # The first refresh waits like the others: games handed out first arrive first.
+        last_write = time.monotonic()
 
         def refresh(force: bool = False) -> None:
+            # O(bots) whatever the league's size, and throttled: the cost per game stays flat.
             nonlocal last_write
             if force or time.monotonic() - last_write >= STANDINGS_EVERY_S:
-                state.standings = compute_standings(list(store.records()), bots, config.rating)
+                state.standings = table.standings()
                 write_files(config.output, config.name, state.standings, state.total)
+                store.set_rating_checkpoint(table.ledger.checkpoint())
                 last_write = time.monotonic()
 
         def on_result(game: ScheduledGame, record: GameRecord) -> None:
-            store.save_game(game, record)
+            table.add(store.save_game(game, record))
             state.done += 1
             state.played_now += 1
             refresh(force=state.done == state.total)
@@ -218,6 +226,7 @@ def run_tournament(
             echo(f"{'retrying' if retry else 'giving up on'} {game.game_id}: {reason.splitlines()[0]}")
             if not retry:
                 state.failures.append((game, reason))
+                table.drop(game.index)
 
         try:
             if todo:
