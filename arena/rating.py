@@ -96,7 +96,7 @@ class RatingLedger:
         self.cfg = cfg or RatingConfig()
         self.env = environment(self.cfg)
         self._settled = {b: self.env.create_rating() for b in bots}
-        self.through = 0  # every arrived game before this index is in _settled
+        self.through = 0  # one past the last game in _settled: every game before it that came is in
         self.games = 0  # how many games are in _settled
         if start is not None:
             for name, (pi, tau) in start.ratings.items():
@@ -134,8 +134,6 @@ class RatingLedger:
             _rate_one(self.env, self._settled, seats)
             self.games += 1
             self.through = index + 1
-        if first_missing is not None:
-            self.through = max(self.through, first_missing)
 
     def ratings(self) -> dict[str, trueskill.Rating]:
         """Each bot's rating after every game arrived so far, in schedule order."""
