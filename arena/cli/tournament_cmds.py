@@ -99,7 +99,9 @@ def run_cmd(tournament: Path, restart: bool, concurrency: int | None, quiet: boo
     Results go to the file's 'output' folder (default results/NAME beside the
     file): a SQLite store with every game, and standings.md / standings.json,
     kept current while it runs. Running the same command again resumes where
-    it stopped; Ctrl-C stops cleanly and keeps every finished game.
+    it stopped; Ctrl-C stops cleanly and keeps every finished game. A store
+    written by an older arena is upgraded in place; one written by a newer
+    arena is refused.
 
     Exit codes: 0 every game played; 1 some games failed for reasons of the
     arena itself (rerun to retry them), or the results could not be written
