@@ -3,8 +3,9 @@
 A run adds each finished game to a :class:`LeagueTable` (sums in a
 :class:`~arena.tally.Tally`, ratings in a :class:`~arena.rating.RatingLedger`),
 so that the standings cost the same at the 100,000th game as at the first.
-Opening one on a store adds up the stored summaries in SQLite and takes the
-ratings from the last run's checkpoint, re-rating only the games after it.
+Opening one on a store starts from the last run's checkpoint (its sums, and its
+ratings, to which only the games after it are added); without one, SQLite adds
+up the stored summaries and every game is rated again.
 """
 
 from __future__ import annotations
@@ -44,20 +45,30 @@ class LeagueTable:
         """The table of every game in ``store``, ready for the ``expected`` ones to be added."""
         rating = rating or RatingConfig()
         expected = sorted(expected)
-        start = store.rating_checkpoint()
-        # The checkpoint holds if it was taken with this rating, no game before it is still
-        # to come, and the games before it are still the ones it rated (a game given up on
-        # then, and played since, lands before it: everything is then rated again).
-        if start is not None and not (
-            start.config == rating
-            and (not expected or expected[0] >= start.through)
-            and store.games_before(start.through) == start.games
-        ):
-            start = None
+        tally, start = None, None
+        saved = store.standings_checkpoint()
+        if saved is not None:
+            tally = saved.tally
+            for game in saved.since:
+                tally.add(game)
+            # The ratings hold if taken with this rating and no game before their end
+            # came since or is still to come (else every game is rated again).
+            first = min([*(g.index for g in saved.since), *expected[:1]], default=None)
+            ratings = saved.ratings
+            if (
+                ratings is not None
+                and ratings.config == rating
+                and (first is None or first >= ratings.through)
+            ):
+                start = ratings
         ledger = RatingLedger(bots, rating, expected, start)
         for index, seats in store.rating_games(start.through if start else 0):
             ledger.add(index, seats)
-        return cls(bots, tally=store.tally(), ledger=ledger)
+        return cls(bots, tally=tally or store.tally(), ledger=ledger)
+
+    def save(self, store: ResultStore) -> None:
+        """Keep where the standings got to in ``store`` (which holds every game added)."""
+        store.set_standings_checkpoint(self.tally, self.ledger.checkpoint())
 
     def add(self, game: GameSummary) -> None:
         self.tally.add(game)

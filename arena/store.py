@@ -17,6 +17,7 @@ import itertools
 import json
 import sqlite3
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -77,6 +78,9 @@ _TABLES_V2 = {
     )""",
 }
 
+# Ratings read the games after a checkpoint by their place in the schedule.
+_INDEXES = ("CREATE INDEX IF NOT EXISTS summaries_by_idx ON summaries (idx)",)
+
 # A game's place: the schedule's order, not the order games were saved in (the
 # schedule is the authority; a game no longer in it keeps the place it was saved at).
 _ORDER = "coalesce(s.idx, g.idx)"
@@ -117,6 +121,14 @@ def store_path(target: str | Path) -> Path:
     """The SQLite file for an output folder (or the file itself)."""
     p = Path(target)
     return p / STORE_NAME if p.is_dir() or p.suffix != ".sqlite" else p
+
+
+def schedule_digest(games: Sequence[ScheduledGame]) -> str:
+    """A fingerprint of a schedule, to tell cheaply whether the stored one is the same."""
+    h = hashlib.sha256()
+    for g in games:
+        h.update(f"{g.index}\t{g.game_id}\t{g.round}\t{chr(31).join(g.seats)}\t{g.seed}\n".encode())
+    return h.hexdigest()
 
 
 def _schema_version(conn: sqlite3.Connection, path: Path) -> int | None:
@@ -183,7 +195,7 @@ class ResultStore:
             if version is None:
                 with store._writing(f"creating {str(path)!r}", "nothing was lost"), store.conn:
                     store.conn.execute("BEGIN IMMEDIATE")
-                    for sql in _TABLES_V2.values():
+                    for sql in (*_TABLES_V2.values(), *_INDEXES):
                         store.conn.execute(sql)
                     store.conn.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
                 store.version, store.summarized = SCHEMA_VERSION, True
@@ -278,7 +290,7 @@ class ResultStore:
         doing = f"upgrading {str(self.path)!r} from store schema {old} to {SCHEMA_VERSION}"
         with self._writing(doing, "the store is left as it was"), self.conn:
             self.conn.execute("BEGIN IMMEDIATE")
-            for sql in _TABLES_V2.values():
+            for sql in (*_TABLES_V2.values(), *_INDEXES):
                 self.conn.execute(sql)
             rows = self.conn.execute(
                 "SELECT game_id, idx, record FROM games WHERE game_id NOT IN (SELECT game_id FROM summaries)"
@@ -325,17 +337,43 @@ class ResultStore:
             return [ScheduledGame(i, g, r, tuple(json.loads(s)), seed) for i, g, r, s, seed in rows]
 
     def set_schedule(self, games: Sequence[ScheduledGame]) -> None:
-        """Store the schedule (rewritten only when it changed: a league's is long)."""
-        rows = [(g.index, g.game_id, g.round, json.dumps(list(g.seats)), g.seed) for g in games]
-        digest = hashlib.sha256(repr(rows).encode()).hexdigest()
-        if self.get_meta("schedule_digest") == digest and self._count("schedule") == len(games):
+        """Store the schedule (rewritten only when it changed: a league's is long).
+
+        A stored game takes its place in the new schedule; if any place moved, the
+        standings checkpoint no longer holds and is dropped.
+        """
+        digest = schedule_digest(games)
+        if self.get_meta("schedule_digest") == digest:
             return
         with self._writing(f"writing the schedule to {str(self.path)!r}", "nothing was lost"), self.conn:
             self.conn.execute("DELETE FROM schedule")
-            self.conn.executemany("INSERT INTO schedule VALUES (?, ?, ?, ?, ?)", rows)
+            self.conn.executemany(
+                "INSERT INTO schedule VALUES (?, ?, ?, ?, ?)",
+                ((g.index, g.game_id, g.round, json.dumps(list(g.seats)), g.seed) for g in games),
+            )
+            moved = 0
+            for table in ("games", "summaries"):
+                moved += self.conn.execute(
+                    f"UPDATE {table} SET idx = s.idx FROM schedule s "
+                    f"WHERE s.game_id = {table}.game_id AND s.idx != {table}.idx"
+                ).rowcount
+            if moved:
+                self.conn.execute("DELETE FROM meta WHERE key = 'standings'")
             self.conn.execute(
                 "INSERT OR REPLACE INTO meta VALUES ('schedule_digest', ?)", (json.dumps(digest),)
             )
+
+    def schedule_size(self) -> int:
+        return self._count("schedule")
+
+    def unfinished(self) -> list[ScheduledGame]:
+        """The scheduled games not finished yet, in schedule order."""
+        with self._reading():
+            rows = self.conn.execute(
+                "SELECT idx, game_id, round, seats, seed FROM schedule "
+                "WHERE game_id NOT IN (SELECT game_id FROM games) ORDER BY idx"
+            )
+            return [ScheduledGame(i, g, r, tuple(json.loads(s)), seed) for i, g, r, s, seed in rows]
 
     def reset(self) -> None:
         """Forget every game and the schedule (``--restart``)."""
@@ -429,12 +467,16 @@ class ResultStore:
             for order, record in self._ordered_records():
                 yield GameSummary.of(record, order)
             return
+        yield from self._summaries("", ())
+
+    def _summaries(self, where: str, args: tuple[Any, ...]) -> Iterator[GameSummary]:
         with self._reading():
             rows = self.conn.execute(
                 f"SELECT {_ORDER} AS o, g.game_id, g.seed, g.players, g.moves, g.duration_ms, "
                 "t.bot, t.rank, t.hexes, t.fault, t.fault_detail, t.fault_ply, t.sandboxed, t.network "
-                "FROM summaries g JOIN seats t USING (game_id) LEFT JOIN schedule s USING (game_id) "
-                "ORDER BY o, g.game_id, t.seat"
+                f"FROM summaries g JOIN seats t USING (game_id) LEFT JOIN schedule s USING (game_id) {where} "
+                "ORDER BY o, g.game_id, t.seat",
+                args,
             )
             for (order, game_id, seed, players, moves, duration), seats in itertools.groupby(
                 rows, key=lambda r: r[:6]
@@ -499,26 +541,50 @@ class ResultStore:
                     yield game.index, [(s.name, s.rank) for s in game.seats]
             return
         with self._reading():
+            # The stored place is the schedule's (set_schedule keeps them equal), and indexed.
             rows = self.conn.execute(
-                f"SELECT {_ORDER} AS o, g.game_id, t.bot, t.rank FROM summaries g JOIN seats t USING (game_id) "
-                "LEFT JOIN schedule s USING (game_id) WHERE o >= ? ORDER BY o, g.game_id, t.seat",
+                "SELECT g.idx, g.game_id, t.bot, t.rank FROM summaries g JOIN seats t USING (game_id) "
+                "WHERE g.idx >= ? ORDER BY g.idx, g.game_id, t.seat",
                 (start,),
             )
             for (order, _game_id), seats in itertools.groupby(rows, key=lambda r: r[:2]):
                 yield order, [(bot, rank) for _o, _g, bot, rank in seats]
 
-    def games_before(self, index: int) -> int:
-        """How many finished games come before schedule place ``index``."""
+    def standings_checkpoint(self) -> StandingsCheckpoint | None:
+        """Where a run's standings got to, if it still describes the stored games.
+
+        It holds when every game it counted is still there; the games stored since
+        (a run killed between two checkpoints) come with it, to be added.
+        """
+        if not self.summarized:
+            return None
+        saved = self.get_meta("standings")
+        if not isinstance(saved, dict) or not isinstance(saved.get("rowid"), int):
+            return None
+        tally = Tally.from_dict(saved.get("tally"))
+        if tally is None:
+            return None
+        rowid = saved["rowid"]
         with self._reading():
-            row = self.conn.execute(
-                f"SELECT count(*) FROM games g LEFT JOIN schedule s USING (game_id) WHERE {_ORDER} < ?",
-                (index,),
-            ).fetchone()
-        return int(row[0])
+            kept = self.conn.execute("SELECT count(*) FROM summaries WHERE rowid <= ?", (rowid,)).fetchone()[
+                0
+            ]
+        if kept != tally.count:
+            return None
+        since = list(self._summaries("WHERE g.rowid > ?", (rowid,)))
+        return StandingsCheckpoint(tally, RatingCheckpoint.from_dict(saved.get("ratings")), since)
 
-    def rating_checkpoint(self) -> RatingCheckpoint | None:
-        """Where a run's ratings got to (None when there is none, or it is not one)."""
-        return RatingCheckpoint.from_dict(self.get_meta("ratings")) if self.summarized else None
+    def set_standings_checkpoint(self, tally: Tally, ratings: RatingCheckpoint) -> None:
+        """Keep where the standings got to; ``tally`` must hold every stored game."""
+        with self._reading():
+            rowid = self.conn.execute("SELECT coalesce(max(rowid), 0) FROM summaries").fetchone()[0]
+        self.set_meta(standings={"rowid": rowid, "tally": tally.to_dict(), "ratings": ratings.to_dict()})
 
-    def set_rating_checkpoint(self, checkpoint: RatingCheckpoint) -> None:
-        self.set_meta(ratings=checkpoint.to_dict())
+
+@dataclass(frozen=True)
+class StandingsCheckpoint:
+    """A run's standings as it last saved them, and the games stored after that."""
+
+    tally: Tally  # the games stored after it not included
+    ratings: RatingCheckpoint | None
+    since: list[GameSummary]

@@ -12,6 +12,7 @@ come from :mod:`arena.rating`, which must see games in schedule order.
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
@@ -128,6 +129,36 @@ class Tally:
                 pair = self.cross[me].setdefault(other, [0, 0])
                 pair[0] += half
                 pair[1] += 1
+
+    def to_dict(self) -> dict[str, Any]:
+        """The sums as JSON data (a few per bot and pair of bots, whatever the league's size)."""
+        return {
+            "count": self.count,
+            "first": self.first,
+            "totals": [[n, p, *dataclasses.astuple(t)] for (n, p), t in self.totals.items()],
+            "faults": {n: dict(c) for n, c in self.faults.items()},
+            "seats": [[p, s, *v] for (p, s), v in self.seats.items()],
+            "cross": self.cross,
+        }
+
+    @classmethod
+    def from_dict(cls, d: Any) -> Tally | None:
+        """The tally ``d`` describes, or None when it is not one (it is then added up again)."""
+        tally = cls()
+        try:
+            tally.count = int(d["count"])
+            tally.first = None if d["first"] is None else (int(d["first"][0]), int(d["first"][1]))
+            for n, p, *sums in d["totals"]:
+                tally.totals[str(n), int(p)] = BotTotals(*sums)
+            for n, kinds in d["faults"].items():
+                tally.faults[n].update({str(k): int(v) for k, v in kinds.items()})
+            for p, s, games, half in d["seats"]:
+                tally.seats[int(p), int(s)] = [int(games), int(half)]
+            for me, row in d["cross"].items():
+                tally.cross[me] = {str(o): [int(half), int(g)] for o, (half, g) in row.items()}
+        except (KeyError, TypeError, ValueError, AttributeError):
+            return None
+        return tally
 
     def standings(self, bots: Sequence[str], ratings: Mapping[str, trueskill.Rating]) -> Standings:
         """The rows for ``bots`` (every entrant) and whoever else played, with these ratings."""

@@ -140,9 +140,7 @@ class RunState:
     started: float = field(default_factory=time.monotonic)
 
 
-def open_store(
-    config: TournamentConfig, schedule: list[ScheduledGame], restart: bool, echo: Callable[[str], None]
-) -> ResultStore:
+def open_store(config: TournamentConfig, restart: bool, echo: Callable[[str], None]) -> ResultStore:
     """Open the results store, resuming when the schedule allows it."""
     store = ResultStore.create(config.output)
     try:
@@ -151,6 +149,15 @@ def open_store(
         if restart:
             store.reset()
         old = store.get_meta("config")
+        if (
+            old == config.raw
+            and store.get_meta("conditions") == config.play_conditions()
+            and store.get_meta("schedule_digest") is not None
+        ):
+            # The same file, played the same way: the stored schedule is the one it makes
+            # (which takes a 100,000-game league longer to make than to resume).
+            return store
+        schedule = schedule_for(config)
         if old is not None and old != config.raw:
             changes = describe_changes(old, config.raw)
             finished = store.finished_ids()
@@ -192,13 +199,11 @@ def run_tournament(
         echo(f"warning: {warning}")
     build_bots(config, echo)
     check_programs(config)
-    schedule = schedule_for(config)
     bots = [b.name for b in config.bots]
-    with open_store(config, schedule, restart, echo) as store:
-        finished = store.finished_ids()
-        todo = [g for g in schedule if g.game_id not in finished]
-        del finished  # a league's worth of ids: keep the run's memory flat
-        state = RunState(total=len(schedule), done=len(schedule) - len(todo))
+    with open_store(config, restart, echo) as store:
+        todo = store.unfinished()
+        total = store.schedule_size()
+        state = RunState(total=total, done=total - len(todo))
         if state.done:
             echo(f"resuming: {state.done} of {state.total} games already played")
         table = LeagueTable.load(store, bots, config.rating, expected=(g.index for g in todo))
@@ -211,7 +216,7 @@ def run_tournament(
             if force or time.monotonic() - last_write >= STANDINGS_EVERY_S:
                 state.standings = table.standings()
                 write_files(config.output, config.name, state.standings, state.total)
-                store.set_rating_checkpoint(table.ledger.checkpoint())
+                table.save(store)
                 last_write = time.monotonic()
 
         def on_result(game: ScheduledGame, record: GameRecord) -> None:

@@ -247,7 +247,7 @@ def test_standings_kept_game_by_game_equal_standings_from_records(tmp_path: Path
                     played = [records[x.game_id] for x in schedule if x.game_id in finished]
                     assert table.standings() == compute_standings(played, BOTS, rating)
                 if rng.random() < 0.2:
-                    store.set_rating_checkpoint(table.ledger.checkpoint())
+                    table.save(store)
             finished = store.finished_ids()
             todo = [g for g in schedule if g.game_id not in finished]  # given-up games come back
         played = [records[g.game_id] for g in schedule if g.game_id in store.finished_ids()]
@@ -268,8 +268,10 @@ def test_a_checkpoint_from_another_rating_or_before_a_replayed_game_is_not_used(
             if g.index != 3:  # given up on
                 table.add(store.save_game(g, r))
         table.drop(3)
-        store.set_rating_checkpoint(table.ledger.checkpoint())
-        assert store.rating_checkpoint() == table.ledger.checkpoint()
+        table.save(store)
+        saved = store.standings_checkpoint()
+        assert saved is not None and saved.since == [] and saved.ratings == table.ledger.checkpoint()
+        assert saved.tally.to_dict() == table.tally.to_dict()
         assert table.ledger.checkpoint().through == len(schedule)
         # Another rating: the checkpoint does not apply.
         other = RatingConfig(beta=3.0)
