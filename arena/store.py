@@ -201,6 +201,10 @@ class ResultStore:
                 store.version, store.summarized = SCHEMA_VERSION, True
             elif not store.summarized:
                 store._summarize_all()
+            else:
+                with store._writing(f"indexing {str(path)!r}", "nothing was lost"), store.conn:
+                    for sql in _INDEXES:  # a store from before an index was added
+                        store.conn.execute(sql)
         except BaseException:
             store.close()
             raise
@@ -471,11 +475,13 @@ class ResultStore:
 
     def _summaries(self, where: str, args: tuple[Any, ...]) -> Iterator[GameSummary]:
         with self._reading():
+            # The stored place is the schedule's (set_schedule keeps them equal), and indexed:
+            # a listing streams from its first game (CROSS JOIN: summaries outside).
             rows = self.conn.execute(
-                f"SELECT {_ORDER} AS o, g.game_id, g.seed, g.players, g.moves, g.duration_ms, "
+                "SELECT g.idx, g.game_id, g.seed, g.players, g.moves, g.duration_ms, "
                 "t.bot, t.rank, t.hexes, t.fault, t.fault_detail, t.fault_ply, t.sandboxed, t.network "
-                f"FROM summaries g JOIN seats t USING (game_id) LEFT JOIN schedule s USING (game_id) {where} "
-                "ORDER BY o, g.game_id, t.seat",
+                f"FROM summaries g CROSS JOIN seats t ON t.game_id = g.game_id {where} "
+                "ORDER BY g.idx, g.game_id, t.seat",
                 args,
             )
             for (order, game_id, seed, players, moves, duration), seats in itertools.groupby(

@@ -158,6 +158,8 @@ def main() -> None:
         return
 
     subprocess.run(["make", "-s", "-C", str(ROOT / "sample_bots/c")], check=True)
+    # Bytecode as an installed arena has it (PYTHONDONTWRITEBYTECODE would recompile every start).
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "arena")], check=True)
     rounds = -(-args.total // PER_ROUND)
     total = rounds * PER_ROUND
     first_rounds = -(-args.last // PER_ROUND)
