@@ -1,8 +1,11 @@
 """The results store: one SQLite file per tournament.
 
 It holds the tournament file as run (and its hash), the schedule, and one
-row per finished game, written in its own transaction the moment the game
-ends (WAL mode, so a reader never blocks the writer).  A killed arena loses
+row per finished game (its record, with a summary row and one row per seat,
+which is all standings, listings and resume read), written in its own
+transaction the moment the game ends (WAL mode, so a reader never blocks the
+writer).  It has a schema version: an older store is upgraded in place when a
+run opens it, a newer or unknown one is refused.  A killed arena loses
 only the games that were in flight; running again resumes.  A write that
 fails (a full disk) is rolled back and stops the run with a
 :class:`ResultsWriteError`: every game saved before it stays readable.
