@@ -1,8 +1,11 @@
 """The results store: one SQLite file per tournament.
 
 It holds the tournament file as run (and its hash), the schedule, and one
-row per finished game, written in its own transaction the moment the game
-ends (WAL mode, so a reader never blocks the writer).  A killed arena loses
+row per finished game (its record, with a summary row and one row per seat,
+which is all standings, listings and resume read), written in its own
+transaction the moment the game ends (WAL mode, so a reader never blocks the
+writer).  It has a schema version: an older store is upgraded in place when a
+run opens it, a newer or unknown one is refused.  A killed arena loses
 only the games that were in flight; running again resumes.  A write that
 fails (a full disk) is rolled back and stops the run with a
 :class:`ResultsWriteError`: every game saved before it stays readable.
@@ -12,36 +15,85 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import hashlib
+import itertools
 import json
 import sqlite3
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .errors import ArenaError
-from .record import GameRecord
+from .rating import RatingCheckpoint
+from .record import Fault, FaultKind, GameRecord
 from .schedule import ScheduledGame
 from .sqlite_read import connect_read_only
+from .summary import GameSummary, SeatSummary
+from .tally import BotTotals, Tally
 
 STORE_NAME = "results.sqlite"
-SCHEMA_VERSION = 1
+# 2 added a summary of each game (tables summaries and seats) beside its record.
+SCHEMA_VERSION = 2
+# Versions this arena reads; a version-1 store is upgraded when a run opens it.
+READABLE_VERSIONS = (1, 2)
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS schedule (
-    idx INTEGER PRIMARY KEY,
-    game_id TEXT NOT NULL UNIQUE,
-    round INTEGER NOT NULL,
-    seats TEXT NOT NULL,
-    seed INTEGER NOT NULL
-);
-CREATE TABLE IF NOT EXISTS games (
-    game_id TEXT PRIMARY KEY,
-    idx INTEGER NOT NULL,
-    finished_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
-    record TEXT NOT NULL
-);
-"""
+_TABLES_V1 = {
+    "meta": "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    "schedule": """CREATE TABLE IF NOT EXISTS schedule (
+        idx INTEGER PRIMARY KEY,
+        game_id TEXT NOT NULL UNIQUE,
+        round INTEGER NOT NULL,
+        seats TEXT NOT NULL,
+        seed INTEGER NOT NULL
+    )""",
+    "games": """CREATE TABLE IF NOT EXISTS games (
+        game_id TEXT PRIMARY KEY,
+        idx INTEGER NOT NULL,
+        finished_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
+        record TEXT NOT NULL
+    )""",
+}
+# What standings, listings and resume read, so that they never parse a record:
+# one row per game and one per seat, written in the game's own transaction.
+_TABLES_V2 = {
+    **_TABLES_V1,
+    "summaries": """CREATE TABLE IF NOT EXISTS summaries (
+        game_id TEXT PRIMARY KEY,
+        idx INTEGER NOT NULL,
+        seed INTEGER NOT NULL,
+        players INTEGER NOT NULL,
+        moves INTEGER NOT NULL,
+        duration_ms REAL NOT NULL
+    )""",
+    "seats": """CREATE TABLE IF NOT EXISTS seats (
+        game_id TEXT NOT NULL,
+        seat INTEGER NOT NULL,
+        bot TEXT NOT NULL,
+        rank INTEGER NOT NULL,
+        hexes INTEGER NOT NULL,
+        half_points INTEGER NOT NULL,
+        fault TEXT,
+        fault_detail TEXT,
+        fault_ply INTEGER,
+        sandboxed INTEGER NOT NULL,
+        network INTEGER NOT NULL,
+        PRIMARY KEY (game_id, seat)
+    )""",
+}
+
+# Ratings read the games after a checkpoint by their place in the schedule.
+_INDEXES = ("CREATE INDEX IF NOT EXISTS summaries_by_idx ON summaries (idx)",)
+
+# A game's place: the schedule's order, not the order games were saved in (the
+# schedule is the authority; a game no longer in it keeps the place it was saved at).
+_ORDER = "coalesce(s.idx, g.idx)"
+
+
+def _text(value: str) -> str:
+    """Text SQLite can hold (UTF-8): a lone surrogate, which JSON writes as an escape but
+    UTF-8 cannot encode, becomes a visible ``\\udXXX`` escape."""
+    return value.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 class StoreError(ArenaError):
@@ -81,22 +133,88 @@ def store_path(target: str | Path) -> Path:
     return p / STORE_NAME if p.is_dir() or p.suffix != ".sqlite" else p
 
 
+def schedule_digest(games: Sequence[ScheduledGame]) -> str:
+    """A fingerprint of a schedule, to tell cheaply whether the stored one is the same."""
+    h = hashlib.sha256()
+    for g in games:
+        h.update(f"{g.index}\t{g.game_id}\t{g.round}\t{chr(31).join(g.seats)}\t{g.seed}\n".encode())
+    return h.hexdigest()
+
+
+def _schema_version(conn: sqlite3.Connection, path: Path) -> int | None:
+    """The store's schema version, checked; None for a new, empty database."""
+    name = str(path)
+    try:
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if not tables:
+            return None
+        row = (
+            conn.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+            if "meta" in tables
+            else None
+        )
+    except sqlite3.DatabaseError as e:
+        raise StoreError(f"{name!r} is not a results store: {e}") from None
+    if row is None:
+        raise StoreError(f"{name!r} is not a results store (it holds no schema version)")
+    value = row[0]
+    if isinstance(value, int) or (isinstance(value, str) and value.isascii() and value.isdigit()):
+        version = int(value)
+    else:
+        raise StoreError(f"{name!r} has a schema version that is not a whole number: {value!r}")
+    known = f"this arena knows versions {READABLE_VERSIONS[0]} to {SCHEMA_VERSION}"
+    if version > SCHEMA_VERSION:
+        raise StoreError(
+            f"{name!r} was written by a newer arena (store schema version {version}; {known}): "
+            "use that arena, or another 'output'"
+        )
+    if version not in READABLE_VERSIONS:
+        raise StoreError(f"{name!r} has an unknown store schema version {version} ({known})")
+    needed = _TABLES_V1 if version == 1 else _TABLES_V2
+    missing = [t for t in needed if t not in tables]
+    if missing:
+        raise StoreError(f"{name!r} is damaged: its table(s) {', '.join(missing)} are missing")
+    return version
+
+
 class ResultStore:
     """Read and write one tournament's results."""
 
-    def __init__(self, path: Path, conn: sqlite3.Connection) -> None:
+    def __init__(self, path: Path, conn: sqlite3.Connection, version: int = SCHEMA_VERSION) -> None:
         self.path = path
         self.conn = conn
+        self.version = version
+        # What opening it for a run did to an older store, for the run to tell.
+        self.upgrade_note: str | None = None
+        # Whether every game has its summary row (a version-1 store read as it is has none).
+        self.summarized = version >= 2 and self._count("summaries") == self._count("games")
 
     @classmethod
     def create(cls, folder: Path) -> ResultStore:
+        """Open the store of ``folder`` for a run: create it, or upgrade an older one in place."""
         folder.mkdir(parents=True, exist_ok=True)
         path = folder / STORE_NAME
-        store = cls(path, cls._connect(path))
+        conn = cls._connect(path)
         try:
-            with store._writing(f"creating {str(path)!r}", "nothing was lost"), store.conn:
-                store.conn.executescript(_SCHEMA)
-                store.conn.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+            version = _schema_version(conn, path)
+            store = cls(path, conn, version or 1)
+        except BaseException:
+            conn.close()
+            raise
+        try:
+            if version is None:
+                with store._writing(f"creating {str(path)!r}", "nothing was lost"), store.conn:
+                    store.conn.execute("BEGIN IMMEDIATE")
+                    for sql in (*_TABLES_V2.values(), *_INDEXES):
+                        store.conn.execute(sql)
+                    store.conn.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+                store.version, store.summarized = SCHEMA_VERSION, True
+            elif not store.summarized:
+                store._summarize_all()
+            else:
+                with store._writing(f"indexing {str(path)!r}", "nothing was lost"), store.conn:
+                    for sql in _INDEXES:  # a store from before an index was added
+                        store.conn.execute(sql)
         except BaseException:
             store.close()
             raise
@@ -104,7 +222,8 @@ class ResultStore:
 
     @classmethod
     def open(cls, target: str | Path) -> ResultStore:
-        """The store of a results folder (or the file itself), opened for reading only."""
+        """The store of a results folder (or the file itself), opened for reading only; an
+        older version is read as it is (nothing is written)."""
         path = store_path(target)
         if not path.is_file():
             raise StoreError(f"no results at {str(target)!r} (expected {str(path)!r})")
@@ -113,14 +232,13 @@ class ResultStore:
         except sqlite3.DatabaseError as e:
             raise StoreError(f"cannot open results store {str(path)!r}: {e}") from None
         try:
-            row = conn.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
-        except sqlite3.DatabaseError as e:
+            version = _schema_version(conn, path)
+            if version is None:
+                raise StoreError(f"{str(path)!r} is not a results store (it is empty)")
+            return cls(path, conn, version)
+        except BaseException:
             conn.close()
-            raise StoreError(f"{str(path)!r} is not a results store: {e}") from None
-        if row is None or int(row[0]) != SCHEMA_VERSION:
-            conn.close()
-            raise StoreError(f"{str(path)!r} has an unknown schema version {row and row[0]!r}")
-        return cls(path, conn)
+            raise
 
     @staticmethod
     def _connect(path: Path) -> sqlite3.Connection:
@@ -151,6 +269,27 @@ class ResultStore:
         except sqlite3.Error as e:
             self._rollback()
             raise write_error(doing, e, kept) from e
+        except BaseException:
+            self._rollback()
+            raise
+
+    @contextlib.contextmanager
+    def _reading(self) -> Iterator[None]:
+        """Turn a database error while reading (a damaged or tampered store) into a :class:`StoreError`."""
+        try:
+            yield
+        except sqlite3.Error as e:
+            raise StoreError(f"cannot read results store {str(self.path)!r}: {e}") from None
+
+    def _count(self, table: str) -> int:
+        with self._reading():
+            return int(self.conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
+
+    def _parse(self, game_id: str, text: str) -> GameRecord:
+        try:
+            return GameRecord.from_json(text)
+        except ArenaError as e:
+            raise StoreError(f"{str(self.path)!r}: stored game {game_id!r}: {e}") from None
 
     def __enter__(self) -> ResultStore:
         return self
@@ -158,11 +297,49 @@ class ResultStore:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    # -- upgrading an older store ------------------------------------------------------
+
+    def _summarize_all(self) -> None:
+        """Give every game without one its summary, in one transaction: all or nothing.
+
+        Upgrades a version-1 store (and repairs games an older arena stored in this one).
+        """
+        old = self.version
+        doing = f"upgrading {str(self.path)!r} from store schema {old} to {SCHEMA_VERSION}"
+        with self._writing(doing, "the store is left as it was"), self.conn:
+            self.conn.execute("BEGIN IMMEDIATE")
+            for sql in (*_TABLES_V2.values(), *_INDEXES):
+                self.conn.execute(sql)
+            rows = self.conn.execute(
+                "SELECT game_id, idx, record FROM games WHERE game_id NOT IN (SELECT game_id FROM summaries)"
+            )
+            added = 0
+            for game_id, idx, text in rows:
+                self._insert_summary(GameSummary.of(self._parse(game_id, text), idx))
+                added += 1
+            self.conn.execute("UPDATE meta SET value = ? WHERE key = 'schema'", (str(SCHEMA_VERSION),))
+        self.version, self.summarized = SCHEMA_VERSION, True
+        if old < SCHEMA_VERSION:
+            self.upgrade_note = (
+                f"note: upgraded {str(self.path)!r} from store schema {old} to {SCHEMA_VERSION} "
+                f"({added} game(s) summarized); an older arena cannot read it any more"
+            )
+        else:
+            self.upgrade_note = (
+                f"note: summarized {added} game(s) stored without a summary in {str(self.path)!r}"
+            )
+
     # -- the tournament -----------------------------------------------------------
 
     def get_meta(self, key: str) -> Any:
-        row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-        return None if row is None else json.loads(row[0])
+        with self._reading():
+            row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        if row is None:
+            return None
+        try:
+            return json.loads(row[0])
+        except (TypeError, ValueError) as e:
+            raise StoreError(f"{str(self.path)!r}: stored {key!r} is not JSON: {e}") from None
 
     def set_meta(self, **values: Any) -> None:
         with self._writing(f"writing the tournament to {str(self.path)!r}", "nothing was lost"), self.conn:
@@ -173,61 +350,261 @@ class ResultStore:
                 )
 
     def schedule(self) -> list[ScheduledGame]:
-        rows = self.conn.execute("SELECT idx, game_id, round, seats, seed FROM schedule ORDER BY idx")
-        return [ScheduledGame(i, g, r, tuple(json.loads(s)), seed) for i, g, r, s, seed in rows]
+        with self._reading():
+            rows = self.conn.execute("SELECT idx, game_id, round, seats, seed FROM schedule ORDER BY idx")
+            return [ScheduledGame(i, g, r, tuple(json.loads(s)), seed) for i, g, r, s, seed in rows]
 
     def set_schedule(self, games: Sequence[ScheduledGame]) -> None:
+        """Store the schedule (rewritten only when it changed: a league's is long).
+
+        A stored game takes its place in the new schedule; if any place moved, the
+        standings checkpoint no longer holds and is dropped.
+        """
+        digest = schedule_digest(games)
+        if self.get_meta("schedule_digest") == digest:
+            return
         with self._writing(f"writing the schedule to {str(self.path)!r}", "nothing was lost"), self.conn:
             self.conn.execute("DELETE FROM schedule")
             self.conn.executemany(
                 "INSERT INTO schedule VALUES (?, ?, ?, ?, ?)",
-                [(g.index, g.game_id, g.round, json.dumps(list(g.seats)), g.seed) for g in games],
+                ((g.index, g.game_id, g.round, json.dumps(list(g.seats)), g.seed) for g in games),
             )
+            moved = 0
+            for table in ("games", "summaries"):
+                moved += self.conn.execute(
+                    f"UPDATE {table} SET idx = s.idx FROM schedule s "
+                    f"WHERE s.game_id = {table}.game_id AND s.idx != {table}.idx"
+                ).rowcount
+            if moved:
+                self.conn.execute("DELETE FROM meta WHERE key = 'standings'")
+            self.conn.execute(
+                "INSERT OR REPLACE INTO meta VALUES ('schedule_digest', ?)", (json.dumps(digest),)
+            )
+
+    def schedule_size(self) -> int:
+        return self._count("schedule")
+
+    def unfinished(self) -> list[ScheduledGame]:
+        """The scheduled games not finished yet, in schedule order."""
+        with self._reading():
+            rows = self.conn.execute(
+                "SELECT idx, game_id, round, seats, seed FROM schedule "
+                "WHERE game_id NOT IN (SELECT game_id FROM games) ORDER BY idx"
+            )
+            return [ScheduledGame(i, g, r, tuple(json.loads(s)), seed) for i, g, r, s, seed in rows]
 
     def reset(self) -> None:
         """Forget every game and the schedule (``--restart``)."""
         with self._writing(f"clearing {str(self.path)!r}", "nothing was deleted"), self.conn:
-            self.conn.execute("DELETE FROM games")
-            self.conn.execute("DELETE FROM schedule")
+            for table in ("games", "summaries", "seats", "schedule"):
+                self.conn.execute(f"DELETE FROM {table}")
             self.conn.execute("DELETE FROM meta WHERE key != 'schema'")
 
     # -- games ----------------------------------------------------------------------
 
-    def save_game(self, game: ScheduledGame, record: GameRecord) -> None:
-        """Write one finished game in its own transaction.
+    def save_game(self, game: ScheduledGame, record: GameRecord) -> GameSummary:
+        """Write one finished game and its summary in one transaction; return the summary.
 
         Raises :class:`ResultsWriteError` when it cannot (a full disk); the
         transaction is rolled back and every game saved before stays.
         """
         text = record.to_json()
+        summary = GameSummary.of(record, game.index)
         doing = f"saving game {game.game_id} to {str(self.path)!r}"
         with self._writing(doing, "every finished game before it is kept"), self.conn:
             self.conn.execute(
                 "INSERT OR REPLACE INTO games (game_id, idx, record) VALUES (?, ?, ?)",
                 (game.game_id, game.index, text),
             )
+            self._insert_summary(summary)
+        return summary
+
+    def _insert_summary(self, g: GameSummary) -> None:
+        self.conn.execute(
+            "INSERT OR REPLACE INTO summaries VALUES (?, ?, ?, ?, ?, ?)",
+            (g.game_id, g.index, g.seed, g.players, g.moves, g.duration_ms),
+        )
+        self.conn.execute("DELETE FROM seats WHERE game_id = ?", (g.game_id,))
+        self.conn.executemany(
+            "INSERT INTO seats VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                (
+                    g.game_id,
+                    i,
+                    _text(s.name),
+                    s.rank,
+                    s.hexes,
+                    g.half_points(i),
+                    s.fault and s.fault.kind.value,
+                    s.fault and _text(s.fault.detail),
+                    s.fault and s.fault.ply,
+                    s.sandboxed,
+                    s.network,
+                )
+                for i, s in enumerate(g.seats)
+            ],
+        )
 
     def finished_ids(self) -> set[str]:
-        return {r[0] for r in self.conn.execute("SELECT game_id FROM games")}
+        with self._reading():
+            return {r[0] for r in self.conn.execute("SELECT game_id FROM games")}
+
+    def _ordered_records(self) -> Iterator[tuple[int, GameRecord]]:
+        with self._reading():
+            rows = self.conn.execute(
+                f"SELECT {_ORDER} AS o, g.game_id, g.record FROM games g "
+                "LEFT JOIN schedule s USING (game_id) ORDER BY o, g.game_id"
+            )
+            for order, game_id, text in rows:
+                yield order, self._parse(game_id, text)
 
     def records(self) -> Iterator[GameRecord]:
-        """Every finished game in schedule order."""
-        # The schedule's order, not the order games were saved in: a resumed run
-        # with more rounds renumbers nothing, but the schedule is the authority.
-        rows = self.conn.execute(
-            "SELECT g.record FROM games g LEFT JOIN schedule s USING (game_id) ORDER BY coalesce(s.idx, g.idx)"
-        )
-        for (text,) in rows:
-            yield GameRecord.from_json(text)
+        """Every finished game in schedule order (each record parsed: prefer :meth:`summaries`)."""
+        for _order, record in self._ordered_records():
+            yield record
 
     def record(self, game_id: str) -> GameRecord:
-        row = self.conn.execute("SELECT record FROM games WHERE game_id = ?", (game_id,)).fetchone()
-        if row is None:
-            known = [r[0] for r in self.conn.execute("SELECT game_id FROM games ORDER BY idx LIMIT 5")]
-            raise StoreError(
-                f"no finished game {game_id!r} in {str(self.path)!r} (games look like {', '.join(known) or 'none yet'})"
-            )
-        return GameRecord.from_json(row[0])
+        with self._reading():
+            row = self.conn.execute("SELECT record FROM games WHERE game_id = ?", (game_id,)).fetchone()
+            if row is None:
+                known = [r[0] for r in self.conn.execute("SELECT game_id FROM games ORDER BY idx LIMIT 5")]
+                raise StoreError(
+                    f"no finished game {game_id!r} in {str(self.path)!r} "
+                    f"(games look like {', '.join(known) or 'none yet'})"
+                )
+        return self._parse(game_id, row[0])
 
     def count(self) -> int:
-        return int(self.conn.execute("SELECT count(*) FROM games").fetchone()[0])
+        return self._count("games")
+
+    # -- summaries: what standings, listings and resume read -----------------------------
+
+    def summaries(self) -> Iterator[GameSummary]:
+        """Every finished game's summary, in schedule order (``index`` is its place)."""
+        if not self.summarized:  # an older store, read as it is
+            for order, record in self._ordered_records():
+                yield GameSummary.of(record, order)
+            return
+        yield from self._summaries("", ())
+
+    def _summaries(self, where: str, args: tuple[Any, ...]) -> Iterator[GameSummary]:
+        with self._reading():
+            # The stored place is the schedule's (set_schedule keeps them equal), and indexed:
+            # a listing streams from its first game (CROSS JOIN: summaries outside).
+            rows = self.conn.execute(
+                "SELECT g.idx, g.game_id, g.seed, g.players, g.moves, g.duration_ms, "
+                "t.bot, t.rank, t.hexes, t.fault, t.fault_detail, t.fault_ply, t.sandboxed, t.network "
+                f"FROM summaries g CROSS JOIN seats t ON t.game_id = g.game_id {where} "
+                "ORDER BY g.idx, g.game_id, t.seat",
+                args,
+            )
+            for (order, game_id, seed, players, moves, duration), seats in itertools.groupby(
+                rows, key=lambda r: r[:6]
+            ):
+                yield GameSummary(
+                    game_id, order, seed, players, moves, duration, tuple(self._seat(r[6:]) for r in seats)
+                )
+
+    def _seat(self, row: tuple[Any, ...]) -> SeatSummary:
+        bot, rank, hexes, fault, detail, ply, sandboxed, network = row
+        try:
+            kind = None if fault is None else Fault(FaultKind(fault), detail, ply)
+        except ValueError:
+            raise StoreError(f"{str(self.path)!r}: a stored game has an unknown fault {fault!r}") from None
+        return SeatSummary(bot, rank, hexes, kind, bool(sandboxed), bool(network))
+
+    def tally(self) -> Tally:
+        """The standings' sums over every finished game, added up by SQLite."""
+        tally = Tally()
+        if not self.summarized:
+            for game in self.summaries():
+                tally.add(game)
+            return tally
+        with self._reading():
+            q = self.conn.execute
+            tally.count = self._count("summaries")
+            for bot, players, games, places, wins, half, hexes, unsandboxed, network in q(
+                "SELECT t.bot, g.players, count(*), sum(t.rank), sum(t.rank = 1), sum(t.half_points), "
+                "sum(t.hexes), sum(NOT t.sandboxed), max(t.network) "
+                "FROM seats t JOIN summaries g USING (game_id) GROUP BY t.bot, g.players"
+            ):
+                tally.totals[bot, players] = BotTotals(
+                    games, places, wins, half, hexes, unsandboxed, bool(network)
+                )
+            for bot, kind, n in q(
+                "SELECT bot, fault, count(*) FROM seats WHERE fault IS NOT NULL GROUP BY bot, fault"
+            ):
+                tally.faults[bot][kind] = n
+            for players, seat, n, half in q(
+                "SELECT g.players, t.seat, count(*), sum(t.half_points) "
+                "FROM seats t JOIN summaries g USING (game_id) GROUP BY g.players, t.seat"
+            ):
+                tally.seats[players, seat] = [n, half]
+            for me, other, half, n in q(
+                "SELECT a.bot, b.bot, sum(a.half_points), count(*) FROM summaries g "
+                "JOIN seats a ON a.game_id = g.game_id JOIN seats b ON b.game_id = g.game_id AND b.seat != a.seat "
+                "WHERE g.players = 2 GROUP BY a.bot, b.bot"
+            ):
+                tally.cross[me][other] = [half, n]
+            first = q(
+                f"SELECT {_ORDER} AS o, g.players FROM summaries g LEFT JOIN schedule s USING (game_id) "
+                "ORDER BY o LIMIT 1"
+            ).fetchone()
+            tally.first = None if first is None else (first[0], first[1])
+        return tally
+
+    def rating_games(self, start: int = 0) -> Iterator[tuple[int, list[tuple[str, int]]]]:
+        """Each finished game from schedule place ``start`` on, as the rating sees it, in order."""
+        if not self.summarized:
+            for game in self.summaries():
+                if game.index >= start:
+                    yield game.index, [(s.name, s.rank) for s in game.seats]
+            return
+        with self._reading():
+            # The stored place is the schedule's (set_schedule keeps them equal), and indexed.
+            rows = self.conn.execute(
+                "SELECT g.idx, g.game_id, t.bot, t.rank FROM summaries g JOIN seats t USING (game_id) "
+                "WHERE g.idx >= ? ORDER BY g.idx, g.game_id, t.seat",
+                (start,),
+            )
+            for (order, _game_id), seats in itertools.groupby(rows, key=lambda r: r[:2]):
+                yield order, [(bot, rank) for _o, _g, bot, rank in seats]
+
+    def standings_checkpoint(self) -> StandingsCheckpoint | None:
+        """Where a run's standings got to, if it still describes the stored games.
+
+        It holds when every game it counted is still there; the games stored since
+        (a run killed between two checkpoints) come with it, to be added.
+        """
+        if not self.summarized:
+            return None
+        saved = self.get_meta("standings")
+        if not isinstance(saved, dict) or not isinstance(saved.get("rowid"), int):
+            return None
+        tally = Tally.from_dict(saved.get("tally"))
+        if tally is None:
+            return None
+        rowid = saved["rowid"]
+        with self._reading():
+            kept = self.conn.execute("SELECT count(*) FROM summaries WHERE rowid <= ?", (rowid,)).fetchone()[
+                0
+            ]
+        if kept != tally.count:
+            return None
+        since = list(self._summaries("WHERE g.rowid > ?", (rowid,)))
+        return StandingsCheckpoint(tally, RatingCheckpoint.from_dict(saved.get("ratings")), since)
+
+    def set_standings_checkpoint(self, tally: Tally, ratings: RatingCheckpoint) -> None:
+        """Keep where the standings got to; ``tally`` must hold every stored game."""
+        with self._reading():
+            rowid = self.conn.execute("SELECT coalesce(max(rowid), 0) FROM summaries").fetchone()[0]
+        self.set_meta(standings={"rowid": rowid, "tally": tally.to_dict(), "ratings": ratings.to_dict()})
+
+
+@dataclass(frozen=True)
+class StandingsCheckpoint:
+    """A run's standings as it last saved them, and the games stored after that."""
+
+    tally: Tally  # the games stored after it not included
+    ratings: RatingCheckpoint | None
+    since: list[GameSummary]

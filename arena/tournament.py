@@ -19,16 +19,19 @@ from .build import run_build
 from .config import RUN_ONLY_KEYS, BotConfig, TournamentConfig, find_program
 from .errors import ConfigError
 from .executor import GamePool, GameSettings
+from .league_table import LeagueTable
 from .record import GameRecord
 from .referee import BotSpec
 from .report import tournament_report, write_report
 from .sandbox import resolve_mode
 from .schedule import ScheduledGame, make_schedule
-from .standings import Standings, compute_standings, write_files
+from .standings import Standings, write_files
 from .store import ResultStore
 
 STANDINGS_EVERY_S = 2.0
 REPORT_EVERY_S = 10.0
+REPORT_SHARE = 0.05  # of the run's time, at most, spent writing report.html
+REPORT_MAX_GAMES = 20_000  # past this a run keeps no report.html current (pages of ~6 KB a game)
 
 
 def schedule_for(config: TournamentConfig) -> list[ScheduledGame]:
@@ -145,15 +148,24 @@ class RunState:
     started: float = field(default_factory=time.monotonic)
 
 
-def open_store(
-    config: TournamentConfig, schedule: list[ScheduledGame], restart: bool, echo: Callable[[str], None]
-) -> ResultStore:
+def open_store(config: TournamentConfig, restart: bool, echo: Callable[[str], None]) -> ResultStore:
     """Open the results store, resuming when the schedule allows it."""
     store = ResultStore.create(config.output)
     try:
+        if store.upgrade_note:
+            echo(store.upgrade_note)
         if restart:
             store.reset()
         old = store.get_meta("config")
+        if (
+            old == config.raw
+            and store.get_meta("conditions") == config.play_conditions()
+            and store.get_meta("schedule_digest") is not None
+        ):
+            # The same file, played the same way: the stored schedule is the one it makes
+            # (which takes a 100,000-game league longer to make than to resume).
+            return store
+        schedule = schedule_for(config)
         if old is not None and old != config.raw:
             changes = describe_changes(old, config.raw)
             finished = store.finished_ids()
@@ -209,32 +221,39 @@ def _play_tournament(
         echo(f"warning: {warning}")
     build_bots(config, echo)
     check_programs(config)
-    schedule = schedule_for(config)
     bots = [b.name for b in config.bots]
-    with open_store(config, schedule, restart, echo) as store:
-        finished = store.finished_ids()
-        todo = [g for g in schedule if g.game_id not in finished]
-        state = RunState(total=len(schedule), done=len(schedule) - len(todo))
+    with open_store(config, restart, echo) as store:
+        todo = store.unfinished()
+        total = store.schedule_size()
+        state = RunState(total=total, done=total - len(todo))
         if state.done:
             echo(f"resuming: {state.done} of {state.total} games already played")
-        last_write = last_report = -REPORT_EVERY_S
+        table = LeagueTable.load(store, bots, config.rating, expected=(g.index for g in todo))
+        # The first refresh waits like the others: games handed out first arrive first.
+        last_write = time.monotonic()
+        last_report, report_cost = -REPORT_EVERY_S, 0.0
 
         def refresh(force: bool = False) -> None:
-            nonlocal last_write, last_report
+            # O(bots) whatever the league's size, and throttled: the cost per game stays flat.
+            nonlocal last_write, last_report, report_cost
             if force or time.monotonic() - last_write >= STANDINGS_EVERY_S:
-                records = list(store.records())
-                state.standings = compute_standings(records, bots, config.rating)
+                state.standings = table.standings()
                 write_files(config.output, config.name, state.standings, state.total)
+                table.save(store)
                 last_write = time.monotonic()
-                # report.html costs more (every game's record goes in): less often; it reloads
-                # itself until the last refresh, which is forced
-                if force or last_write - last_report >= REPORT_EVERY_S:
-                    report = tournament_report(store, bots, config.rating, running=not force, records=records)
+                # report.html costs more (every game's record goes in, so its cost grows with
+                # the league): written less often, at most REPORT_SHARE of the run's time; it
+                # reloads itself until the last refresh, which is forced.  Past
+                # REPORT_MAX_GAMES a page would be too big to open: 'arena report' makes one.
+                due = last_write - last_report >= max(REPORT_EVERY_S, report_cost / REPORT_SHARE)
+                if (force or due) and state.done <= REPORT_MAX_GAMES:
+                    began = time.monotonic()
+                    report = tournament_report(store, bots, config.rating, running=not force)
                     write_report(config.output, report)
-                    last_report = last_write
+                    last_report, report_cost = last_write, time.monotonic() - began
 
         def on_result(game: ScheduledGame, record: GameRecord) -> None:
-            store.save_game(game, record)
+            table.add(store.save_game(game, record))
             state.done += 1
             state.played_now += 1
             refresh(force=state.done == state.total)
@@ -245,6 +264,7 @@ def _play_tournament(
             echo(f"{'retrying' if retry else 'giving up on'} {game.game_id}: {reason.splitlines()[0]}")
             if not retry:
                 state.failures.append((game, reason))
+                table.drop(game.index)
 
         try:
             if todo:

@@ -14,7 +14,7 @@ concurrency (the workers' time) minus the time inside ``play_game`` (the sum
 of the stored records' ``duration_ms``, the referee's own measure of each
 game), and the CPU time of everything (parent, workers, bots) against the
 wall time.  The parent's share is timed during the runs (``save_game``,
-loading records, ``compute_standings``, ``write_files``), and microbenchmarks
+``LeagueTable.add`` and ``.standings``, ``write_files``), and microbenchmarks
 time, one by one, what the difference is made of: ``compute_standings`` over
 all stored records (the rating), ``ResultStore.save_game`` for as many
 records (the store), loading the records, the worker's board generation
@@ -45,6 +45,7 @@ from typing import Any
 import arena.tournament as tournament_mod
 from arena.config import TournamentConfig, load_config
 from arena.executor import GamePool
+from arena.league_table import LeagueTable
 from arena.record import GameRecord
 from arena.schedule import ScheduledGame
 from arena.standings import compute_standings, write_files
@@ -79,13 +80,13 @@ class Timer:
         self.calls = 0
         self.seconds = 0.0
 
-    def wrap(self, fn: Callable[..., Any], eager: bool = False) -> Callable[..., Any]:
-        """``fn`` timed; ``eager`` for a generator function: run it to the end inside the timing."""
+    def wrap(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+        """``fn``, timed."""
 
         def timed(*args: Any, **kw: Any) -> Any:
             t0 = time.perf_counter()
             try:
-                return iter(list(fn(*args, **kw))) if eager else fn(*args, **kw)
+                return fn(*args, **kw)
             finally:
                 self.seconds += time.perf_counter() - t0
                 self.calls += 1
@@ -97,20 +98,20 @@ class Timer:
 def timed_parent() -> Iterator[dict[str, Timer]]:
     """Time the parent's store and standings work while run_tournament runs (then restore).
 
-    ``run_tournament`` looks these up when it calls them: ``ResultStore.save_game`` and
-    ``records`` (loading, for each standings refresh) on the class, ``compute_standings``
-    and ``write_files`` in :mod:`arena.tournament`.
+    ``run_tournament`` looks these up when it calls them: ``ResultStore.save_game``,
+    ``LeagueTable.add`` (each game) and ``LeagueTable.standings`` (each refresh) on their
+    classes, and ``write_files`` in :mod:`arena.tournament`.
     """
     targets: dict[str, Any] = {
         "save_game": ResultStore,
-        "records": ResultStore,
-        "compute_standings": tournament_mod,
+        "add": LeagueTable,
+        "standings": LeagueTable,
         "write_files": tournament_mod,
     }
     timers = {name: Timer() for name in targets}
     saved = {name: getattr(owner, name) for name, owner in targets.items()}
     for name, owner in targets.items():
-        setattr(owner, name, timers[name].wrap(saved[name], eager=name == "records"))
+        setattr(owner, name, timers[name].wrap(saved[name]))
     try:
         yield timers
     finally:
@@ -300,7 +301,7 @@ def main() -> None:
     line("cores busy (CPU time / wall time)", [f"{r.cpu_s / r.wall_s:.2f}" for r in runs])
 
     print("\nthe parent's work, timed during the runs (per game; calls in all runs):")
-    for key in ("save_game", "records", "compute_standings", "write_files"):
+    for key in ("save_game", "add", "standings", "write_files"):
         calls = "/".join(str(r.timers[key].calls) for r in runs)
         line(f"  {key} ({calls})", [ms(r.timers[key].seconds / r.games) for r in runs])
 
@@ -312,7 +313,7 @@ def main() -> None:
 
     micro(f"rating: compute_standings, all {n} records", t_rating, f"= {ms(t_rating / n)} per record")
     micro(f"store: ResultStore.save_game x {n}, fresh store", t_save, f"= {ms(t_save / n)} per game")
-    micro(f"load all {n} records (store.records())", t_load, "(each standings refresh)")
+    micro(f"load all {n} records (store.records())", t_load, "(no run does this since summaries)")
     micro("write_files (standings.md + .json)", t_write, "(each standings refresh)")
     micro("random board, per game (in the worker)", t_board, "(before play_game starts its clock)")
     micro("record to parent: to_dict, pickle, from_dict", t_ipc, "per game")
@@ -322,13 +323,13 @@ def main() -> None:
     print("\nwhere the overhead per game goes (concurrency 1; parent's work as timed in the runs):")
     r = runs[0]
     games_per_run = r.games / r.runs
-    standings_s = sum(r.timers[k].seconds for k in ("records", "compute_standings", "write_files"))
+    standings_s = sum(r.timers[k].seconds for k in ("add", "standings", "write_files"))
     parts = {
         "worker: random board": t_board,
         "worker <-> parent: record transfer": t_ipc,
         "pool start + stop, spread over a run": t_pool[1] / games_per_run,
         "parent: save_game (store)": r.timers["save_game"].seconds / r.games,
-        "parent: standings (load, rate, write)": standings_s / r.games,
+        "parent: standings (add, rate, write)": standings_s / r.games,
     }
     for label, value in parts.items():
         print(f"  {label:<44}{ms(value)}")

@@ -30,6 +30,7 @@ from arena.record import GameRecord
 from arena.schedule import ScheduledGame
 from arena.standings import compute_standings, write_files
 from arena.store import ResultStore, ResultsWriteError
+from arena.summary import GameSummary
 from arena.tournament import schedule_for
 
 from .process_helpers import wait_no_leftovers
@@ -329,11 +330,11 @@ def test_a_full_disk_while_saving_a_game_stops_the_run_in_one_line(
     # answers SQLITE_FULL ("database or disk is full"), as on a full disk.
     real_save = ResultStore.save_game
 
-    def save_on_a_filling_disk(store: ResultStore, game: ScheduledGame, record: GameRecord) -> None:
+    def save_on_a_filling_disk(store: ResultStore, game: ScheduledGame, record: GameRecord) -> GameSummary:
         if store.count() == 2:
             pages = store.conn.execute("PRAGMA page_count").fetchone()[0]
             store.conn.execute(f"PRAGMA max_page_count = {pages}")
-        real_save(store, game, record)
+        return real_save(store, game, record)
 
     monkeypatch.setattr(ResultStore, "save_game", save_on_a_filling_disk)
     path = league(tmp_path, marker)

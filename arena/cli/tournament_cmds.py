@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import difflib
 import json
+import os
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -15,11 +17,13 @@ from tabulate import tabulate
 
 from ..config import RatingConfig, load_config
 from ..errors import ConfigError
+from ..league_table import stored_standings
 from ..record import FaultKind, GameRecord
 from ..rules import PLAYER_LETTERS
 from ..schedule import ScheduledGame
-from ..standings import FORMATS, compute_standings, render
-from ..store import STORE_NAME, ResultStore, ResultsWriteError, store_path
+from ..standings import FORMATS, render
+from ..store import STORE_NAME, ResultStore, ResultsWriteError, StoreError, store_path
+from ..summary import GameSummary
 from ..tournament import RunState, run_tournament
 from ..untrusted import printable
 from .common import echo_printable, main
@@ -31,12 +35,11 @@ def _leaders(state: RunState, n: int = 3) -> str:
     return "leaders: " + ", ".join(f"{printable(r.bot)} {r.score:.1f}" for r in state.standings.rows[:n])
 
 
-def _game_line(record: GameRecord) -> str:
+def _game_line(game: GameSummary) -> str:
     parts = []
-    for s in sorted(record.standings, key=lambda s: (s.rank, s.player)):
-        seat = record.seats[s.player]
+    for _player, seat in sorted(enumerate(game.seats), key=lambda ps: (ps[1].rank, ps[0])):
         note = f" ({seat.fault.kind.value})" if seat.fault else ""
-        parts.append(f"{s.rank}. {printable(seat.name)} {s.hexes}{note}")
+        parts.append(f"{seat.rank}. {printable(seat.name)} {seat.hexes}{note}")
     return "  ".join(parts)
 
 
@@ -67,7 +70,8 @@ class _Progress:
                 self.bar.update(state.done - 1)
             self.bar.update(1, current_item=game.game_id)
             return
-        line = f"[{state.done}/{state.total}] {printable(game.game_id)}: {_game_line(record)}"
+        summary = _game_line(GameSummary.of(record, game.index))
+        line = f"[{state.done}/{state.total}] {printable(game.game_id)}: {summary}"
         now = time.monotonic()
         if now - self.last_plain >= 5 or state.done == state.total:
             line += f"   {_leaders(state)}"
@@ -100,7 +104,9 @@ def run_cmd(tournament: Path, restart: bool, concurrency: int | None, quiet: boo
     it stopped; Ctrl-C stops cleanly and keeps every finished game. 'output'
     must be a new, empty or results folder; a run holds it for itself, so a
     second run on the same folder stops at once naming the first ('arena
-    standings', 'games' and 'replay' still read it meanwhile).
+    standings', 'games' and 'replay' still read it meanwhile). A store written
+    by an older arena is upgraded in place; one written by a newer arena is
+    refused.
 
     Exit codes: 0 every game played; 1 some games failed for reasons of the
     arena itself (rerun to retry them), or the results could not be written
@@ -173,10 +179,26 @@ def _open_results(target: Path) -> tuple[ResultStore, list[str], RatingConfig]:
             "or the tournament file (.yaml or .yml) that wrote it"
         )
     store = ResultStore.open(target)
+    try:
+        return store, *_stored_tournament(store)
+    except BaseException:
+        store.close()
+        raise
+
+
+def _stored_tournament(store: ResultStore) -> tuple[list[str], RatingConfig]:
+    """The bots and the rating of the tournament file stored with the results."""
     raw = store.get_meta("config") or {}
+    where = f"{str(store.path)!r}: the stored tournament"
+    if not isinstance(raw, dict) or not isinstance(raw.get("bots", []), list):
+        raise StoreError(f"{where} is not a tournament file's contents")
     bots = [b.get("name") for b in raw.get("bots", []) if isinstance(b, dict)]
-    rating = RatingConfig(**{k: float(v) for k, v in (raw.get("rating") or {}).items()})
-    return store, [b for b in bots if isinstance(b, str)], rating
+    rating_raw = raw.get("rating") or {}
+    try:
+        rating = RatingConfig(**{k: float(v) for k, v in dict(rating_raw).items()})
+    except (TypeError, ValueError) as e:
+        raise StoreError(f"{where} has a rating that cannot be used ({rating_raw!r}): {e}") from None
+    return [b for b in bots if isinstance(b, str)], rating
 
 
 @main.command("standings")
@@ -195,8 +217,53 @@ def standings_cmd(results: Path, fmt: str) -> None:
     """
     store, bots, rating = _open_results(results)
     with store:
-        st = compute_standings(list(store.records()), bots, rating)
+        st = stored_standings(store, bots, rating)
     click.echo(render(st, fmt))
+
+
+def _game_json(g: GameSummary) -> dict[str, Any]:
+    return {
+        "id": g.game_id,
+        "seed": g.seed,
+        "seats": g.names,
+        "ranking": g.ranking,
+        "hexes": [s.hexes for s in g.seats],
+        "moves": g.moves,
+        "faults": [
+            {
+                "bot": g.seats[p].name,
+                "seat": PLAYER_LETTERS[p],
+                "reason": f.kind.value,
+                "detail": f.detail,
+                "ply": f.ply,
+            }
+            for p, f in g.faults
+        ],
+    }
+
+
+def _echo_json_list(items: Iterator[dict[str, Any]]) -> None:
+    """Print ``items`` as ``json.dumps(list(items), indent=1)`` would, one at a time.
+
+    A league's listing starts at once and is never all in memory; a reader that
+    stops early (``| head``) ends the listing quietly.
+    """
+    try:
+        first = True
+        for item in items:
+            # Within a list every line of an item is indented one more space; a JSON
+            # string never holds a raw newline, so this touches only the layout.
+            text = json.dumps(item, indent=1).replace("\n", "\n ")
+            sys.stdout.write(("[\n " if first else ",\n ") + text)
+            first = False
+        sys.stdout.write("[]\n" if first else "\n]\n")
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader is gone: point stdout at /dev/null so that flushing at exit cannot fail too.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        sys.exit(1)
 
 
 @main.command("games")
@@ -215,51 +282,23 @@ def games_cmd(results: Path, bot: str | None, fault: str | None, fmt: str) -> No
     """
     store, bots, _ = _open_results(results)
     with store:
-        records = list(store.records())
-    if bot is not None:
-        _check_bot(bot, bots or sorted({s.name for r in records for s in r.seats}), results)
-        records = [r for r in records if any(s.name == bot for s in r.seats)]
-    if fault is not None:
-        records = [
-            r
-            for r in records
-            if any(s.fault and (fault == "any" or s.fault.kind.value == fault) for s in r.seats)
-        ]
-    if fmt == "json":
-        click.echo(
-            json.dumps(
-                [
-                    {
-                        "id": r.game_id,
-                        "seed": r.seed,
-                        "seats": [s.name for s in r.seats],
-                        "ranking": r.ranking,
-                        "hexes": [s.hexes for s in r.standings],
-                        "moves": len(r.moves),
-                        "faults": [
-                            {
-                                "bot": r.seats[p].name,
-                                "seat": PLAYER_LETTERS[p],
-                                "reason": f.kind.value,
-                                "detail": f.detail,
-                                "ply": f.ply,
-                            }
-                            for p, f in r.faults
-                        ],
-                    }
-                    for r in records
-                ],
-                indent=1,
-            )
-        )
-        return
-    rows = []
-    for r in records:
-        faults = "; ".join(f"{printable(r.seats[p].name)}: {f.kind.value}" for p, f in r.faults)
-        seats = " vs ".join(printable(s.name) for s in r.seats)
-        rows.append([printable(r.game_id), seats, _game_line(r), len(r.moves), faults])
+        games: Iterator[GameSummary] = store.summaries()
+        if bot is not None:
+            if bots:
+                _check_bot(bot, bots, results)
+            games = (g for g in games if bot in g.names)
+        if fault is not None:
+            games = (g for g in games if any(fault == "any" or f.kind.value == fault for _p, f in g.faults))
+        if fmt == "json":
+            _echo_json_list(_game_json(g) for g in games)
+            return
+        rows = []
+        for g in games:
+            faults = "; ".join(f"{printable(g.seats[p].name)}: {f.kind.value}" for p, f in g.faults)
+            seats = " vs ".join(printable(n) for n in g.names)
+            rows.append([printable(g.game_id), seats, _game_line(g), g.moves, faults])
     click.echo(tabulate(rows, headers=["id", "seats", "result (rank. bot hexes)", "moves", "faults"]))
-    click.echo(f"\n{len(records)} game(s)")
+    click.echo(f"\n{len(rows)} game(s)")
 
 
 def _check_bot(bot: str, bots: list[str], results: Path) -> None:

@@ -1,0 +1,89 @@
+"""A league's standings kept current game by game, and read back from the store.
+
+A run adds each finished game to a :class:`LeagueTable` (sums in a
+:class:`~arena.tally.Tally`, ratings in a :class:`~arena.rating.RatingLedger`),
+so that the standings cost the same at the 100,000th game as at the first.
+Opening one on a store starts from the last run's checkpoint (its sums, and its
+ratings, to which only the games after it are added); without one, SQLite adds
+up the stored summaries and every game is rated again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from .config import RatingConfig
+from .rating import RatingLedger
+from .store import ResultStore
+from .summary import GameSummary
+from .tally import Standings, Tally
+
+
+class LeagueTable:
+    """Standings that grow one game at a time; ``expected`` are the games still to come."""
+
+    def __init__(
+        self,
+        bots: Sequence[str],
+        rating: RatingConfig | None = None,
+        expected: Iterable[int] = (),
+        tally: Tally | None = None,
+        ledger: RatingLedger | None = None,
+    ) -> None:
+        self.bots = list(bots)
+        self.tally = tally or Tally()
+        self.ledger = ledger or RatingLedger(bots, rating, expected)
+
+    @classmethod
+    def load(
+        cls,
+        store: ResultStore,
+        bots: Sequence[str],
+        rating: RatingConfig | None = None,
+        expected: Iterable[int] = (),
+    ) -> LeagueTable:
+        """The table of every game in ``store``, ready for the ``expected`` ones to be added."""
+        rating = rating or RatingConfig()
+        expected = sorted(expected)
+        tally, start = None, None
+        saved = store.standings_checkpoint()
+        if saved is not None:
+            tally = saved.tally
+            for game in saved.since:
+                tally.add(game)
+            # The ratings hold if taken with this rating and no game before their end
+            # came since or is still to come (else every game is rated again).
+            first = min([*(g.index for g in saved.since), *expected[:1]], default=None)
+            ratings = saved.ratings
+            if (
+                ratings is not None
+                and ratings.config == rating
+                and (first is None or first >= ratings.through)
+            ):
+                start = ratings
+        ledger = RatingLedger(bots, rating, expected, start)
+        for index, seats in store.rating_games(start.through if start else 0):
+            ledger.add(index, seats)
+        return cls(bots, tally=tally or store.tally(), ledger=ledger)
+
+    def save(self, store: ResultStore) -> None:
+        """Keep where the standings got to in ``store`` (which holds every game added)."""
+        store.set_standings_checkpoint(self.tally, self.ledger.checkpoint())
+
+    def add(self, game: GameSummary) -> None:
+        self.tally.add(game)
+        self.ledger.add(game.index, [(s.name, s.rank) for s in game.seats])
+
+    def drop(self, index: int) -> None:
+        """An expected game will not come in this run."""
+        self.ledger.drop(index)
+
+    def standings(self) -> Standings:
+        return self.tally.standings(self.bots, self.ledger.ratings())
+
+
+def stored_standings(
+    store: ResultStore, bots: Sequence[str], rating: RatingConfig | None = None
+) -> Standings:
+    """The standings of every game in ``store`` (no record is read)."""
+    return LeagueTable.load(store, bots, rating).standings()

@@ -1,0 +1,225 @@
+"""Standings as running totals: what a league's games say, added one game at a time.
+
+A player's *score* in one game is the share of opponents it beat, a tie
+counting half: (beaten + tied / 2) / (players - 1).  It is 1 for a clean win
+and 0 for last place, whatever the number of players.
+
+A :class:`Tally` holds sums per bot (and per pair of bots), never the games, so
+its size and the cost of adding a game do not grow with the league; every sum
+is an integer, so the order games are added in changes nothing.  The ratings
+come from :mod:`arena.rating`, which must see games in schedule order.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import Counter, defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import trueskill
+
+from .config import RatingConfig
+from .rating import RatingLedger, conservative
+from .record import GameRecord
+from .summary import GameSummary
+
+
+def game_scores(rec: GameRecord) -> list[float]:
+    ranks = rec.ranking
+    n = len(ranks)
+    return [
+        (sum(r > mine for r in ranks) + 0.5 * (sum(r == mine for r in ranks) - 1)) / (n - 1) for mine in ranks
+    ]
+
+
+@dataclass
+class Row:
+    """One bot's line in the standings."""
+
+    rank: int
+    bot: str
+    score: float  # conservative rating, mu - 3 sigma
+    mu: float
+    sigma: float
+    games: int
+    avg_place: float
+    wins: int
+    avg_score: float
+    avg_hexes: float
+    faults: int
+    faults_by_kind: dict[str, int] = field(default_factory=dict)
+    unsandboxed: int = 0  # games it played outside the sandbox (records before the sandbox count)
+    network: bool = False  # it had the machine's network in some game
+
+
+@dataclass
+class Standings:
+    rows: list[Row]
+    games: int
+    players: int
+    seat_scores: list[float]  # mean score of each seat
+    crosstable: dict[str, dict[str, tuple[float, int]]]  # bot -> opponent -> (points, games), 2 players
+
+    def to_json_rows(self) -> list[dict[str, Any]]:
+        return [
+            {
+                **asdict(r),
+                "score": round(r.score, 3),
+                "mu": round(r.mu, 3),
+                "sigma": round(r.sigma, 3),
+                "avg_place": round(r.avg_place, 3),
+                "avg_score": round(r.avg_score, 3),
+                "avg_hexes": round(r.avg_hexes, 2),
+            }
+            for r in self.rows
+        ]
+
+
+@dataclass
+class BotTotals:
+    """One bot's sums over its games (with ``players`` players, for the score)."""
+
+    games: int = 0
+    places: int = 0
+    wins: int = 0
+    half_points: int = 0
+    hexes: int = 0
+    unsandboxed: int = 0
+    network: bool = False
+
+
+class Tally:
+    """Sums over finished games, in any order; :meth:`standings` turns them into rows."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        # (bot, players) -> totals: a score's denominator depends on the players of its game.
+        self.totals: defaultdict[tuple[str, int], BotTotals] = defaultdict(BotTotals)
+        self.faults: defaultdict[str, Counter[str]] = defaultdict(Counter)
+        # (players, seat) -> [games, half points]
+        self.seats: defaultdict[tuple[int, int], list[int]] = defaultdict(lambda: [0, 0])
+        # bot -> opponent -> [half points, games], in 2-player games
+        self.cross: defaultdict[str, dict[str, list[int]]] = defaultdict(dict)
+        self.first: tuple[int, int] | None = None  # (index, players) of the first game in the schedule
+
+    def add(self, game: GameSummary) -> None:
+        self.count += 1
+        if self.first is None or game.index < self.first[0]:
+            self.first = (game.index, game.players)
+        halves = [game.half_points(i) for i in range(len(game.seats))]
+        for seat, (s, half) in enumerate(zip(game.seats, halves, strict=True)):
+            t = self.totals[s.name, game.players]
+            t.games += 1
+            t.places += s.rank
+            t.wins += s.rank == 1
+            t.half_points += half
+            t.hexes += s.hexes
+            t.unsandboxed += not s.sandboxed
+            t.network |= s.network
+            if s.fault is not None:
+                self.faults[s.name][s.fault.kind.value] += 1
+            at_seat = self.seats[game.players, seat]
+            at_seat[0] += 1
+            at_seat[1] += half
+        if game.players == 2:
+            (a, b), (ha, hb) = game.names, halves
+            for me, other, half in ((a, b, ha), (b, a, hb)):
+                pair = self.cross[me].setdefault(other, [0, 0])
+                pair[0] += half
+                pair[1] += 1
+
+    def to_dict(self) -> dict[str, Any]:
+        """The sums as JSON data (a few per bot and pair of bots, whatever the league's size)."""
+        return {
+            "count": self.count,
+            "first": self.first,
+            "totals": [[n, p, *dataclasses.astuple(t)] for (n, p), t in self.totals.items()],
+            "faults": {n: dict(c) for n, c in self.faults.items()},
+            "seats": [[p, s, *v] for (p, s), v in self.seats.items()],
+            "cross": self.cross,
+        }
+
+    @classmethod
+    def from_dict(cls, d: Any) -> Tally | None:
+        """The tally ``d`` describes, or None when it is not one (it is then added up again)."""
+        tally = cls()
+        try:
+            tally.count = int(d["count"])
+            tally.first = None if d["first"] is None else (int(d["first"][0]), int(d["first"][1]))
+            for n, p, *sums in d["totals"]:
+                tally.totals[str(n), int(p)] = BotTotals(*sums)
+            for n, kinds in d["faults"].items():
+                tally.faults[n].update({str(k): int(v) for k, v in kinds.items()})
+            for p, s, games, half in d["seats"]:
+                tally.seats[int(p), int(s)] = [int(games), int(half)]
+            for me, row in d["cross"].items():
+                tally.cross[me] = {str(o): [int(half), int(g)] for o, (half, g) in row.items()}
+        except (KeyError, TypeError, ValueError, AttributeError):
+            return None
+        return tally
+
+    def standings(self, bots: Sequence[str], ratings: Mapping[str, trueskill.Rating]) -> Standings:
+        """The rows for ``bots`` (every entrant) and whoever else played, with these ratings."""
+        names = list(dict.fromkeys([*bots, *ratings]))
+        per_bot: defaultdict[str, BotTotals] = defaultdict(BotTotals)
+        score_sum: defaultdict[str, float] = defaultdict(float)
+        for (name, players), t in sorted(self.totals.items()):
+            b = per_bot[name]
+            b.games += t.games
+            b.places += t.places
+            b.wins += t.wins
+            b.hexes += t.hexes
+            b.unsandboxed += t.unsandboxed
+            b.network |= t.network
+            score_sum[name] += t.half_points / (2 * (players - 1))
+        rows = []
+        for n in names:
+            r = ratings[n]
+            b = per_bot[n]
+            g = b.games
+            faults = self.faults.get(n, Counter())
+            rows.append(
+                Row(
+                    0,
+                    n,
+                    conservative(r),
+                    r.mu,
+                    r.sigma,
+                    g,
+                    b.places / g if g else 0.0,
+                    b.wins,
+                    score_sum[n] / g if g else 0.0,
+                    b.hexes / g if g else 0.0,
+                    sum(faults.values()),
+                    dict(sorted(faults.items())),
+                    b.unsandboxed,
+                    b.network,
+                )
+            )
+        rows.sort(key=lambda r: (-r.score, -r.mu, r.bot))
+        for i, row in enumerate(rows, 1):
+            row.rank = i
+        players = self.first[1] if self.first else 2
+        seat_scores = []
+        for seat in range(players):
+            g, half = self.seats.get((players, seat), (0, 0))
+            seat_scores.append(half / (2 * (players - 1)) / g if g else 0.0)
+        cross = {
+            me: {other: (half / 2, g) for other, (half, g) in row.items()} for me, row in self.cross.items()
+        }
+        return Standings(rows, self.count, players, seat_scores, cross)
+
+
+def compute_standings(
+    records: Sequence[GameRecord], bots: Sequence[str], rating: RatingConfig | None = None
+) -> Standings:
+    """Standings after ``records`` (in schedule order) for ``bots`` (every entrant)."""
+    tally = Tally()
+    ledger = RatingLedger(bots, rating)
+    for i, rec in enumerate(records):
+        game = GameSummary.of(rec, i)
+        tally.add(game)
+        ledger.add(i, [(s.name, s.rank) for s in game.seats])
+    return tally.standings(bots, ledger.ratings())
