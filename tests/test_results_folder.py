@@ -5,14 +5,12 @@ from __future__ import annotations
 
 import contextlib
 import os
-import signal
 import socket
 import sqlite3
 import stat
 import subprocess
 import sys
 import time
-import uuid
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -30,7 +28,6 @@ from arena.standings import compute_standings, write_files
 from arena.store import ResultStore, StoreError
 
 from .fakebot import engine_bot
-from .process_helpers import wait_no_leftovers
 
 REPO = Path(__file__).resolve().parent.parent
 PY = sys.executable
@@ -145,16 +142,6 @@ def test_a_killed_run_leaves_the_folder_free(tmp_path: Path) -> None:
         if proc.stdout is not None:
             proc.stdout.close()
 
-
-@pytest.fixture
-def marker() -> Iterator[str]:
-    m = f"arena-folder-{uuid.uuid4().hex[:10]}"
-    yield m
-    left = wait_no_leftovers(m)
-    for line in left:  # never leave a process behind, even when the test failed
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(int(line.split(":")[0]), signal.SIGKILL)
-    assert not left, f"processes left behind: {left}"
 
 
 @pytest.mark.slow

@@ -15,7 +15,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -94,15 +93,6 @@ def wait_for_games(
                     pass
         time.sleep(0.05)
 
-
-@pytest.fixture
-def marker() -> Iterator[str]:
-    m = f"arena-test-{uuid.uuid4().hex[:10]}"
-    yield m
-    left = wait_no_leftovers(m)
-    for line in left:  # never leave a process behind, even when the test failed
-        os.kill(int(line.split(":")[0]), signal.SIGKILL)
-    assert not left, f"processes left behind: {left}"
 
 
 def standings_json(path: Path) -> list[dict[str, object]]:

@@ -13,8 +13,6 @@ import io
 import json
 import re
 import sys
-import uuid
-from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from xml.etree import ElementTree as ET
@@ -34,7 +32,6 @@ from arena.store import ResultStore
 from arena.untrusted import csv_cell, html, markdown, printable, printable_lines, xml_text
 
 from .fakebot import ScriptedChannel, engine_bot, scripted
-from .process_helpers import wait_no_leftovers
 
 REPO = Path(__file__).resolve().parent.parent
 PY = sys.executable
@@ -268,14 +265,6 @@ def test_junit_report_parses_and_holds_no_illegal_character() -> None:
 
 ESCAPER = f"{PY} tests/hostile_bots/writes_escapes.py"
 
-
-@pytest.fixture
-def marker() -> Iterator[str]:
-    """A mark in the bots' command lines, to check that no process outlives its test."""
-    m = f"arena-escapes-{uuid.uuid4().hex[:10]}"
-    yield m
-    left = wait_no_leftovers(m)
-    assert not left, f"processes left behind: {left}"
 
 
 @pytest.mark.slow
