@@ -57,6 +57,9 @@ def connect(executor: ExecutorConfig, workers: int) -> Iterator[Client]:
             processes=True,
             host="127.0.0.1",
             dashboard_address=None,
+            # The scheduler serves a few HTTP routes even without a dashboard, on 8787 unless
+            # told otherwise: any free port of loopback instead, so two runs never collide.
+            scheduler_kwargs={"dashboard": False, "dashboard_address": "127.0.0.1:0"},
             silence_logs=logging.ERROR,
         )
         client = Client(cluster, set_as_default=False)
