@@ -30,15 +30,18 @@ from click.testing import CliRunner
 
 from arena.cli import main
 from arena.clock import TimeControl
+from arena.cluster import DaskGamePool
 from arena.cluster.placement import Placement, pack_folder, prepare, relocate, unpack_folders
-from arena.config import parse_config
+from arena.config import ExecutorConfig, parse_config
 from arena.errors import ConfigError
 from arena.executor import GameSettings
 from arena.referee import BotSpec
 from arena.rules import Params
 from arena.sandbox import SandboxPolicy, unavailable_reason
+from arena.schedule import make_schedule
 from arena.store import ResultStore
 
+from .flaky_settings import FlakySettings
 from .process_helpers import wait_no_leftovers
 
 REPO = Path(__file__).resolve().parent.parent
@@ -321,8 +324,10 @@ def cli_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CliCluster
         time.sleep(0.2)  # written at once, but let it finish
         cluster.address = json.loads(scheduler_file.read_text())["address"]
         assert cluster.address.startswith("tcp://127.0.0.1:")
-        cluster.add_worker("w1")
-        cluster.add_worker("w2")
+        # The tests' own settings classes (tests.flaky_settings) must load on the workers.
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
+        cluster.add_worker("w1", env)
+        cluster.add_worker("w2", env)
         cluster.wait_for_workers(2)
         yield cluster
     finally:
@@ -516,3 +521,61 @@ def test_a_local_cluster_with_uploaded_bots_built_on_each_worker_matches_the_loc
     assert all(s.exit == "kept for its next game" for r in recs for s in r.seats)  # multigame kept
     assert len(set(workers_of(tmp_path / "out-upload"))) == 2
     same_as_local(tmp_path, marker, path)
+
+
+def flaky(tmp_path: Path, mode: str) -> FlakySettings:
+    """Settings whose every game fails its first attempt: an arena error ("raise") or the
+    death of the worker process ("die")."""
+    none = SandboxPolicy(mode="none")
+    return FlakySettings(
+        bots={n: BotSpec(n, (str(GREEDY), "--random"), cwd=REPO, sandbox=none) for n in ("a", "b")},
+        params=Params(), time_control=TimeControl(move_ms=2000), board="random", end_grace_s=0.2,
+        flag_dir=str(tmp_path), mode=mode,
+    )  # fmt: skip
+
+
+@pytest.mark.slow
+def test_an_arena_error_is_retried_then_reported_with_the_game_its_bots_and_the_worker(
+    tmp_path: Path, cli_cluster: CliCluster
+) -> None:
+    games = make_schedule(["a", "b"], 2, 1, seed=1)
+    executor = ExecutorConfig(kind="dask", scheduler=cli_cluster.address, where="test")
+    results: list[str] = []
+    failures: list[tuple[str, str, bool]] = []
+    pool = DaskGamePool(flaky(tmp_path / "once", "raise"), executor, Placement(), 1, echo=lambda _s: None)
+    (tmp_path / "once").mkdir()
+    failed = pool.run(
+        games, lambda g, r: results.append(g.game_id), lambda g, why, retry: failures.append((g.game_id, why, retry)), 1
+    )
+    assert failed == [] and sorted(results) == ["r1-g001", "r1-g002"]
+    assert sorted(f[0] for f in failures) == ["r1-g001", "r1-g002"] and all(f[2] for f in failures)
+    first = failures[0][1].splitlines()[0]
+    assert first.startswith(f"arena error in game {failures[0][0]} (bots: ")
+    assert " on worker tcp://127.0.0.1:" in first and first.endswith("RuntimeError: injected arena failure")
+
+    (tmp_path / "never").mkdir()
+    pool = DaskGamePool(flaky(tmp_path / "never", "raise"), executor, Placement(), 1, echo=lambda _s: None)
+    failed = pool.run(games[:1], lambda g, r: None, lambda g, why, retry: None, 0)
+    assert [g.game_id for g, _ in failed] == ["r1-g001"]  # no retry left: reported, not dropped
+    assert failed[0][1].startswith("arena error in game r1-g001 (bots: a, b) on worker tcp://127.0.0.1:")
+
+
+@pytest.mark.slow
+def test_a_worker_that_dies_is_replaced_and_its_game_played_again_without_a_failure(
+    tmp_path: Path, cli_cluster: CliCluster
+) -> None:
+    # Each game's first attempt kills its worker process; the nanny starts a new worker (a new
+    # address), and the game, bound to the dead worker, is handed to the new one.
+    games = make_schedule(["a", "b"], 2, 1, seed=1)
+    executor = ExecutorConfig(kind="dask", scheduler=cli_cluster.address, where="test")
+    results: list[str] = []
+    failures: list[str] = []
+    said: list[str] = []
+    try:
+        failed = DaskGamePool(flaky(tmp_path, "die"), executor, Placement(), 1, echo=said.append).run(
+            games, lambda g, r: results.append(g.game_id), lambda g, why, retry: failures.append(why), 0
+        )
+    finally:
+        cli_cluster.wait_for_workers(2)  # the nannies' new workers: whole again for the next test
+    assert failed == [] and failures == [] and sorted(results) == ["r1-g001", "r1-g002"]
+    assert any("left the cluster" in line for line in said)

@@ -302,6 +302,21 @@ class _Run:
             for future in sorted(stranded, key=lambda f: self.inflight[f].game.index, reverse=True):
                 self.queue.appendleft(self.inflight.pop(future).game)
 
+    def _fetch(self, future: Future[Any]) -> tuple[str, Any, str] | None:
+        """A finished task's result, or None when it was lost with its worker meanwhile.
+
+        The record stays on the worker until fetched; a worker that dies first takes it
+        along, and Dask would compute it again only on the workers the task was bound
+        to, which may all be gone: so never wait for a result that is no longer there.
+        """
+        while True:
+            try:
+                outcome: tuple[str, Any, str] = future.result(timeout=POLL_S)
+                return outcome
+            except TimeoutError:
+                if future.status != "finished":
+                    return None
+
     def _finish(self, future: Future[Any], game: ScheduledGame) -> None:
         if future.status == "cancelled":  # not by us: the scheduler dropped it
             raise ClusterError(
@@ -309,7 +324,12 @@ class _Run:
                 "finished games are kept: run the same command again to resume"
             )
         if future.status == "finished":
-            kind, payload, worker = future.result()
+            outcome = self._fetch(future)
+            if outcome is None:  # its worker died before the record reached us: play it again
+                self.client.cancel([future])
+                self.queue.appendleft(game)
+                return
+            kind, payload, worker = outcome
             if kind == "done":
                 self._feed()  # the next game first: storing this one can wait
                 self.on_result(game, GameRecord.from_dict(payload))
