@@ -118,14 +118,14 @@ def main() -> None:
         print(
             f"{executor:10} median of {len(rs)}: {games} games, {m['wall']:.2f} s = {m['rate']:.1f} games/s "
             f"overall; start-up {m['first']:.2f} s; steady {m['steady']:.1f} games/s "
-            f"({1000 / m['steady']:.1f} ms a game with 2 at once)"
+            f"(a game stored every {1000 / m['steady']:.1f} ms, 2 at once)"
         )
     local, dask = med["local"], med["dask-local"]
     print(
         f"\nDask / local: overall rate x{dask['rate'] / local['rate']:.2f}, "
         f"steady rate x{dask['steady'] / local['steady']:.2f}, "
         f"start-up +{dask['first'] - local['first']:.2f} s; "
-        f"the engine's cost per game (steady, 2 slots): "
+        f"extra time per game and slot (steady, 2 slots): "
         f"{2000 / dask['steady'] - 2000 / local['steady']:+.1f} ms"
     )
 
