@@ -42,6 +42,7 @@ RUN_ONLY_KEYS = frozenset(
         "build_timeout",
         "multigame",
         "restart_every",
+        "executor",
     }
 )
 DEFAULT_BUILD_TIMEOUT_MS = 600_000
@@ -51,6 +52,8 @@ MAX_LIMIT = 2**30  # bound of a whole-number resource limit (MB, seconds, files,
 ENV_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # Where results cannot go: kernel and device file systems (/dev/shm is an ordinary tmpfs).
 SYSTEM_FOLDERS = (Path("/proc"), Path("/sys"), Path("/dev"))
+EXECUTORS = ("local", "dask", "dask-local")
+BOT_PLACEMENTS = ("shared", "upload")
 
 
 @dataclass(frozen=True)
@@ -80,6 +83,18 @@ class RatingConfig:
 
 
 @dataclass(frozen=True)
+class ExecutorConfig:
+    """Where the games run: worker processes here (``local``) or a Dask cluster."""
+
+    kind: str = "local"  # one of EXECUTORS
+    scheduler: str | None = None  # ``dask``: the scheduler's address, tcp://host:8786
+    bots: str = "shared"  # how workers get the bots' folders: one of BOT_PLACEMENTS
+    workers: int | None = None  # ``dask-local``: worker processes (default: concurrency)
+    connect_timeout_ms: int = 10_000
+    where: str = ""  # file:line (or the option) it came from, for errors
+
+
+@dataclass(frozen=True)
 class TournamentConfig:
     """A validated tournament file."""
 
@@ -105,6 +120,7 @@ class TournamentConfig:
     build_timeout_ms: int = DEFAULT_BUILD_TIMEOUT_MS
     multigame: bool = True  # keep the process of a bot that declares multigame between games
     restart_every: int = 0  # ... but start it afresh after this many games (0: never)
+    executor: ExecutorConfig = field(default_factory=ExecutorConfig)
 
     def play_conditions(self) -> dict[str, Any]:
         """What decides how games are played: everything but the run's own settings.
@@ -228,6 +244,7 @@ TOP_KEYS = {
     "build_timeout",
     "multigame",
     "restart_every",
+    "executor",
 }
 BOT_KEYS = {
     "name",
@@ -246,6 +263,7 @@ TC_KEYS = {"move", "base", "increment", "startup", "margin"}
 RULE_KEYS = {"sheep", "tiles", "contact", "hole_border"}
 LIMIT_KEYS = {"memory_mb", "cpu_seconds", "file_size_mb", "open_files", "tasks", "cpus", "tmp_mb"}
 RATING_KEYS = {"mu", "sigma", "beta", "tau", "draw_probability"}
+EXECUTOR_KEYS = {"kind", "scheduler", "bots", "workers", "connect_timeout"}
 
 
 def load_config(path: str | Path) -> TournamentConfig:
@@ -291,6 +309,7 @@ def parse_config(text: str, path: Path) -> TournamentConfig:
     multigame = top.get("multigame", bool, True)
     restart_every = top.get("restart_every", int, 0)
     top.check("restart_every", 0 <= restart_every <= 1_000_000, "must be from 0 (never) to 1000000 games")
+    executor = _executor(top, source)
     default_cwd = rel(top.get("cwd", str, "."))
     default_sandbox = top.get("sandbox", str, "auto")
     top.check("sandbox", default_sandbox in MODES, f"must be one of {', '.join(MODES)}")
@@ -449,7 +468,37 @@ def parse_config(text: str, path: Path) -> TournamentConfig:
         build_timeout_ms=build_timeout_ms,
         multigame=multigame,
         restart_every=restart_every,
+        executor=executor,
     )
+
+
+def _executor(top: _Reader, source: str) -> ExecutorConfig:
+    """``executor: local``, ``executor: dask-local`` or a mapping (``kind: dask``, ``scheduler``...)."""
+    where = f"{source}:{top.line('executor')}"
+    if not top.has("executor") or isinstance(top.node.value["executor"].value, str):
+        kind = top.get("executor", str, "local")
+        top.check("executor", kind in EXECUTORS, f"must be one of {', '.join(EXECUTORS)} (or a mapping)")
+        return ExecutorConfig(kind=kind, where=where)
+    r = top.child("executor", EXECUTOR_KEYS)
+    assert r is not None
+    kind = r.get("kind", str, "dask" if r.has("scheduler") else "local")
+    r.check("kind", kind in EXECUTORS, f"must be one of {', '.join(EXECUTORS)}")
+    scheduler = r.get("scheduler", str)
+    r.check("scheduler", scheduler is None or kind == "dask", "only applies to kind: dask")
+    r.check(
+        "scheduler",
+        scheduler is None or (bool(scheduler) and not any(c.isspace() for c in scheduler)),
+        "must be the scheduler's address, like tcp://host:8786",
+    )
+    bots = r.get("bots", str, "shared")
+    r.check("bots", bots in BOT_PLACEMENTS, f"must be one of {', '.join(BOT_PLACEMENTS)}")
+    r.check("bots", bots == "shared" or kind != "local", "only applies to kind: dask or dask-local")
+    workers = r.get("workers", int)
+    r.check("workers", workers is None or kind == "dask-local", "only applies to kind: dask-local")
+    r.check("workers", workers is None or 1 <= workers <= 256, "must be from 1 to 256")
+    timeout_ms = _duration(r, "connect_timeout", "10s")
+    r.check("connect_timeout", timeout_ms > 0, "must be more than 0")
+    return ExecutorConfig(kind, scheduler, bots, workers, timeout_ms, where)
 
 
 def _hide_from_bots(bots: list[BotConfig], output: Path) -> list[BotConfig]:

@@ -57,3 +57,7 @@ class ProtocolError(ArenaError):
 
 class BotError(ArenaError):
     """A bot process could not be started or driven."""
+
+
+class ClusterError(ArenaError):
+    """A Dask cluster that cannot play the games: unreachable, no fit worker, a lost scheduler."""

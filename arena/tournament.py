@@ -12,7 +12,7 @@ import contextlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import results_folder
 from .build import run_build
@@ -27,6 +27,9 @@ from .sandbox import resolve_mode
 from .schedule import ScheduledGame, make_schedule
 from .standings import Standings, write_files
 from .store import ResultStore
+
+if TYPE_CHECKING:
+    from .cluster import DaskGamePool
 
 STANDINGS_EVERY_S = 2.0
 REPORT_EVERY_S = 10.0
@@ -110,6 +113,21 @@ def game_settings(config: TournamentConfig) -> GameSettings:
         multigame=config.multigame,
         restart_every=config.restart_every,
     )
+
+
+def game_pool(config: TournamentConfig, echo: Callable[[str], None]) -> GamePool | DaskGamePool:
+    """Local worker processes, or a Dask cluster (``executor``): the same ``run`` either way."""
+    settings = game_settings(config)
+    if config.executor.kind == "local":
+        return GamePool(settings, config.concurrency)
+    try:
+        from .cluster import DaskGamePool, placement_for  # imports Dask: only for a cluster
+    except ImportError as e:
+        raise ConfigError(
+            f"{config.executor.where}: executor {config.executor.kind!r} needs Dask ({e}): "
+            "pip install 'battle-sheep-arena[dask]'"
+        ) from None
+    return DaskGamePool(settings, config.executor, placement_for(config), config.concurrency, echo)
 
 
 def describe_changes(old: Any, new: Any, prefix: str = "") -> list[str]:
@@ -219,8 +237,10 @@ def _play_tournament(
 ) -> RunState:
     for warning in sandbox_warnings(config):
         echo(f"warning: {warning}")
-    build_bots(config, echo)
-    check_programs(config)
+    if config.executor.bots == "shared":  # uploaded bots are built and checked on each worker
+        build_bots(config, echo)
+        check_programs(config)
+    pool = game_pool(config, echo)
     bots = [b.name for b in config.bots]
     with open_store(config, restart, echo) as store:
         todo = store.unfinished()
@@ -268,9 +288,7 @@ def _play_tournament(
 
         try:
             if todo:
-                GamePool(game_settings(config), config.concurrency).run(
-                    todo, on_result, on_failure, config.retries
-                )
+                pool.run(todo, on_result, on_failure, config.retries)
         except BaseException:
             # The error on its way out is the one to report (a full disk, say, fails the
             # standings files too): bring them up to date only if that still works.

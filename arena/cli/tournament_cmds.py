@@ -94,8 +94,15 @@ class _Progress:
     default=None,
     help="Games at once (overrides the file's 'concurrency').",
 )
+@click.option(
+    "--scheduler",
+    metavar="ADDRESS",
+    default=None,
+    help="Play the games on the Dask cluster of this scheduler (tcp://host:8786), "
+    "whatever the file's 'executor' says; the file's 'executor.bots' still applies.",
+)
 @click.option("--quiet", "-q", is_flag=True, help="No progress; print the standings at the end only.")
-def run_cmd(tournament: Path, restart: bool, concurrency: int | None, quiet: bool) -> None:
+def run_cmd(tournament: Path, restart: bool, concurrency: int | None, scheduler: str | None, quiet: bool) -> None:
     """Run the tournament described in TOURNAMENT (a YAML file).
 
     Results go to the file's 'output' folder (default results/NAME beside the
@@ -108,18 +115,30 @@ def run_cmd(tournament: Path, restart: bool, concurrency: int | None, quiet: boo
     by an older arena is upgraded in place; one written by a newer arena is
     refused.
 
+    With --scheduler (or 'executor' in the file) the games are played on a
+    Dask cluster; this process still stores every record and the standings.
+
     Exit codes: 0 every game played; 1 some games failed for reasons of the
     arena itself (rerun to retry them), or the results could not be written
     (a full disk: free space, rerun to resume); 2 a bad file, option or bot
-    build, or a results folder that is not ours or is in use; 130 interrupted.
+    build, or a results folder that is not ours or is in use, or a Dask cluster
+    that cannot be reached or has no worker able to play; 130 interrupted.
     """
     config = load_config(tournament)
     if concurrency is not None:
         config = replace(config, concurrency=concurrency)
+    if scheduler is not None:
+        executor = replace(config.executor, kind="dask", scheduler=scheduler, workers=None, where="--scheduler")
+        config = replace(config, executor=executor)
     echo = (lambda _s: None) if quiet else echo_printable
+    where = {
+        "local": f"{config.concurrency} at once",
+        "dask": f"on the Dask cluster at {config.executor.scheduler or '?'}",
+        "dask-local": f"on a local Dask cluster of {config.executor.workers or config.concurrency} workers",
+    }[config.executor.kind]
     echo(
         f"{config.name}: {len(config.bots)} bots, {config.players} players per game, "
-        f"{config.rounds} round(s), {config.concurrency} at once -> {config.output}"
+        f"{config.rounds} round(s), {where} -> {config.output}"
     )
     progress = _Progress(quiet, sys.stdout.isatty())
     try:

@@ -1,0 +1,201 @@
+"""How the bots get onto a Dask worker, and the check that they can run there.
+
+Two placements (``executor.bots`` in the tournament file):
+
+``shared``
+    The bots' folders are at the same paths on every worker (a shared or
+    copied filesystem).  The arena builds them once, on its own machine, as
+    with the local executor: building one shared folder from several workers
+    at once would race.  Each worker only checks that every bot's folder and
+    program are there.
+
+``upload``
+    The arena packs each bot's folder (without version-control and virtual
+    environment folders) and sends it with the worker plugin; every worker
+    unpacks its own copy, runs the bots' builds in it, in the sandbox, and
+    checks the programs.
+
+Either way a worker that fails a check takes no games, and the arena reports
+it by name with the reason.  Nothing here imports Dask: it is plain values
+and functions, run by :mod:`arena.cluster.worker` on the workers.
+"""
+
+from __future__ import annotations
+
+import io
+import tarfile
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from ..build import run_build
+from ..config import TournamentConfig, find_program
+from ..errors import ClusterError, ConfigError
+from ..executor import GameSettings
+from ..referee import BotSpec
+from ..sandbox import resolve_mode
+
+# Never sent: they are large, rebuilt by the bot's build, or none of the bot's business.
+SKIPPED_NAMES = frozenset({".git", ".hg", ".svn", ".venv", "__pycache__", ".mypy_cache", ".pytest_cache"})
+# Every folder travels inside the worker plugin, to every worker, through the scheduler.
+MAX_UPLOAD_BYTES = 64 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Build:
+    """One bot's build command, as the tournament file gives it."""
+
+    bot: str
+    command: tuple[str, ...]
+    network: bool
+
+
+@dataclass(frozen=True)
+class Placement:
+    """How the workers get the bots (picklable: it travels in the worker plugin).
+
+    ``folders`` maps each uploaded folder (its path on the arena's machine) to
+    its gzipped tar; empty for ``shared``.
+    """
+
+    mode: str = "shared"
+    folders: Mapping[str, bytes] | None = None
+    builds: tuple[Build, ...] = ()
+    build_timeout_s: float = 600.0
+
+
+def placement_for(config: TournamentConfig) -> Placement:
+    """Pack the bots' folders for ``upload``; nothing for ``shared`` (the arena builds them)."""
+    if config.executor.bots == "shared":
+        return Placement()
+    folders: dict[str, bytes] = {}
+    for bot in config.bots:
+        key = str(bot.cwd)
+        if key in folders:
+            continue
+        if not bot.cwd.is_dir():
+            raise ConfigError(
+                f"{config.path}:{bot.line}: bot {bot.name!r}: cwd {key!r} is not a folder (to upload)"
+            )
+        folders[key] = pack_folder(bot.cwd, skip=(config.output,))
+        if len(folders[key]) > MAX_UPLOAD_BYTES:
+            raise ClusterError(
+                f"{config.path}:{bot.line}: bot {bot.name!r}: its folder {key!r} packs to "
+                f"{len(folders[key]) // 2**20} MB, more than the {MAX_UPLOAD_BYTES // 2**20} MB "
+                "that 'executor.bots: upload' sends; give the bot a smaller folder, or put the "
+                "bots on every worker and use 'bots: shared'"
+            )
+    builds = tuple(Build(b.name, b.build, b.build_network) for b in config.bots if b.build is not None)
+    return Placement("upload", folders, builds, config.build_timeout_ms / 1000)
+
+
+def pack_folder(folder: Path, skip: Sequence[Path] = ()) -> bytes:
+    """A gzipped tar of ``folder`` (modes kept, so programs stay executable)."""
+    skipped = {p.resolve() for p in skip}
+
+    def keep(info: tarfile.TarInfo) -> tarfile.TarInfo | None:
+        path = folder / info.name
+        if Path(info.name).name in SKIPPED_NAMES or path.resolve() in skipped:
+            return None
+        info.uid = info.gid = 0
+        info.uname = info.gname = ""
+        return info
+
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+        tar.add(folder, arcname=".", filter=keep)
+    return buffer.getvalue()
+
+
+def unpack_folders(placement: Placement, into: Path) -> dict[str, Path]:
+    """Unpack every uploaded folder under ``into``; each original path -> its copy here."""
+    where: dict[str, Path] = {}
+    for i, (original, data) in enumerate(sorted((placement.folders or {}).items())):
+        target = into / str(i)
+        target.mkdir(parents=True, exist_ok=True)
+        with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
+            # "data": no absolute paths, no links out of the folder, no device files.
+            tar.extractall(target, filter="data")
+        where[original] = target
+    return where
+
+
+def _remapper(where: Mapping[str, Path]) -> Callable[[str], str]:
+    # The longest original first: a folder nested in another goes to its own copy.
+    pairs = sorted(((Path(k), v) for k, v in where.items()), key=lambda p: len(str(p[0])), reverse=True)
+
+    def remap(path: str) -> str:
+        p = Path(path)
+        for original, copy in pairs:
+            if p.is_relative_to(original):
+                return str(copy / p.relative_to(original))
+        return path
+
+    return remap
+
+
+def relocate(settings: GameSettings, where: Mapping[str, Path]) -> GameSettings:
+    """The settings with every path inside an uploaded folder moved to its copy."""
+    remap = _remapper(where)
+
+    def move(spec: BotSpec) -> BotSpec:
+        program = spec.command[0]
+        command = (remap(program) if Path(program).is_absolute() else program, *spec.command[1:])
+        sandbox = replace(
+            spec.sandbox,
+            paths=tuple(remap(p) for p in spec.sandbox.paths),
+            hidden=tuple(remap(p) for p in spec.sandbox.hidden),
+        )
+        return replace(spec, cwd=Path(remap(str(spec.cwd))), command=command, sandbox=sandbox)
+
+    return replace(settings, bots={name: move(spec) for name, spec in settings.bots.items()})
+
+
+def build_all(placement: Placement, settings: GameSettings) -> str | None:
+    """Run the bots' builds in their (relocated) folders; why the first failure failed, or None."""
+    done: set[tuple[Path, tuple[str, ...]]] = set()
+    for build in placement.builds:
+        spec = settings.bots[build.bot]
+        if (spec.cwd, build.command) in done:  # bots sharing a folder and a build: once
+            continue
+        result = run_build(
+            build.command, spec.cwd, spec.sandbox, placement.build_timeout_s, spec.env, network=build.network
+        )
+        if not result.ok:
+            tail = "\n".join("  " + line for line in result.tail(8))
+            return f"bot {build.bot!r}: build {' '.join(build.command)!r} {result.why}:\n{tail}"
+        done.add((spec.cwd, build.command))
+    return None
+
+
+def bot_problem(spec: BotSpec) -> str | None:
+    """Why ``spec`` cannot run on this machine (its folder, its program, its sandbox), or None."""
+    if not spec.cwd.is_dir():
+        return f"bot {spec.name!r}: cwd {str(spec.cwd)!r} is not a folder"
+    if find_program(spec.command, spec.cwd, spec.env) is None:
+        return (
+            f"bot {spec.name!r}: program {spec.command[0]!r} not found "
+            f"(looked in {str(spec.cwd)!r} and PATH) or not executable"
+        )
+    try:
+        resolve_mode(spec.sandbox)
+    except ConfigError as e:
+        return f"bot {spec.name!r}: {e}"
+    return None
+
+
+def prepare(placement: Placement, settings: GameSettings, scratch: Path) -> tuple[GameSettings, str | None]:
+    """Make the bots ready on this worker: the settings to play with, and why not if they are not."""
+    if placement.mode == "upload":
+        try:
+            settings = relocate(settings, unpack_folders(placement, scratch))
+        except (OSError, tarfile.TarError) as e:
+            return settings, f"cannot unpack the bots' folders into {str(scratch)!r}: {e}"
+        failed = build_all(placement, settings)
+        if failed is not None:
+            return settings, failed
+    for spec in settings.bots.values():
+        problem = bot_problem(spec)
+        if problem is not None:
+            return settings, problem
+    return settings, None

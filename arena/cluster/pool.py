@@ -1,0 +1,361 @@
+"""The arena's side of a Dask cluster: connect, register the run, hand out games, collect records.
+
+:class:`DaskGamePool` has the interface of :class:`arena.executor.GamePool`
+(``run(games, on_result, on_failure, retries)``), so ``run_tournament`` stores
+each record the moment it arrives, exactly as with local workers: the arena
+stays the one writer of ``results.sqlite``, and resume, standings and
+progress work unchanged.
+
+Games are Dask tasks (:func:`arena.cluster.worker.play`), each restricted to
+the workers found fit for this run, and submitted a few at a time (two per
+fit worker), in schedule order, as records come back: a worker that joins or
+becomes ready later gets the next games, and Ctrl-C has little to cancel.
+A worker lost mid-game is Dask's to handle: the scheduler runs the game again
+on another worker, and nothing of the lost attempt reaches a record, so no
+bot is charged.  A game that the scheduler gives up on (it lost a worker
+``distributed.scheduler.allowed-failures`` times, 3 by default) or that fails
+in the arena's own code counts as one failure, retried up to ``retries``
+times like a local worker's, then reported.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import queue
+import time
+import uuid
+from collections import Counter, deque
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from distributed import Client, Future, LocalCluster
+
+from ..config import ExecutorConfig
+from ..errors import ClusterError, ConfigError
+from ..executor import FailureHandler, GameSettings, ResultHandler
+from ..record import GameRecord
+from ..schedule import ScheduledGame
+from .placement import Placement
+from .worker import ArenaPlugin, play, plugin_name, report
+
+POLL_S = 0.5  # how often the arena looks at the cluster's workers while games run
+GAMES_PER_WORKER = 2  # in flight per fit worker: one playing, the next one waiting there
+
+
+@contextlib.contextmanager
+def connect(executor: ExecutorConfig, workers: int) -> Iterator[Client]:
+    """A client of the tournament's cluster: its scheduler's, or a LocalCluster of ``workers``
+    processes started here (on loopback, without a dashboard) and stopped at the end."""
+    timeout_s = executor.connect_timeout_ms / 1000
+    cluster: LocalCluster | None = None
+    if executor.kind == "dask-local":
+        cluster = LocalCluster(
+            n_workers=executor.workers or workers,
+            threads_per_worker=1,
+            processes=True,
+            host="127.0.0.1",
+            dashboard_address=None,
+            # The scheduler serves a few HTTP routes even without a dashboard, on 8787 unless
+            # told otherwise: any free port of loopback instead, so two runs never collide.
+            scheduler_kwargs={"dashboard": False, "dashboard_address": "127.0.0.1:0"},
+            silence_logs=logging.ERROR,
+        )
+        client = Client(cluster, set_as_default=False)
+    else:
+        try:
+            client = Client(executor.scheduler, timeout=timeout_s, set_as_default=False)
+        except (OSError, TimeoutError) as e:
+            why = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+            raise ClusterError(
+                f"cannot reach the Dask scheduler {executor.scheduler!r} (from {executor.where}) "
+                f"within {timeout_s:g} s: {why}"
+            ) from None
+    try:
+        yield client
+    finally:
+        with contextlib.suppress(Exception):
+            client.close()
+        if cluster is not None:
+            with contextlib.suppress(Exception):
+                cluster.close()
+
+
+def _bots(game: ScheduledGame) -> str:
+    return ", ".join(game.seats)
+
+
+class Roster:
+    """The cluster's workers as this run sees them: fit to play, unfit (and why), or not yet known.
+
+    A worker is fit when it has prepared the bots without a problem, runs one
+    task at a time (one thread), and its machine has a core for it beside the
+    fit workers already there (one game per core: no oversubscription).
+    """
+
+    def __init__(self, client: Client, key: str, echo: Callable[[str], None]) -> None:
+        self.client = client
+        self.key = key
+        self.echo = echo
+        self.fit: set[str] = set()
+        self.unfit: dict[str, str] = {}
+        self.hosts: dict[str, str] = {}  # fit worker -> its machine
+        self.waiting = 0  # workers still preparing the bots
+        self.noted: set[str] = set()  # workers told to wait for a core (said once)
+
+    def poll(self) -> None:
+        alive = set(self.client.scheduler_info(n_workers=-1)["workers"])
+        for address in sorted(self.fit - alive):
+            self.echo(f"worker {address} left the cluster: its game, if any, is played again elsewhere")
+            self.fit.discard(address)
+            self.hosts.pop(address, None)
+        self.unfit = {a: why for a, why in self.unfit.items() if a in alive}
+        undecided = sorted(alive - self.fit - set(self.unfit))
+        self.waiting = 0
+        if not undecided:
+            return
+        facts = self.client.run(report, self.key, workers=undecided, on_error="return")
+        per_host = Counter(self.hosts.values())
+        for address in undecided:
+            f = facts.get(address)
+            if isinstance(f, ImportError):
+                self._reject(address, f"cannot load the arena (is it installed on this worker?): {f}")
+            elif not isinstance(f, dict) or not f["ready"]:
+                self.waiting += 1  # still preparing, or not answering yet: ask again
+            elif f["problem"] is not None:
+                self._reject(address, f["problem"])
+            elif f["threads"] != 1:
+                self._reject(
+                    address,
+                    f"it has {f['threads']} threads; the arena plays one game per worker process: "
+                    "start workers with --nthreads 1 (and --nworkers N for N games at once)",
+                )
+            elif per_host[f["host"]] >= f["cores"]:
+                if address not in self.noted:
+                    self.noted.add(address)
+                    self.echo(
+                        f"worker {address} waits: its machine {f['host']!r} has {f['cores']} core(s), "
+                        "each already playing for another worker (one game per core)"
+                    )
+            else:
+                self.fit.add(address)
+                self.hosts[address] = f["host"]
+                per_host[f["host"]] += 1
+                self.echo(f"worker {address} ready ({f['host']})")
+
+    def _reject(self, address: str, why: str) -> None:
+        self.unfit[address] = why
+        self.echo(f"worker {address} takes no games: {why}")
+
+    def why_none(self) -> str:
+        if not self.unfit:
+            return "no worker has joined the cluster"
+        return "no worker can play: " + "; ".join(f"{a}: {w.splitlines()[0]}" for a, w in sorted(self.unfit.items()))
+
+
+@dataclass
+class _Task:
+    game: ScheduledGame
+    workers: frozenset[str]  # where it may run: the fit workers when it was submitted
+
+
+class DaskGamePool:
+    """Plays games on a Dask cluster; the same ``run`` as :class:`arena.executor.GamePool`."""
+
+    def __init__(
+        self,
+        settings: GameSettings,
+        executor: ExecutorConfig,
+        placement: Placement,
+        workers: int,
+        echo: Callable[[str], None] = print,
+    ) -> None:
+        if executor.kind == "dask" and not executor.scheduler:
+            raise ConfigError(
+                f"{executor.where}: executor 'dask' needs the scheduler's address: "
+                "'executor.scheduler' in the file, or --scheduler ADDRESS"
+            )
+        self.settings = settings
+        self.executor = executor
+        self.placement = placement
+        self.workers = workers  # LocalCluster size for ``dask-local`` without its own
+        self.echo = echo
+        # How long the run waits with no fit worker (and none preparing) before it gives up.
+        self.no_worker_s = executor.connect_timeout_ms / 1000
+
+    def run(
+        self,
+        games: Sequence[ScheduledGame],
+        on_result: ResultHandler,
+        on_failure: FailureHandler,
+        retries: int = 2,
+    ) -> list[tuple[ScheduledGame, str]]:
+        """Play ``games``; return those that failed more than ``retries`` times (with why)."""
+        key = uuid.uuid4().hex[:12]  # this run's plugin, tasks and worker folders
+        with connect(self.executor, self.workers) as client:
+            try:
+                client.register_plugin(ArenaPlugin(key, self.settings, self.placement), name=plugin_name(key))
+            except Exception as e:
+                raise ClusterError(
+                    f"a worker could not take the arena's plugin (is the arena, this version, installed "
+                    f"on every worker?): {type(e).__name__}: {str(e).strip().splitlines()[:1]}"
+                ) from None
+            try:
+                return _Run(client, key, self, on_result, on_failure, retries).play(games)
+            finally:
+                with contextlib.suppress(Exception):
+                    client.unregister_worker_plugin(plugin_name(key))  # stops the kept bots
+
+
+class _Run:
+    """One ``run`` call: the queue, the tasks in flight and the failures."""
+
+    def __init__(
+        self,
+        client: Client,
+        key: str,
+        pool: DaskGamePool,
+        on_result: ResultHandler,
+        on_failure: FailureHandler,
+        retries: int,
+    ) -> None:
+        self.client = client
+        self.key = key
+        self.pool = pool
+        self.on_result = on_result
+        self.on_failure = on_failure
+        self.retries = retries
+        self.roster = Roster(client, key, pool.echo)
+        self.queue: deque[ScheduledGame] = deque()
+        self.inflight: dict[Future[Any], _Task] = {}
+        self.done: queue.SimpleQueue[Future[Any]] = queue.SimpleQueue()  # filled by the client's thread
+        self.attempts: Counter[str] = Counter()
+        self.submitted = 0
+        self.failed: list[tuple[ScheduledGame, str]] = []
+
+    def play(self, games: Sequence[ScheduledGame]) -> list[tuple[ScheduledGame, str]]:
+        self.queue.extend(games)
+        last_poll = -POLL_S
+        no_worker_since: float | None = None
+        # A local cluster's workers all start here: hand out games once each has said whether
+        # it can play (bounded), so that every worker plays rather than the first one ready.
+        local = self.pool.executor.workers or self.pool.workers if self.pool.executor.kind == "dask-local" else 0
+        gather_until = time.monotonic() + self.pool.no_worker_s
+        try:
+            while self.queue or self.inflight:
+                now = time.monotonic()
+                if local and len(self.roster.fit) + len(self.roster.unfit) < local and now < gather_until:
+                    self.roster.poll()
+                    time.sleep(POLL_S / 5)
+                    continue
+                if now - last_poll >= POLL_S:
+                    self.roster.poll()
+                    last_poll = now
+                    self._rescue_stranded()
+                    if self.roster.fit or self.roster.waiting:
+                        no_worker_since = None
+                    elif no_worker_since is None:
+                        no_worker_since = now
+                    elif now - no_worker_since > self.pool.no_worker_s:
+                        raise ClusterError(
+                            f"{self.roster.why_none()} (waited {self.pool.no_worker_s:g} s); "
+                            "finished games are kept: run the same command again to resume"
+                        )
+                self._feed()
+                if not self.inflight:
+                    time.sleep(POLL_S)
+                    continue
+                try:
+                    done = [self.done.get(timeout=POLL_S)]
+                except queue.Empty:
+                    continue
+                with contextlib.suppress(queue.Empty):
+                    while True:
+                        done.append(self.done.get_nowait())
+                done = [f for f in done if f in self.inflight]  # not one we cancelled
+                for future in sorted(done, key=lambda f: self.inflight[f].game.index):
+                    self._finish(future, self.inflight.pop(future).game)
+        finally:
+            if self.inflight:  # Ctrl-C or an error: nothing more is played, finished games are kept
+                with contextlib.suppress(Exception):
+                    self.client.cancel(list(self.inflight))
+        return self.failed
+
+    def _feed(self) -> None:
+        fit = frozenset(self.roster.fit)
+        while fit and self.queue and len(self.inflight) < GAMES_PER_WORKER * len(fit):
+            game = self.queue.popleft()
+            self.submitted += 1
+            future = self.client.submit(
+                play,
+                self.key,
+                game,
+                key=f"arena-{self.key}-{game.game_id}-{self.submitted}",
+                workers=sorted(fit),
+                allow_other_workers=False,
+                pure=False,
+            )
+            self.inflight[future] = _Task(game, fit)
+            future.add_done_callback(self.done.put)
+
+    def _rescue_stranded(self) -> None:
+        """Submit again, not as a failure, the games whose every allowed worker has left
+        (Dask would hold them for those workers forever)."""
+        if not self.roster.fit:
+            return
+        stranded = [f for f, t in self.inflight.items() if not t.workers & self.roster.fit]
+        if stranded:
+            self.client.cancel(stranded)
+            for future in sorted(stranded, key=lambda f: self.inflight[f].game.index, reverse=True):
+                self.queue.appendleft(self.inflight.pop(future).game)
+
+    def _fetch(self, future: Future[Any]) -> tuple[str, Any, str] | None:
+        """A finished task's result, or None when it was lost with its worker meanwhile.
+
+        The record stays on the worker until fetched; a worker that dies first takes it
+        along, and Dask would compute it again only on the workers the task was bound
+        to, which may all be gone: so never wait for a result that is no longer there.
+        """
+        while True:
+            try:
+                outcome: tuple[str, Any, str] = future.result(timeout=POLL_S)
+                return outcome
+            except TimeoutError:
+                if future.status != "finished":
+                    return None
+
+    def _finish(self, future: Future[Any], game: ScheduledGame) -> None:
+        if future.status == "cancelled":  # not by us: the scheduler dropped it
+            raise ClusterError(
+                f"the Dask cluster dropped game {game.game_id} ({future.exception()!r}); "
+                "finished games are kept: run the same command again to resume"
+            )
+        if future.status == "finished":
+            outcome = self._fetch(future)
+            if outcome is None:  # its worker died before the record reached us: play it again
+                self.client.cancel([future])
+                self.queue.appendleft(game)
+                return
+            kind, payload, worker = outcome
+            if kind == "done":
+                self._feed()  # the next game first: storing this one can wait
+                self.on_result(game, GameRecord.from_dict(payload))
+                return
+            text = str(payload).strip()
+            last = text.splitlines()[-1] if text else "?"
+            reason = f"arena error in game {game.game_id} (bots: {_bots(game)}) on worker {worker}: {last}\n{text}"
+        else:
+            error: Any = future.exception()
+            text = str(error).strip()
+            reason = (
+                f"game {game.game_id} (bots: {_bots(game)}) failed on the cluster: "
+                f"{type(error).__name__}: {text.splitlines()[0] if text else ''}\n{text}"
+            )
+        self.attempts[game.game_id] += 1
+        retry = self.attempts[game.game_id] <= self.retries
+        self.on_failure(game, reason, retry)
+        if retry:
+            self.queue.appendleft(game)
+        else:
+            self.failed.append((game, reason))
