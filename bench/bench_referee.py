@@ -47,6 +47,7 @@ from arena.clock import TimeControl
 from arena.record import GameRecord, MoveRecord
 from arena.referee import BotChannel, BotSpec, GameSetup, Referee, play_game
 from arena.rules import GameState, random_board
+from arena.sandbox import SandboxPolicy
 
 ROOT = Path(__file__).resolve().parent.parent
 BOT = ("sample_bots/c/greedy", "--random")
@@ -107,8 +108,11 @@ def build_bots() -> None:
     subprocess.run(["make", "-s", "-C", str(ROOT / "sample_bots/c")], check=True)
 
 
+SANDBOX = SandboxPolicy()  # "auto": the sandbox where it works, as a league runs; --sandbox off
+
+
 def bots() -> list[BotSpec]:
-    return [BotSpec(name=f"random-{c}", command=BOT, cwd=ROOT) for c in "ab"]
+    return [BotSpec(name=f"random-{c}", command=BOT, cwd=ROOT, sandbox=SANDBOX) for c in "ab"]
 
 
 def setup(seed: int, transcript: bool = False) -> GameSetup:
@@ -307,7 +311,12 @@ def main() -> None:
     )
     ap.add_argument("--replays", type=int, default=5, help="in-process replays of every game (default 5)")
     ap.add_argument("--seed", type=int, default=1, help="first board seed (default 1)")
+    ap.add_argument(
+        "--sandbox", choices=["auto", "off"], default="auto", help="run (a)'s bots in the sandbox (default auto)"
+    )
     args = ap.parse_args()
+    global SANDBOX
+    SANDBOX = SandboxPolicy(mode="none" if args.sandbox == "off" else "auto")
     blocks = max(1, min(args.blocks, args.games, args.round_trips))
 
     build_bots()
