@@ -56,10 +56,11 @@ def test_a_bot_that_cannot_start_is_a_forfeit_not_an_arena_error() -> None:
     [
         (["play", RANDOM], "2 to 4 bots"),
         (["play", RANDOM, RANDOM, "--move-time", "fast"], "--move-time"),
+        (["play", RANDOM, RANDOM, "--move-time", "500"], "write 500ms (milliseconds) or 500s (seconds)"),
         (["play", RANDOM, RANDOM, "--board", "/no/such.board"], "cannot read board file"),
         (["play", RANDOM, RANDOM, "--build-board", "--board", "x.board"], "exclude each other"),
     ],
-    ids=["one-bot", "bad-duration", "missing-board", "board-conflict"],
+    ids=["one-bot", "bad-duration", "bare-number", "missing-board", "board-conflict"],
 )
 def test_arena_errors_exit_2_with_a_clear_message(args: list[str], needle: str) -> None:
     result = CliRunner().invoke(main, args)
