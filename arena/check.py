@@ -172,7 +172,9 @@ def conformance_plan(opts: CheckOptions) -> list[PlannedGame]:
         n, seat, build = configs[i % len(configs)]
         seed = derive_seed(opts.seed, "conformance", i)
         others = [opponents[(i + k) % len(opponents)] for k in range(n - 1)]
-        specs = [_spec(f"opponent{k + 1}", cmd, opts.cwd, sandbox=opts.sandbox) for k, cmd in enumerate(others)]
+        specs = [
+            _spec(f"opponent{k + 1}", cmd, opts.cwd, sandbox=opts.sandbox) for k, cmd in enumerate(others)
+        ]
         specs.insert(seat, _spec(CANDIDATE, opts.command, opts.cwd, opts.limits, opts.sandbox))
         plan.append(PlannedGame("conformance", n, seat, build, seed, tuple(specs), Params(players=n)))
     # An opponent forfeits: the candidate plays on alone.
@@ -186,7 +188,10 @@ def conformance_plan(opts: CheckOptions) -> list[PlannedGame]:
     # bot is out of moves while the others still play, whatever it does.
     for i in range(4):
         seed = derive_seed(opts.seed, "pass", i)
-        specs_l = [_spec(f"opponent{k + 1}", opponents[k % len(opponents)], opts.cwd, sandbox=opts.sandbox) for k in range(2)]
+        specs_l = [
+            _spec(f"opponent{k + 1}", opponents[k % len(opponents)], opts.cwd, sandbox=opts.sandbox)
+            for k in range(2)
+        ]
         specs_l.insert(i % 2, _spec(CANDIDATE, opts.command, opts.cwd, opts.limits, opts.sandbox))
         plan.append(
             PlannedGame("pass", 3, i % 2, False, seed, tuple(specs_l), Params(players=3, sheep=2, tiles=1))
@@ -403,12 +408,10 @@ class _Judge:
             return None
 
         sandboxed = bool(ready) and all(r.seats[g.seat].sandboxed for g, r in ready)
-        leaving = (
-            "its sandbox ended whatever it left running"
-            if sandboxed
-            else "leaving nothing running"
+        leaving = "its sandbox ended whatever it left running" if sandboxed else "leaving nothing running"
+        out.append(
+            self.check("exits", ready, exits, f"exited by itself after 'end', {leaving}, in {{n}} games")
         )
-        out.append(self.check("exits", ready, exits, f"exited by itself after 'end', {leaving}, in {{n}} games"))
         clean = fault_of(*FaultKind)
         for n in (2, 3, 4):
             games = [(g, r) for g, r in ready if g.players == n and g.purpose == "conformance"]

@@ -81,6 +81,14 @@ def sandbox_warnings(config: TournamentConfig) -> list[str]:
     return warnings
 
 
+def sandbox_summary(config: TournamentConfig) -> str:
+    """``on``, ``off`` or ``on for 3 of 4 bots``: how the bots will run (after sandbox_warnings)."""
+    on = sum(resolve_mode(b.sandbox)[0] for b in config.bots)
+    if on == len(config.bots):
+        return "on"
+    return "off" if on == 0 else f"on for {on} of {len(config.bots)} bots"
+
+
 def check_programs(config: TournamentConfig) -> None:
     for bot in config.bots:
         if not bot.cwd.is_dir():
@@ -226,6 +234,10 @@ def _play_tournament(
         todo = store.unfinished()
         total = store.schedule_size()
         state = RunState(total=total, done=total - len(todo))
+        echo(
+            f"{state.total} games, {len(todo)} to play; time control {config.time_control.describe()}; "
+            f"sandbox {sandbox_summary(config)}"
+        )
         if state.done:
             echo(f"resuming: {state.done} of {state.total} games already played")
         table = LeagueTable.load(store, bots, config.rating, expected=(g.index for g in todo))

@@ -20,68 +20,13 @@ from ..errors import ConfigError
 from ..league_table import stored_standings
 from ..record import FaultKind, GameRecord
 from ..rules import PLAYER_LETTERS
-from ..schedule import ScheduledGame
 from ..standings import FORMATS, render
 from ..store import STORE_NAME, ResultStore, ResultsWriteError, StoreError, store_path
 from ..summary import GameSummary
-from ..tournament import RunState, run_tournament
+from ..tournament import run_tournament
 from ..untrusted import printable
 from .common import echo_printable, main
-
-
-def _leaders(state: RunState, n: int = 3) -> str:
-    if state.standings is None or not state.standings.rows:
-        return ""
-    return "leaders: " + ", ".join(f"{printable(r.bot)} {r.score:.1f}" for r in state.standings.rows[:n])
-
-
-def _game_line(game: GameSummary) -> str:
-    parts = []
-    for _player, seat in sorted(enumerate(game.seats), key=lambda ps: (ps[1].rank, ps[0])):
-        note = f" ({seat.fault.kind.value})" if seat.fault else ""
-        parts.append(f"{seat.rank}. {printable(seat.name)} {seat.hexes}{note}")
-    return "  ".join(parts)
-
-
-class _Progress:
-    """A progress bar with ETA and the leaders on a terminal; plain lines elsewhere."""
-
-    def __init__(self, quiet: bool, tty: bool) -> None:
-        self.quiet = quiet
-        self.tty = tty
-        self.bar: Any = None
-        self.state: RunState | None = None
-        self.last_plain = 0.0
-
-    def update(self, state: RunState, game: ScheduledGame, record: GameRecord) -> None:
-        self.state = state
-        if self.quiet:
-            return
-        if self.tty:
-            if self.bar is None:
-                self.bar = click.progressbar(
-                    length=state.total,
-                    label="games",
-                    show_eta=True,
-                    show_pos=True,
-                    item_show_func=lambda _item: _leaders(state),
-                )
-                self.bar.__enter__()
-                self.bar.update(state.done - 1)
-            self.bar.update(1, current_item=game.game_id)
-            return
-        summary = _game_line(GameSummary.of(record, game.index))
-        line = f"[{state.done}/{state.total}] {printable(game.game_id)}: {summary}"
-        now = time.monotonic()
-        if now - self.last_plain >= 5 or state.done == state.total:
-            line += f"   {_leaders(state)}"
-            self.last_plain = now
-        click.echo(line)
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.__exit__(None, None, None)
-            self.bar = None
+from .progress import Progress, game_line
 
 
 @main.command("run")
@@ -121,7 +66,7 @@ def run_cmd(tournament: Path, restart: bool, concurrency: int | None, quiet: boo
         f"{config.name}: {len(config.bots)} bots, {config.players} players per game, "
         f"{config.rounds} round(s), {config.concurrency} at once -> {config.output}"
     )
-    progress = _Progress(quiet, sys.stdout.isatty())
+    progress = Progress(quiet, sys.stdout.isatty())
     try:
         state = run_tournament(config, restart, echo, progress.update)
     except KeyboardInterrupt:
@@ -140,6 +85,7 @@ def run_cmd(tournament: Path, restart: bool, concurrency: int | None, quiet: boo
         f"\n{state.done}/{state.total} games ({state.played_now} played now in {elapsed:.1f}s); "
         f"results in {config.output}"
     )
+    click.echo(progress.summary())
     if state.failures:
         click.echo(
             f"{len(state.failures)} game(s) failed for reasons of the arena (rerun to retry):", err=True
@@ -296,7 +242,7 @@ def games_cmd(results: Path, bot: str | None, fault: str | None, fmt: str) -> No
         for g in games:
             faults = "; ".join(f"{printable(g.seats[p].name)}: {f.kind.value}" for p, f in g.faults)
             seats = " vs ".join(printable(n) for n in g.names)
-            rows.append([printable(g.game_id), seats, _game_line(g), g.moves, faults])
+            rows.append([printable(g.game_id), seats, game_line(g), g.moves, faults])
     click.echo(tabulate(rows, headers=["id", "seats", "result (rank. bot hexes)", "moves", "faults"]))
     click.echo(f"\n{len(rows)} game(s)")
 
