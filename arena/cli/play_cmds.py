@@ -15,6 +15,7 @@ from pathlib import Path
 import click
 from tabulate import tabulate
 
+from .. import builtin_bots
 from ..botproc import ResourceLimits
 from ..clock import TimeControl
 from ..errors import ArenaError, ConfigError
@@ -57,6 +58,8 @@ def bot_name(argv: tuple[str, ...]) -> str:
     Only the characters the protocol allows in a name are kept (the names go
     to every bot in the ``game`` message).
     """
+    if len(argv) == 1 and argv[0].startswith(builtin_bots.PREFIX):
+        return bot_name((argv[0].removeprefix(builtin_bots.PREFIX),))
     words = [a for a in argv if not a.startswith("-")]
     program = Path(argv[0]).name
     if program.startswith(INTERPRETERS) and len(words) > 1:
@@ -83,6 +86,7 @@ def bot_specs(
         if not argv:
             raise ConfigError(f"empty bot command {command!r}")
         base = bot_name(argv)
+        argv = builtin_bots.resolve(argv)
         seen[base] += 1
         name = base if seen[base] == 1 else f"{base}_{seen[base]}"
         specs.append(
@@ -185,7 +189,8 @@ def play_cmd(
     """Play one game between 2 to 4 bots and show the result.
 
     Each BOT_COMMAND is a command line, quoted as one argument, for example
-    'python3 sample_bots/random_bot.py' or './sample_bots/c/greedy'. The same
+    'python3 sample_bots/random_bot.py' or './sample_bots/c/greedy', or a bot
+    that ships with the arena: arena:random, arena:forfeit. The same
     bot may fill several seats; the first command plays first. A seat is
     shown under the name its bot gives in hello (its command's until then),
     or the one --name gives it.
