@@ -23,7 +23,7 @@ from ..rules import PLAYER_LETTERS
 from ..standings import FORMATS, render
 from ..store import STORE_NAME, ResultStore, ResultsWriteError, StoreError, store_path
 from ..summary import GameSummary
-from ..tournament import run_tournament
+from ..tournament import run_tournament, standings_bots, without
 from ..untrusted import printable
 from .common import echo_printable, main
 from .progress import Progress, game_line
@@ -39,14 +39,29 @@ from .progress import Progress, game_line
     default=None,
     help="Games at once (overrides the file's 'concurrency').",
 )
+@click.option(
+    "--without",
+    "retire",
+    multiple=True,
+    metavar="NAME",
+    help="Schedule no new games for this bot (repeatable), as 'retired: true' in the file would; "
+    "its games already played still count.",
+)
 @click.option("--quiet", "-q", is_flag=True, help="No progress; print the standings at the end only.")
-def run_cmd(tournament: Path, restart: bool, concurrency: int | None, quiet: bool) -> None:
+def run_cmd(
+    tournament: Path, restart: bool, concurrency: int | None, retire: tuple[str, ...], quiet: bool
+) -> None:
     """Run the tournament described in TOURNAMENT (a YAML file).
 
     Results go to the file's 'output' folder (default results/NAME beside the
     file): a SQLite store with every game, and standings.md / standings.json,
     kept current while it runs. Running the same command again resumes where
-    it stopped; Ctrl-C stops cleanly and keeps every finished game. 'output'
+    it stopped; Ctrl-C stops cleanly and keeps every finished game. Bots added
+    to the file since the last run get only their new games (every game played
+    is kept); a bot removed, or marked 'retired: true', or left out with
+    --without, gets no new games, and its games played still count. A change to
+    how games are played (time control, rules, board, a bot's command...) is
+    refused, naming the key. 'output'
     must be a new, empty or results folder; a run holds it for itself, so a
     second run on the same folder stops at once naming the first ('arena
     standings', 'games' and 'replay' still read it meanwhile). A store written
@@ -61,6 +76,8 @@ def run_cmd(tournament: Path, restart: bool, concurrency: int | None, quiet: boo
     config = load_config(tournament)
     if concurrency is not None:
         config = replace(config, concurrency=concurrency)
+    if retire:
+        config = without(config, retire)
     echo = (lambda _s: None) if quiet else echo_printable
     echo(
         f"{config.name}: {len(config.bots)} bots, {config.players} players per game, "
@@ -80,6 +97,9 @@ def run_cmd(tournament: Path, restart: bool, concurrency: int | None, quiet: boo
     if state.standings is not None:
         click.echo("")
         click.echo(render(state.standings, "plain"))
+        if state.retired:
+            names = ", ".join(printable(b) for b in state.retired)
+            click.echo(f"\nretired (no new games; their games played still count): {names}")
     elapsed = time.monotonic() - state.started
     click.echo(
         f"\n{state.done}/{state.total} games ({state.played_now} played now in {elapsed:.1f}s); "
@@ -118,7 +138,7 @@ def _open_results(target: Path) -> tuple[ResultStore, list[str], RatingConfig]:
                 f"{target}: its output {str(config.output)!r} holds the results of tournament {ran!r}, "
                 f"not of {config.name!r}"
             )
-        return store, [b.name for b in config.bots], config.rating
+        return store, standings_bots(config, store), config.rating
     if target.is_file() and target.suffix != ".sqlite":
         raise ConfigError(
             f"{str(target)!r} is not results: give a results folder, its {STORE_NAME}, "
@@ -139,6 +159,7 @@ def _stored_tournament(store: ResultStore) -> tuple[list[str], RatingConfig]:
     if not isinstance(raw, dict) or not isinstance(raw.get("bots", []), list):
         raise StoreError(f"{where} is not a tournament file's contents")
     bots = [b.get("name") for b in raw.get("bots", []) if isinstance(b, dict)]
+    bots += [b for b in store.get_meta("retired") or [] if b not in bots]
     rating_raw = raw.get("rating") or {}
     try:
         rating = RatingConfig(**{k: float(v) for k, v in dict(rating_raw).items()})
