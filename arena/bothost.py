@@ -176,7 +176,9 @@ class BotHost:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def seat(self, specs: Sequence[BotSpec], keep_transcript: bool = False) -> list[ProcessChannel | BotFault]:
+    def seat(
+        self, specs: Sequence[BotSpec], keep_transcript: bool = False
+    ) -> list[ProcessChannel | BotFault]:
         """A channel per seat: a kept process of the same bot if one is fit, else a new one
         (or the BotFault of a bot that cannot be started)."""
         channels: list[ProcessChannel | BotFault] = []

@@ -1,5 +1,8 @@
 """Opponents that ship with the arena, for ``arena check``: ``python -m arena.builtin_bots NAME``.
 
+A bot command spells one ``arena:NAME`` (``arena play arena:random my_bot``):
+the same on every machine, where the interpreter's path is not.
+
 ``random``   a seeded random legal move (like sample_bots/random_bot.py)
 ``forfeit``  random moves, then an illegal move at its second sheep move: the
              bot under test must play on alone after an opponent forfeits
@@ -11,6 +14,7 @@ import sys
 from collections.abc import Callable
 
 from .botkit import Turn, run_bot
+from .errors import ConfigError
 from .rules import Move, SheepMove
 
 
@@ -33,6 +37,33 @@ class Forfeiter:
 
 
 BOTS: dict[str, Callable[[Turn], Move]] = {"random": random_move, "forfeit": Forfeiter()}
+
+
+PREFIX = "arena:"
+
+
+def command_of(name: str) -> tuple[str, ...]:
+    """The command that runs built-in bot ``name`` with this arena's interpreter."""
+    return (sys.executable, "-m", "arena.builtin_bots", name)
+
+
+def resolve(argv: tuple[str, ...]) -> tuple[str, ...]:
+    """``argv`` itself, or the command of the built-in bot it spells (``arena:random``)."""
+    if len(argv) != 1 or not argv[0].startswith(PREFIX):
+        return argv
+    name = argv[0].removeprefix(PREFIX)
+    if name not in BOTS:
+        raise ConfigError(
+            f"bot command {argv[0]!r}: no such built-in bot; there are {', '.join(PREFIX + b for b in BOTS)}"
+        )
+    return command_of(name)
+
+
+def spelling(argv: tuple[str, ...]) -> str | None:
+    """``arena:NAME`` when ``argv`` runs a built-in bot with this interpreter, else None."""
+    if len(argv) == 4 and argv[:3] == command_of("")[:3] and argv[3] in BOTS:
+        return PREFIX + argv[3]
+    return None
 
 
 def main(argv: list[str]) -> int:

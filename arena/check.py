@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import math
 import shlex
-import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -23,8 +22,9 @@ from pathlib import Path
 from typing import Any
 
 from .botproc import ResourceLimits
+from .builtin_bots import command_of, spelling
 from .clock import TimeControl
-from .errors import ArenaError
+from .errors import ArenaError, ConfigError
 from .record import FaultKind, GameRecord
 from .referee import BotSpec, GameSetup, play_game
 from .rules import PLAYER_LETTERS, Params, Phase, random_board
@@ -32,7 +32,6 @@ from .sandbox import SandboxPolicy
 from .schedule import derive_seed
 from .standings import game_scores
 
-BUILTIN = (sys.executable, "-m", "arena.builtin_bots")
 CANDIDATE = "candidate"
 
 
@@ -162,31 +161,54 @@ def _spec(
     )
 
 
+# Every (players, seat, given or built board) of a conformance game.
+CONFIGS = [(n, seat, build) for n in (2, 3, 4) for build in (False, True) for seat in range(n)]
+SPECIAL_GAMES = 5  # one where an opponent forfeits, four where the bot runs out of moves
+MIN_CONFORMANCE_GAMES = len(CONFIGS) + SPECIAL_GAMES
+
+
+def check_conformance_games(count: int) -> None:
+    """Refuse a count of conformance games too small to play every seat and special game once."""
+    if count < MIN_CONFORMANCE_GAMES:
+        raise ConfigError(
+            f"--conformance-games {count!r}: at least {MIN_CONFORMANCE_GAMES} are needed "
+            f"({len(CONFIGS)} for every seat of 2-4 player games on a given and a built board, "
+            f"{SPECIAL_GAMES} for a forfeiting opponent and for running out of moves)"
+        )
+
+
 def conformance_plan(opts: CheckOptions) -> list[PlannedGame]:
-    """Every (players, seat, board or build) at least once, then round again up to the count."""
-    configs = [(n, seat, build) for n in (2, 3, 4) for build in (False, True) for seat in range(n)]
-    opponents = [tuple(o) for o in opts.opponents] or [(*BUILTIN, "random")]
-    count = max(opts.conformance_games, len(configs))
+    """Exactly ``conformance_games`` games: every (players, seat, board or build) at least
+    once, round again up to the count, then the special games."""
+    check_conformance_games(opts.conformance_games)
+    configs = CONFIGS
+    opponents = [tuple(o) for o in opts.opponents] or [command_of("random")]
+    count = opts.conformance_games - SPECIAL_GAMES
     plan = []
     for i in range(count):
         n, seat, build = configs[i % len(configs)]
         seed = derive_seed(opts.seed, "conformance", i)
         others = [opponents[(i + k) % len(opponents)] for k in range(n - 1)]
-        specs = [_spec(f"opponent{k + 1}", cmd, opts.cwd, sandbox=opts.sandbox) for k, cmd in enumerate(others)]
+        specs = [
+            _spec(f"opponent{k + 1}", cmd, opts.cwd, sandbox=opts.sandbox) for k, cmd in enumerate(others)
+        ]
         specs.insert(seat, _spec(CANDIDATE, opts.command, opts.cwd, opts.limits, opts.sandbox))
         plan.append(PlannedGame("conformance", n, seat, build, seed, tuple(specs), Params(players=n)))
     # An opponent forfeits: the candidate plays on alone.
     seed = derive_seed(opts.seed, "forfeit")
     pair = (
         _spec(CANDIDATE, opts.command, opts.cwd, opts.limits, opts.sandbox),
-        _spec("forfeiter", (*BUILTIN, "forfeit"), opts.cwd, sandbox=opts.sandbox),
+        _spec("forfeiter", command_of("forfeit"), opts.cwd, sandbox=opts.sandbox),
     )
     plan.append(PlannedGame("forfeit", 2, 0, False, seed, pair, Params()))
     # Herds of 2 sheep allow one move each: seated first or second of three, the
     # bot is out of moves while the others still play, whatever it does.
     for i in range(4):
         seed = derive_seed(opts.seed, "pass", i)
-        specs_l = [_spec(f"opponent{k + 1}", opponents[k % len(opponents)], opts.cwd, sandbox=opts.sandbox) for k in range(2)]
+        specs_l = [
+            _spec(f"opponent{k + 1}", opponents[k % len(opponents)], opts.cwd, sandbox=opts.sandbox)
+            for k in range(2)
+        ]
         specs_l.insert(i % 2, _spec(CANDIDATE, opts.command, opts.cwd, opts.limits, opts.sandbox))
         plan.append(
             PlannedGame("pass", 3, i % 2, False, seed, tuple(specs_l), Params(players=3, sheep=2, tiles=1))
@@ -275,7 +297,10 @@ def replay_command(game: PlannedGame, opts: CheckOptions) -> str:
     Deterministic bots replay it exactly; only the game's id differs.
     """
     tc = opts.time_control
-    parts = ["arena", "play"] + [shlex.quote(shlex.join(s.command)) for s in game.specs]
+    # A built-in opponent by its stable spelling: a command printed in CI then runs on a laptop.
+    parts = ["arena", "play"] + [
+        shlex.quote(spelling(s.command) or shlex.join(s.command)) for s in game.specs
+    ]
     parts += ["--seed", str(game.seed)]
     if game.build:
         parts.append("--build-board")
@@ -384,12 +409,15 @@ class _Judge:
 
             return bad
 
+        # Exercised only where the bot answered in the phase: a bot forfeited at each of
+        # its herd answers for a malformed line gave no herd answer to judge.
+        answered = {id(r): _answered_in(g, r) for g, r in ready}
         for name, phase in (
             ("legal-tiles", Phase.TILES),
             ("legal-herds", Phase.HERDS),
             ("legal-moves", Phase.MOVES),
         ):
-            games = [(g, r) for g, r in ready if g.build or phase is not Phase.TILES]
+            games = [(g, r) for g, r in ready if phase in answered[id(r)]]
             out.append(self.check(name, games, illegal_in(phase), "legal answers in {n} games"))
 
         def exits(g: PlannedGame, r: GameRecord) -> str | None:
@@ -403,12 +431,12 @@ class _Judge:
             return None
 
         sandboxed = bool(ready) and all(r.seats[g.seat].sandboxed for g, r in ready)
-        leaving = (
-            "its sandbox ended whatever it left running"
-            if sandboxed
-            else "leaving nothing running"
+        leaving = "its sandbox ended whatever it left running" if sandboxed else "leaving nothing running"
+        # A bot that forfeited was stopped by the arena: only the others show how it exits.
+        unfaulted = [(g, r) for g, r in ready if self.fault(g, r) is None]
+        out.append(
+            self.check("exits", unfaulted, exits, f"exited by itself after 'end', {leaving}, in {{n}} games")
         )
-        out.append(self.check("exits", ready, exits, f"exited by itself after 'end', {leaving}, in {{n}} games"))
         clean = fault_of(*FaultKind)
         for n in (2, 3, 4):
             games = [(g, r) for g, r in ready if g.players == n and g.purpose == "conformance"]
@@ -424,6 +452,16 @@ class _Judge:
         forfeits = [(g, r) for g, r in ready if g.purpose == "forfeit" and any(s.fault for s in r.seats)]
         out.append(self.check("opponent-forfeits", forfeits, clean, "played on after an opponent forfeited"))
         return out
+
+
+def _answered_in(g: PlannedGame, r: GameRecord) -> set[Phase]:
+    """The phases in which the candidate gave a move the referee judged (played or illegal)."""
+    before = [state.phase for _move, state in r.positions()]  # before[i]: the phase of move i
+    phases = {before[i] for i, m in enumerate(r.moves) if m.player == g.seat}
+    f = r.seats[g.seat].fault
+    if f is not None and f.kind is FaultKind.ILLEGAL_MOVE:
+        phases.add(phase_at(r, f.ply))
+    return phases
 
 
 def _had_to_pass(g: PlannedGame, r: GameRecord) -> bool:

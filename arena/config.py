@@ -69,6 +69,7 @@ class BotConfig:
     line: int = 0  # where the bot's entry starts in the tournament file
     sandbox: SandboxPolicy = field(default_factory=SandboxPolicy)
     build_network: bool = False  # the build may use the network (fetching dependencies)
+    retired: bool = False  # no longer scheduled; its games already played stay
 
 
 @dataclass(frozen=True)
@@ -258,6 +259,7 @@ BOT_KEYS = {
     "build_network",
     "writable",
     "readable",
+    "retired",
 }
 TC_KEYS = {"move", "base", "increment", "startup", "margin"}
 RULE_KEYS = {"sheep", "tiles", "contact", "hole_border"}
@@ -412,11 +414,18 @@ def parse_config(text: str, path: Path) -> TournamentConfig:
                 node.line,
                 policy,
                 r.get("build_network", bool, False),
+                r.get("retired", bool, False),
             )
         )
 
     if len(bots) < players:
         top.fail(bots_node, f"{players}-player games need at least {players} bots, got {len(bots)}")
+    active = [b for b in bots if not b.retired]
+    if len(active) < players:
+        top.fail(
+            bots_node,
+            f"{players}-player games need at least {players} bots that are not retired, got {len(active)}",
+        )
     challengers: tuple[str, ...] = ()
     if top.has("challengers") or fmt == "gauntlet":
         names = top.get("challengers", list, required=fmt == "gauntlet")

@@ -13,23 +13,37 @@ _RE = re.compile(r"\s*(\d+(?:\.\d+)?)\s*(ms|s|min|m)?\s*")
 
 
 def parse_duration_ms(value: str | int | float, where: str = "duration") -> int:
-    """Milliseconds from ``'1s'``, ``'250ms'``, ``'2m'``; a bare number is seconds.
+    """Milliseconds from ``'1s'``, ``'250ms'``, ``'2m'``.
 
+    A unit is required: a bare number other than 0 is an error that shows both readings,
+    because ``500`` meant 500 s to us and 500 ms to nearly everyone who wrote it.
     ``where`` names the option or key in the error message.
     """
     if isinstance(value, bool):
         raise ConfigError(f"{where}: expected a duration such as '1s' or '250ms', got {value!r}")
     if isinstance(value, int | float):
-        ms = float(value) * 1000
+        number, unit = float(value), None
     else:
         m = _RE.fullmatch(value)
         if m is None:
             raise ConfigError(f"{where}: expected a duration such as '1s' or '250ms', got {value!r}")
-        ms = float(m[1]) * _UNITS[m[2] or "s"]
-    if math.isnan(ms):  # YAML's .nan; an infinity is caught as longer than a day below
+        number, unit = float(m[1]), m[2]
+    if math.isnan(number):  # YAML's .nan; an infinity is caught as longer than a day below
         raise ConfigError(f"{where}: expected a duration such as '1s' or '250ms', got {value!r}")
-    if ms < 0:
+    if number < 0:
         raise ConfigError(f"{where}: a duration cannot be negative, got {value!r}")
+    if math.isinf(number):
+        raise ConfigError(f"{where}: {value!r} is longer than a day, the longest time limit")
+    if unit is None:
+        if number != 0:
+            _no_unit(value, where)
+        unit = "s"
+    ms = number * _UNITS[unit]
     if ms > MAX_MS:
         raise ConfigError(f"{where}: {value!r} is longer than a day, the longest time limit")
     return round(ms)
+
+
+def _no_unit(value: str | int | float, where: str) -> None:
+    text = str(value).strip()
+    raise ConfigError(f"{where}: {value!r} has no unit: write {text}ms (milliseconds) or {text}s (seconds)")

@@ -252,6 +252,7 @@ class GamePool:
         queue = deque(games)
         attempts: Counter[str] = Counter()
         failed: list[tuple[ScheduledGame, str]] = []
+
         def feed() -> None:
             for slot in self.slots:
                 if slot.game is None and queue:

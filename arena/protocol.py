@@ -38,6 +38,7 @@ _LETTERS = "abcd"
 # The capability a bot declares in its hello to play several games in one process.
 MULTIGAME = "multigame"
 
+
 @dataclass(frozen=True, slots=True)
 class Hello:
     """``hello VERSION``: the referee opens; the bot answers with :class:`HelloReply`."""

@@ -113,6 +113,7 @@ class Referee:
         specs: Sequence[BotSpec],
         channels: Sequence[BotChannel | BotFault],
         observer: Observer | None = None,
+        on_hello: Callable[[int, str], None] | None = None,
     ) -> None:
         if len(specs) != setup.params.players or len(channels) != len(specs):
             raise ValueError(f"{setup.params.players} players need as many bots, got {len(specs)}")
@@ -120,6 +121,7 @@ class Referee:
         self.specs = specs
         self.channels = list(channels)
         self.observer = observer
+        self.on_hello = on_hello  # told each name a bot gives in its hello, as it arrives
         self.faults: dict[int, Fault] = {}
         self.reported: dict[int, str] = {}
         self.capabilities: dict[int, tuple[str, ...]] = {}
@@ -171,6 +173,8 @@ class Referee:
                 waiting[p] = "hello"
             else:  # a process kept from an earlier game: its hello still holds
                 self.reported[p], self.capabilities[p] = ch.previous_hello
+                if self.on_hello:
+                    self.on_hello(p, self.reported[p])
                 ch.send(format_message(self._game_start(p)))
                 waiting[p] = "ready"
 
@@ -243,6 +247,8 @@ class Referee:
             )
         self.reported[p] = msg.name
         self.capabilities[p] = msg.capabilities
+        if self.on_hello:
+            self.on_hello(p, msg.name)
 
     def _check_ready(self, p: int, line: str) -> None:
         if not isinstance(self._parse(line), Ready):
@@ -406,19 +412,24 @@ class Referee:
 
 
 def play_game(
-    setup: GameSetup, bots: Sequence[BotSpec], observer: Observer | None = None, host: BotHost | None = None
+    setup: GameSetup,
+    bots: Sequence[BotSpec],
+    observer: Observer | None = None,
+    host: BotHost | None = None,
+    on_hello: Callable[[int, str], None] | None = None,
 ) -> GameRecord:
     """Play one game and return the record.
 
     The bots come from ``host`` (kept processes of bots that play several
     games), or are started for this game alone and all stopped before it returns.
+    ``on_hello(seat, name)`` hears each name a bot gives in its hello.
     """
     if host is None:
         with BotHost(keep=False) as own:
-            return play_game(setup, bots, observer, own)
+            return play_game(setup, bots, observer, own, on_hello)
     started = time.monotonic()
     channels: list[BotChannel | BotFault] = list(host.seat(bots, setup.keep_transcript))
     try:
-        return Referee(setup, bots, channels, observer).run(started)
+        return Referee(setup, bots, channels, observer, on_hello).run(started)
     finally:
         host.release()

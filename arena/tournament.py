@@ -9,12 +9,13 @@ report.html current.
 from __future__ import annotations
 
 import contextlib
+import difflib
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from . import results_folder
+from . import league_changes, results_folder
 from .build import run_build
 from .config import RUN_ONLY_KEYS, BotConfig, TournamentConfig, find_program
 from .errors import ConfigError
@@ -38,14 +39,43 @@ REPORT_MAX_GAMES = 20_000  # past this a run keeps no report.html current (pages
 
 
 def schedule_for(config: TournamentConfig) -> list[ScheduledGame]:
-    return make_schedule(
-        [b.name for b in config.bots],
-        config.players,
-        config.rounds,
-        config.seed,
-        config.seat_orders,
-        config.challengers,
-    )
+    """The games of the file's bots that are not retired (as if the others were not there)."""
+    active = [b.name for b in config.bots if not b.retired]
+    challengers = [c for c in config.challengers if c in active]
+    if config.challengers and not challengers:
+        return []  # a gauntlet whose challengers are all retired has nobody left to play
+    return make_schedule(active, config.players, config.rounds, config.seed, config.seat_orders, challengers)
+
+
+def without(config: TournamentConfig, names: Sequence[str]) -> TournamentConfig:
+    """``config`` with the bots ``names`` retired (``arena run --without NAME``), as if the
+    file said ``retired: true`` for each."""
+    known = [b.name for b in config.bots]
+    for name in names:
+        if name not in known:
+            close = difflib.get_close_matches(name, known, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise ConfigError(f"--without {name!r}: no such bot in {str(config.path)!r}{hint}")
+    bots = tuple(replace(b, retired=b.retired or b.name in names) for b in config.bots)
+    raw = dict(config.raw)
+    raw["bots"] = [
+        {**b, "retired": True} if isinstance(b, dict) and b.get("name") in names else b
+        for b in config.raw.get("bots", [])
+    ]
+    active = [b for b in bots if not b.retired]
+    if len(active) < config.players:
+        raise ConfigError(
+            f"--without {', '.join(names)}: {config.players}-player games need at least "
+            f"{config.players} bots that are not retired, {len(active)} would be left"
+        )
+    return replace(config, bots=bots, raw=raw)
+
+
+def standings_bots(config: TournamentConfig, store: ResultStore) -> list[str]:
+    """The bots in the standings: the file's (retired ones too), then those removed from it,
+    whose games already played still count."""
+    names = [b.name for b in config.bots]
+    return names + [n for n in store.get_meta("retired") or [] if n not in names]
 
 
 def build_bots(config: TournamentConfig, echo: Callable[[str], None]) -> None:
@@ -82,6 +112,14 @@ def sandbox_warnings(config: TournamentConfig) -> list[str]:
         if warning:
             warnings.append(f"bot {bot.name!r}: {warning}")
     return warnings
+
+
+def sandbox_summary(config: TournamentConfig) -> str:
+    """``on``, ``off`` or ``on for 3 of 4 bots``: how the bots will run (after sandbox_warnings)."""
+    on = sum(resolve_mode(b.sandbox)[0] for b in config.bots)
+    if on == len(config.bots):
+        return "on"
+    return "off" if on == 0 else f"on for {on} of {len(config.bots)} bots"
 
 
 def check_programs(config: TournamentConfig) -> None:
@@ -130,28 +168,6 @@ def game_pool(config: TournamentConfig, echo: Callable[[str], None]) -> GamePool
     return DaskGamePool(settings, config.executor, placement_for(config), config.concurrency, echo)
 
 
-def describe_changes(old: Any, new: Any, prefix: str = "") -> list[str]:
-    """What differs between two tournament files, key by key."""
-    if isinstance(old, dict) and isinstance(new, dict):
-        out = []
-        for k in sorted(set(old) | set(new)):
-            key = f"{prefix}.{k}" if prefix else k
-            if k not in old:
-                out.append(f"{key}: added ({new[k]!r})")
-            elif k not in new:
-                out.append(f"{key}: removed (was {old[k]!r})")
-            else:
-                out.extend(describe_changes(old[k], new[k], key))
-        return out
-    if isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
-        return [
-            c
-            for i, (a, b) in enumerate(zip(old, new, strict=True))
-            for c in describe_changes(a, b, f"{prefix}[{i}]")
-        ]
-    return [] if old == new else [f"{prefix}: {old!r} -> {new!r}"]
-
-
 @dataclass
 class RunState:
     """What a run has done so far (for the progress line and the summary)."""
@@ -164,10 +180,11 @@ class RunState:
     failures: list[tuple[ScheduledGame, str]] = field(default_factory=list)
     standings: Standings | None = None
     started: float = field(default_factory=time.monotonic)
+    retired: list[str] = field(default_factory=list)  # bots in the standings with no new games
 
 
 def open_store(config: TournamentConfig, restart: bool, echo: Callable[[str], None]) -> ResultStore:
-    """Open the results store, resuming when the schedule allows it."""
+    """Open the results store, resuming, or growing the league when bots were added."""
     store = ResultStore.create(config.output)
     try:
         if store.upgrade_note:
@@ -183,35 +200,57 @@ def open_store(config: TournamentConfig, restart: bool, echo: Callable[[str], No
             # The same file, played the same way: the stored schedule is the one it makes
             # (which takes a 100,000-game league longer to make than to resume).
             return store
-        schedule = schedule_for(config)
-        if old is not None and old != config.raw:
-            changes = describe_changes(old, config.raw)
-            finished = store.finished_ids()
-            new_keys = {g.game_id: g.key() for g in schedule}
-            old_keys = {g.game_id: g.key() for g in store.schedule()}
-            same_games = all(new_keys.get(gid) == old_keys.get(gid) for gid in finished)
-            same_play = store.get_meta("conditions") == config.play_conditions()
-            listing = "\n".join(f"  {c}" for c in changes) or "  (the board file's contents)"
-            if finished and not (same_games and same_play):
-                why = "alters games already played" if not same_games else "changes how games are played"
-                raise ConfigError(
-                    f"{config.path} changed since the results in {str(config.output)!r} were started:\n"
-                    f"{listing}\nand the change {why}, so old and new games would not compare. "
-                    "Run with --restart to start over, or set another 'output'. "
-                    f"(Only {', '.join(sorted(RUN_ONLY_KEYS))} may change between runs.)"
-                )
-            echo(
-                f"note: {config.path} changed since the last run:\n{listing}\n"
-                "the games already played are unaffected: resuming."
-            )
+        fresh = schedule_for(config)
+        schedule = fresh if old is None else _changed_schedule(config, store, old, fresh, echo)
+        retired = sorted(
+            {*(store.get_meta("retired") or []), *league_changes.removed_bots(old or {}, config.raw)}
+            - {b.name for b in config.bots}
+        )
         store.set_meta(
-            config=config.raw, conditions=config.play_conditions(), digest=config.digest(), name=config.name
+            config=config.raw,
+            conditions=config.play_conditions(),
+            digest=config.digest(),
+            name=config.name,
+            retired=retired,
         )
         store.set_schedule(schedule)
     except BaseException:
         store.close()
         raise
     return store
+
+
+def _changed_schedule(
+    config: TournamentConfig,
+    store: ResultStore,
+    old: dict[str, Any],
+    fresh: list[ScheduledGame],
+    echo: Callable[[str], None],
+) -> list[ScheduledGame]:
+    """The schedule after the file changed: refused (naming the key) when the change alters
+    how games are played and games were played; else played games kept, new ones added."""
+    changes = league_changes.compare_files(old, config.raw)
+    old_board = (store.get_meta("conditions") or {}).get("board_contents")
+    if old_board != config.play_conditions().get("board_contents") and old.get("board") == config.raw.get(
+        "board"
+    ):
+        changes.refused.append(f"board: the contents of {config.raw.get('board')!r} changed")
+    finished = store.finished_ids()
+    if finished and changes.refused:
+        listing = "\n".join(f"  {c}" for c in changes.refused)
+        raise ConfigError(
+            f"{config.path} changed since the results in {str(config.output)!r} were started:\n"
+            f"{listing}\nand that changes how games are played, so old and new games would not "
+            "compare. Run with --restart to start over, or set another 'output'. (Bots may be "
+            "added, removed or retired, and rounds, challengers and "
+            f"{', '.join(sorted(RUN_ONLY_KEYS - {'rounds'}))} may change between runs.)"
+        )
+    merged = league_changes.merge_schedule(store.schedule(), finished, fresh)
+    listing = "\n".join(f"  {c}" for c in [*changes.refused, *changes.allowed])
+    echo(f"note: {config.path} changed since the last run:\n{listing}\n{merged.describe()}")
+    for name in [b.name for b in config.bots if b.retired] + changes.removed:
+        echo(f"note: {name!r} is retired: no new games; its games already played still count")
+    return merged.schedule
 
 
 def run_tournament(
@@ -241,11 +280,16 @@ def _play_tournament(
         build_bots(config, echo)
         check_programs(config)
     pool = game_pool(config, echo)
-    bots = [b.name for b in config.bots]
     with open_store(config, restart, echo) as store:
+        bots = standings_bots(config, store)
         todo = store.unfinished()
         total = store.schedule_size()
         state = RunState(total=total, done=total - len(todo))
+        state.retired = [b for b in bots if b not in {c.name for c in config.bots if not c.retired}]
+        echo(
+            f"{state.total} games, {len(todo)} to play; time control {config.time_control.describe()}; "
+            f"sandbox {sandbox_summary(config)}"
+        )
         if state.done:
             echo(f"resuming: {state.done} of {state.total} games already played")
         table = LeagueTable.load(store, bots, config.rating, expected=(g.index for g in todo))

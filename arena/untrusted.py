@@ -96,6 +96,8 @@ def xml_text(text: str) -> str:
 def html(text: str) -> str:
     """``text`` for HTML element text or a quoted attribute value."""
     return _html.escape(printable(text), quote=True)
+
+
 # Inside a <script> element the browser looks for "</script" and "<!--" before any JSON
 # parser sees the text: a bot's name or info line must never end the element early.
 _SCRIPT_UNSAFE = {ord("<"): "\\u003c", ord(">"): "\\u003e", ord("&"): "\\u0026"}

@@ -12,7 +12,7 @@ from xml.etree import ElementTree as ET
 import pytest
 from click.testing import CliRunner
 
-from arena.check import elo_to_score, sprt_llr
+from arena.check import CONFIGS, CheckOptions, conformance_plan, elo_to_score, sprt_llr
 from arena.cli import main
 
 pytestmark = pytest.mark.slow  # many real games: run in CI, skip with -m 'not slow'
@@ -68,7 +68,7 @@ SAMPLES = [
 def test_every_sample_bot_passes(command: str, extra: list[str], c_bot: Path, tmp_path: Path) -> None:
     junit, report = tmp_path / "r.xml", tmp_path / "r.json"
     code, out = check(
-        command, "--conformance-games", "18", *extra, "--junit", str(junit), "--json", str(report)
+        command, "--conformance-games", "23", *extra, "--junit", str(junit), "--json", str(report)
     )
     assert code == 0, out
     checks = statuses(out)
@@ -134,7 +134,7 @@ def test_each_broken_bot_fails_the_right_check(
         f"{PY} {BROKEN / bot}",
         "--fail-fast",
         "--conformance-games",
-        "18",
+        "23",
         *extra,
         "--junit",
         str(junit),
@@ -158,12 +158,12 @@ def test_each_broken_bot_fails_the_right_check(
     "bot", ["floods_stderr.py 20", "floods_info.py 20000"], ids=["floods-stderr", "floods-info"]
 )
 def test_noisy_but_correct_bots_pass(bot: str) -> None:
-    code, out = check(f"{PY} {BROKEN / bot}", "--conformance-games", "18", "--startup", "20s")
+    code, out = check(f"{PY} {BROKEN / bot}", "--conformance-games", "23", "--startup", "20s")
     assert code == 0, out
 
 
 def test_the_replay_command_reproduces_the_failure() -> None:
-    code, out = check(f"{PY} {BROKEN / 'illegal_move.py'}", "--fail-fast", "--conformance-games", "18")
+    code, out = check(f"{PY} {BROKEN / 'illegal_move.py'}", "--fail-fast", "--conformance-games", "23")
     assert code == 1
     command = next(line for line in out.splitlines() if "replay it: " in line).split("replay it: ")[1]
     import shlex
@@ -173,8 +173,32 @@ def test_the_replay_command_reproduces_the_failure() -> None:
         assert argv[:3] == ["cd", str(REPO), "&&"]
         argv = argv[3:]
     assert argv[:2] == ["arena", "play"]
+    # The built-in opponent by its stable spelling, not this machine's interpreter path.
+    assert "arena:random" in argv and not any(sys.executable in a for a in argv if a != argv[2]), argv
     replay = CliRunner().invoke(main, [*argv[1:], "-q"])
-    assert replay.exit_code == 0 and "illegal_move" in replay.output, replay.output
+    assert replay.exit_code == 0 and "illegal-move" in replay.output, replay.output
+
+
+def test_a_check_never_exercised_is_skipped_not_passed() -> None:
+    # Forfeited at each herd answer for a line that is no herd: no herd answer was ever judged.
+    code, out = check(f"{PY} {BROKEN / 'garbles_herds.py'}", "--conformance-games", "23")
+    assert code == 1, out
+    checks = statuses(out)
+    assert checks["protocol"] == "FAIL" and checks["legal-tiles"] == "PASS", out
+    assert checks["legal-herds"] == "SKIP" and checks["legal-moves"] == "SKIP", out
+    assert checks["exits"] == "SKIP", out
+
+
+@pytest.mark.parametrize("count", [23, 24, 40])
+def test_the_plan_has_exactly_the_conformance_games_asked(count: int) -> None:
+    plan = conformance_plan(CheckOptions(command=("x",), cwd=REPO, conformance_games=count))
+    assert len(plan) == count
+    assert {(g.players, g.seat, g.build) for g in plan if g.purpose == "conformance"} == set(CONFIGS)
+
+
+def test_too_few_conformance_games_is_refused_before_any_game() -> None:
+    code, out = check(f"{PY} {BROKEN / 'exits_at_once.py'}", "--conformance-games", "22")
+    assert code == 2 and "--conformance-games 22: at least 23" in out, out
 
 
 def test_strength_gate_passes_for_mcts_against_random_and_fails_the_other_way() -> None:

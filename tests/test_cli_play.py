@@ -56,10 +56,11 @@ def test_a_bot_that_cannot_start_is_a_forfeit_not_an_arena_error() -> None:
     [
         (["play", RANDOM], "2 to 4 bots"),
         (["play", RANDOM, RANDOM, "--move-time", "fast"], "--move-time"),
+        (["play", RANDOM, RANDOM, "--move-time", "500"], "write 500ms (milliseconds) or 500s (seconds)"),
         (["play", RANDOM, RANDOM, "--board", "/no/such.board"], "cannot read board file"),
         (["play", RANDOM, RANDOM, "--build-board", "--board", "x.board"], "exclude each other"),
     ],
-    ids=["one-bot", "bad-duration", "missing-board", "board-conflict"],
+    ids=["one-bot", "bad-duration", "bare-number", "missing-board", "board-conflict"],
 )
 def test_arena_errors_exit_2_with_a_clear_message(args: list[str], needle: str) -> None:
     result = CliRunner().invoke(main, args)
@@ -140,3 +141,25 @@ def test_limits_above_the_arenas_own_are_capped_not_fatal(monkeypatch: pytest.Mo
     assert "nproc" not in wanted  # a per-user limit would count the arena's own processes
     command = ResourceLimits().prlimit_command(whole_bot=False, per_user_tasks=False)
     assert f"--as={cap}:{cap}" in command and command[-1] == "--"
+
+
+def test_seats_show_the_hello_name_else_the_command_and_name_overrides() -> None:
+    silent = f"{sys.executable} {REPO / 'tests' / 'broken_bots' / 'never_says_hello.py'}"
+    argv = ["play", RANDOM, silent, RANDOM, "--seed", "3", "-q", "--startup", "1s", "--no-colour"]
+    result = CliRunner().invoke(main, argv)
+    assert result.exit_code == 0, result.output
+    # random_bot.py says "hello 1 random"; the silent bot never names itself.
+    assert "a=random vs b=never_says_hello vs c=random" in result.output, result.output
+    named = CliRunner().invoke(main, ["play", RANDOM, RANDOM, "--name", "alice", "--seed", "3", "-q"])
+    assert named.exit_code == 0 and "a=alice vs b=random" in named.output, named.output
+    assert "a alice" in named.output
+
+
+@pytest.mark.parametrize(
+    ("names", "needle"),
+    [(["--name", "a b"], "--name 'a b'"), (["--name", "x", "--name", "y", "--name", "z"], "3 --name")],
+    ids=["bad-name", "too-many"],
+)
+def test_a_bad_name_option_is_refused(names: list[str], needle: str) -> None:
+    result = CliRunner().invoke(main, ["play", RANDOM, RANDOM, *names])
+    assert result.exit_code == 2 and needle in result.output, result.output

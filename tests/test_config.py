@@ -77,7 +77,8 @@ def test_good_file_loads_with_defaults(tmp_path: Path) -> None:
             ("{move: 300ms, startup: 2s}", "{move: 300ms, increment: 1s}"),
             ["t.yaml:6", "increment needs a clock"],
         ),
-        (("move: 300ms", "move: 90000"), ["t.yaml:6", "longer than a day"]),
+        (("move: 300ms", "move: 90000s"), ["t.yaml:6", "longer than a day"]),
+        (("move: 300ms", "move: 500"), ["t.yaml:6", "time_control.move", "no unit", "500ms", "500s"]),
     ],
     ids=[
         "unknown-key",
@@ -96,6 +97,7 @@ def test_good_file_loads_with_defaults(tmp_path: Path) -> None:
         "duplicate-key",
         "increment-without-clock",
         "too-long",
+        "bare-number",
     ],
 )
 def test_each_mistake_names_file_line_and_key(

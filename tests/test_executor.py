@@ -277,7 +277,9 @@ def test_processes_a_bot_leaves_are_found_below_the_worker_and_killed(
     settings = GameSettings(
         bots={
             "leaver": BotSpec("leaver", leaver, cwd=REPO, sandbox=plain),
-            "random": BotSpec("random", marked(REPO / "sample_bots" / "random_bot.py"), cwd=REPO, sandbox=plain),
+            "random": BotSpec(
+                "random", marked(REPO / "sample_bots" / "random_bot.py"), cwd=REPO, sandbox=plain
+            ),
         },
         params=Params(),
         time_control=TimeControl(move_ms=5000, startup_ms=20_000),

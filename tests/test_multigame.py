@@ -217,7 +217,8 @@ def test_the_game_message_says_multigame_only_when_the_referee_keeps_the_bot() -
 
 def league_file(tmp_path: Path, marker: str, extra: str) -> Path:
     bots = "".join(
-        f"  - name: {n}\n    command: [{sys.executable}, {COUNTING}, {marker}]\n" for n in ("ann", "bob", "cid")
+        f"  - name: {n}\n    command: [{sys.executable}, {COUNTING}, {marker}]\n"
+        for n in ("ann", "bob", "cid")
     )
     path = tmp_path / f"league{len(extra)}.yaml"
     path.write_text(

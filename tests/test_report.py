@@ -264,7 +264,9 @@ def terminal(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("arena.cli.play_cmds._has_terminal", lambda: True)
 
 
-def test_step_goes_forward_back_first_last_and_jumps(record: GameRecord, tmp_path: Path, terminal: None) -> None:
+def test_step_goes_forward_back_first_last_and_jumps(
+    record: GameRecord, tmp_path: Path, terminal: None
+) -> None:
     saved = tmp_path / "game.json"
     saved.write_text(record.to_json())
     last = len(record.moves)

@@ -41,7 +41,9 @@ def fake_record(game: ScheduledGame, rng: random.Random) -> GameRecord:
     points = [rng.randint(0, 3) for _ in range(n)]  # small range: ties are common
     plies = rng.randint(0, 30)
     faults = [
-        Fault(rng.choice(list(FaultKind)), f"detail {i}", rng.randint(0, plies)) if rng.random() < 0.15 else None
+        Fault(rng.choice(list(FaultKind)), f"detail {i}", rng.randint(0, plies))
+        if rng.random() < 0.15
+        else None
         for i in range(n)
     ]
     key = [(f is None, p) for f, p in zip(faults, points, strict=True)]

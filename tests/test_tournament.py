@@ -221,6 +221,7 @@ def test_changed_file_is_explained_and_resumed_only_when_games_are_unaffected(
     more = runner.invoke(main, ["run", str(path)])
     assert more.exit_code == 0, more.output
     assert "rounds: 1 -> 2" in more.output and "resuming: 6 of 12" in more.output
+    assert "kept 6, scheduled 6 new" in more.output
     # Another time control keeps the schedule but changes how games are played: refused.
     path.write_text(path.read_text().replace("move: 2s", "move: 3s"))
     slower = runner.invoke(main, ["run", str(path)])
@@ -240,6 +241,37 @@ def test_changed_file_is_explained_and_resumed_only_when_games_are_unaffected(
     assert restarted.exit_code == 0
     with ResultStore.open(tmp_path / "results" / "t") as store:
         assert store.count() == 12 and store.get_meta("config")["seed"] == 2
+
+
+def test_a_league_grows_and_shrinks_without_replaying_a_game(tmp_path: Path, marker: str) -> None:
+    path = league(tmp_path, marker)
+    runner = CliRunner()
+    assert runner.invoke(main, ["run", str(path), "-q"]).exit_code == 0
+    out = tmp_path / "results" / "t"
+    with ResultStore.open(out) as store:
+        before = {r.game_id: r.to_json() for r in store.records()}
+    bot = f"  - name: dee\n    command: [{sys.executable}, sample_bots/random_bot.py, {marker}-dee]\n"
+    path.write_text(path.read_text() + bot)
+    grown = runner.invoke(main, ["run", str(path)])
+    assert grown.exit_code == 0, grown.output
+    assert "bots[3] added ('dee')" in grown.output and "kept 6, scheduled 6 new" in grown.output
+    assert "6 played now" in grown.output
+    with ResultStore.open(out) as store:
+        after = {r.game_id: r for r in store.records()}
+    assert {k: after[k].to_json() for k in before} == before  # every game played is kept as it was
+    assert all("dee" in [s.name for s in r.seats] for k, r in after.items() if k not in before)
+    assert len(after) == 12
+    # Left out for a run, then removed from the file: nothing is replayed, its games still count.
+    same = runner.invoke(main, ["run", str(path), "--without", "dee"])
+    assert same.exit_code == 0 and "'dee' is retired" in same.output and "0 played now" in same.output
+    assert "retired (no new games; their games played still count): dee" in same.output
+    typo = runner.invoke(main, ["run", str(path), "--without", "dea"])
+    assert typo.exit_code == 2 and "did you mean 'dee'" in typo.output
+    path.write_text(path.read_text().replace(bot, ""))
+    shrunk = runner.invoke(main, ["run", str(path)])
+    assert shrunk.exit_code == 0 and "'dee' removed" in shrunk.output, shrunk.output
+    rows = standings_json(out)
+    assert {r["bot"]: r["games"] for r in rows}["dee"] == 6
 
 
 def test_ctrl_c_stops_cleanly_and_keeps_finished_games(tmp_path: Path, marker: str) -> None:

@@ -11,9 +11,10 @@ from xml.etree import ElementTree as ET
 
 import click
 
+from .. import builtin_bots
 from ..botproc import ResourceLimits
 from ..build import run_build
-from ..check import CheckOptions, CheckReport, SprtOptions, run_check
+from ..check import CheckOptions, CheckReport, SprtOptions, check_conformance_games, run_check
 from ..clock import TimeControl
 from ..config import find_program
 from ..durations import parse_duration_ms
@@ -66,7 +67,7 @@ def _argv(command: str, what: str) -> tuple[str, ...]:
         raise ConfigError(f"{what}: cannot split {command!r} like a shell: {e}") from None
     if not argv:
         raise ConfigError(f"{what}: empty command")
-    return argv
+    return builtin_bots.resolve(argv)
 
 
 @click.command("check")
@@ -91,7 +92,8 @@ def _argv(command: str, what: str) -> tuple[str, ...]:
     type=click.IntRange(1, 10_000),
     default=24,
     show_default=True,
-    help="Conformance games (at least one per player count, seat and board kind: 18).",
+    help="Conformance games played, exactly (at least 23: each seat of 2-4 player games on a given "
+    "and a built board, one where an opponent forfeits, four where the bot runs out of moves).",
 )
 @click.option(
     "--opponent",
@@ -245,6 +247,8 @@ def check_cmd(
     ]:
         if find_program(command, cwd) is None:
             raise ConfigError(f"{what}: program {command[0]!r} not found (looked in {str(cwd)!r} and PATH)")
+    if not skip_conformance:
+        check_conformance_games(conformance_games)
     if skip_conformance and not against and sprt is None:
         raise click.UsageError("--skip-conformance leaves nothing to check without --against or --sprt")
     echo(f"checking {shlex.join(argv)} (seed {seed}, {time_control.describe()})")

@@ -93,7 +93,10 @@ contact_option = click.option(
 
 _TIME_OPTIONS = [
     click.option(
-        "--move-time", default="1s", show_default=True, help="Time per move ('none' for a clock only)."
+        "--move-time",
+        default="1s",
+        show_default=True,
+        help="Time per move with a unit, e.g. 500ms or 2s ('none' for a clock only).",
     ),
     click.option("--base", default=None, help="Clock per player, e.g. 10s (with --increment)."),
     click.option("--increment", default="0ms", show_default=True, help="Added to the clock after each move."),

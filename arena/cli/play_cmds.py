@@ -9,14 +9,17 @@ import shlex
 import sys
 import time
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 import click
 from tabulate import tabulate
 
+from .. import builtin_bots
 from ..botproc import ResourceLimits
 from ..clock import TimeControl
 from ..errors import ArenaError, ConfigError
+from ..protocol import NAME_RE
 from ..record import Fault, GameRecord, MoveRecord
 from ..referee import BotSpec, GameSetup, play_game
 from ..rules import PLAYER_LETTERS, GameState, Params, parse_board_file, random_board, render
@@ -55,6 +58,8 @@ def bot_name(argv: tuple[str, ...]) -> str:
     Only the characters the protocol allows in a name are kept (the names go
     to every bot in the ``game`` message).
     """
+    if len(argv) == 1 and argv[0].startswith(builtin_bots.PREFIX):
+        return bot_name((argv[0].removeprefix(builtin_bots.PREFIX),))
     words = [a for a in argv if not a.startswith("-")]
     program = Path(argv[0]).name
     if program.startswith(INTERPRETERS) and len(words) > 1:
@@ -81,6 +86,7 @@ def bot_specs(
         if not argv:
             raise ConfigError(f"empty bot command {command!r}")
         base = bot_name(argv)
+        argv = builtin_bots.resolve(argv)
         seen[base] += 1
         name = base if seen[base] == 1 else f"{base}_{seen[base]}"
         specs.append(
@@ -95,8 +101,18 @@ def bot_specs(
     return specs
 
 
-def standings_table(record: GameRecord) -> str:
-    """The ranking of one game, with the figures that decided it."""
+def named_seats(specs: list[BotSpec], names: tuple[str, ...]) -> list[BotSpec]:
+    """``specs`` with the first ``len(names)`` seats renamed (``--name``, in seat order)."""
+    if len(names) > len(specs):
+        raise click.UsageError(f"{len(names)} --name options for {len(specs)} seats")
+    for name in names:
+        if not NAME_RE.fullmatch(name):
+            raise ConfigError(f"--name {name!r}: a name is 1-64 of A-Z a-z 0-9 _ . + -")
+    return [replace(s, name=names[i]) if i < len(names) else s for i, s in enumerate(specs)]
+
+
+def standings_table(record: GameRecord, names: list[str] | None = None) -> str:
+    """The ranking of one game, with the figures that decided it (``names``: shown per seat)."""
     rows = []
     for s in sorted(record.standings, key=lambda s: (s.rank, s.player)):
         seat = record.seats[s.player]
@@ -104,7 +120,7 @@ def standings_table(record: GameRecord) -> str:
         rows.append(
             [
                 s.rank,
-                f"{PLAYER_LETTERS[s.player]} {printable(seat.name)}",
+                f"{PLAYER_LETTERS[s.player]} {printable(names[s.player] if names else seat.name)}",
                 s.hexes,
                 s.largest_group,
                 s.daisies,
@@ -143,6 +159,14 @@ def standings_table(record: GameRecord) -> str:
     type=click.Path(dir_okay=False, writable=True, path_type=Path),
     help="Write the game record (JSON) here.",
 )
+@click.option(
+    "--name",
+    "names",
+    multiple=True,
+    metavar="NAME",
+    help="Name a seat, in seat order (repeat: --name alice --name bob); "
+    "by default a seat shows the name its bot gives in hello.",
+)
 @click.option("--quiet", "-q", is_flag=True, help="Do not show the board after every move.")
 @colour_option
 def play_cmd(
@@ -158,14 +182,18 @@ def play_cmd(
     contact: str,
     hole_border: bool,
     save: Path | None,
+    names: tuple[str, ...],
     quiet: bool,
     colour: bool | None,
 ) -> None:
     """Play one game between 2 to 4 bots and show the result.
 
     Each BOT_COMMAND is a command line, quoted as one argument, for example
-    'python3 sample_bots/random_bot.py' or './sample_bots/c/greedy'. The same
-    bot may fill several seats; the first command plays first.
+    'python3 sample_bots/random_bot.py' or './sample_bots/c/greedy', or a bot
+    that ships with the arena: arena:random, arena:forfeit. The same
+    bot may fill several seats; the first command plays first. A seat is
+    shown under the name its bot gives in hello (its command's until then),
+    or the one --name gives it.
 
     Exits 0 when the game was played to its end, whatever the bots did (a bot
     that cannot even be started is forfeited); 2 when the arena itself could
@@ -187,34 +215,46 @@ def play_cmd(
     else:
         text = read_text(board_opt, "board file", BOARD_FILE_MAX_BYTES)
         board = parse_board_file(text, board_opt)
-    specs = bot_specs(bots, Path.cwd(), limits, sandbox)
+    specs = named_seats(bot_specs(bots, Path.cwd(), limits, sandbox), names)
     setup = GameSetup(
         game_id=f"play-{seed}", seed=seed, params=params, time_control=time_control, board=board
     )
-    click.echo(
-        f"seed {seed}, {time_control.describe()}, "
-        + " vs ".join(f"{PLAYER_LETTERS[i]}={s.name}" for i, s in enumerate(specs))
-    )
+    click.echo(f"seed {seed}, {time_control.describe()}")
     show = colour_wanted(colour)
+    # What each seat is called on screen: --name, else its hello name once it gives one.
+    shown = [s.name for s in specs]
+    seats_shown = False
+
+    def on_hello(p: int, name: str) -> None:
+        if p >= len(names):
+            shown[p] = name
+
+    def show_seats() -> None:
+        nonlocal seats_shown
+        if not seats_shown:
+            seats_shown = True
+            click.echo(" vs ".join(f"{PLAYER_LETTERS[i]}={printable(n)}" for i, n in enumerate(shown)))
 
     def observer(state: GameState, move: MoveRecord | None, fault: tuple[int, Fault] | None) -> None:
         if quiet:
             return
+        show_seats()
         if move is not None:
             click.echo(
-                f"\n{PLAYER_LETTERS[move.player]} {specs[move.player].name}: {printable(move.move)}  "
+                f"\n{PLAYER_LETTERS[move.player]} {printable(shown[move.player])}: {printable(move.move)}  "
                 f"({move.ms:.0f} ms)"
             )
             click.echo(render(state, colour=show))
         elif fault is not None:
             p, f = fault
             click.echo(
-                f"\n{PLAYER_LETTERS[p]} {specs[p].name} forfeits: {f.kind.value}: {printable(f.detail)}"
+                f"\n{PLAYER_LETTERS[p]} {printable(shown[p])} forfeits: {f.kind.value}: {printable(f.detail)}"
             )
 
-    record = play_game(setup, specs, observer)
+    record = play_game(setup, specs, observer, on_hello=on_hello)
+    show_seats()
     click.echo("")
-    click.echo(standings_table(record))
+    click.echo(standings_table(record, shown))
     if save is not None:
         save.write_text(record.to_json(indent=1) + "\n", encoding="utf-8")
         click.echo(f"saved to {save}")
@@ -236,7 +276,9 @@ def _replay_header(record: GameRecord) -> None:
     )
 
 
-def _show_position(record: GameRecord, ply: int, move: MoveRecord | None, state: GameState, colour: bool) -> None:
+def _show_position(
+    record: GameRecord, ply: int, move: MoveRecord | None, state: GameState, colour: bool
+) -> None:
     if move is not None:
         click.echo(
             f"\nply {ply}: {PLAYER_LETTERS[move.player]} {printable(record.seats[move.player].name)} "

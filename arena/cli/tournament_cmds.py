@@ -20,68 +20,13 @@ from ..errors import ConfigError
 from ..league_table import stored_standings
 from ..record import FaultKind, GameRecord
 from ..rules import PLAYER_LETTERS
-from ..schedule import ScheduledGame
 from ..standings import FORMATS, render
 from ..store import STORE_NAME, ResultStore, ResultsWriteError, StoreError, store_path
 from ..summary import GameSummary
-from ..tournament import RunState, run_tournament
+from ..tournament import run_tournament, standings_bots, without
 from ..untrusted import printable
 from .common import echo_printable, main
-
-
-def _leaders(state: RunState, n: int = 3) -> str:
-    if state.standings is None or not state.standings.rows:
-        return ""
-    return "leaders: " + ", ".join(f"{printable(r.bot)} {r.score:.1f}" for r in state.standings.rows[:n])
-
-
-def _game_line(game: GameSummary) -> str:
-    parts = []
-    for _player, seat in sorted(enumerate(game.seats), key=lambda ps: (ps[1].rank, ps[0])):
-        note = f" ({seat.fault.kind.value})" if seat.fault else ""
-        parts.append(f"{seat.rank}. {printable(seat.name)} {seat.hexes}{note}")
-    return "  ".join(parts)
-
-
-class _Progress:
-    """A progress bar with ETA and the leaders on a terminal; plain lines elsewhere."""
-
-    def __init__(self, quiet: bool, tty: bool) -> None:
-        self.quiet = quiet
-        self.tty = tty
-        self.bar: Any = None
-        self.state: RunState | None = None
-        self.last_plain = 0.0
-
-    def update(self, state: RunState, game: ScheduledGame, record: GameRecord) -> None:
-        self.state = state
-        if self.quiet:
-            return
-        if self.tty:
-            if self.bar is None:
-                self.bar = click.progressbar(
-                    length=state.total,
-                    label="games",
-                    show_eta=True,
-                    show_pos=True,
-                    item_show_func=lambda _item: _leaders(state),
-                )
-                self.bar.__enter__()
-                self.bar.update(state.done - 1)
-            self.bar.update(1, current_item=game.game_id)
-            return
-        summary = _game_line(GameSummary.of(record, game.index))
-        line = f"[{state.done}/{state.total}] {printable(game.game_id)}: {summary}"
-        now = time.monotonic()
-        if now - self.last_plain >= 5 or state.done == state.total:
-            line += f"   {_leaders(state)}"
-            self.last_plain = now
-        click.echo(line)
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.__exit__(None, None, None)
-            self.bar = None
+from .progress import Progress, game_line
 
 
 @main.command("run")
@@ -101,14 +46,34 @@ class _Progress:
     help="Play the games on the Dask cluster of this scheduler (tcp://host:8786), "
     "whatever the file's 'executor' says; the file's 'executor.bots' still applies.",
 )
+@click.option(
+    "--without",
+    "retire",
+    multiple=True,
+    metavar="NAME",
+    help="Schedule no new games for this bot (repeatable), as 'retired: true' in the file would; "
+    "its games already played still count.",
+)
 @click.option("--quiet", "-q", is_flag=True, help="No progress; print the standings at the end only.")
-def run_cmd(tournament: Path, restart: bool, concurrency: int | None, scheduler: str | None, quiet: bool) -> None:
+def run_cmd(
+    tournament: Path,
+    restart: bool,
+    concurrency: int | None,
+    scheduler: str | None,
+    retire: tuple[str, ...],
+    quiet: bool,
+) -> None:
     """Run the tournament described in TOURNAMENT (a YAML file).
 
     Results go to the file's 'output' folder (default results/NAME beside the
     file): a SQLite store with every game, and standings.md / standings.json,
     kept current while it runs. Running the same command again resumes where
-    it stopped; Ctrl-C stops cleanly and keeps every finished game. 'output'
+    it stopped; Ctrl-C stops cleanly and keeps every finished game. Bots added
+    to the file since the last run get only their new games (every game played
+    is kept); a bot removed, or marked 'retired: true', or left out with
+    --without, gets no new games, and its games played still count. A change to
+    how games are played (time control, rules, board, a bot's command...) is
+    refused, naming the key. 'output'
     must be a new, empty or results folder; a run holds it for itself, so a
     second run on the same folder stops at once naming the first ('arena
     standings', 'games' and 'replay' still read it meanwhile). A store written
@@ -130,6 +95,8 @@ def run_cmd(tournament: Path, restart: bool, concurrency: int | None, scheduler:
     if scheduler is not None:
         executor = replace(config.executor, kind="dask", scheduler=scheduler, workers=None, where="--scheduler")
         config = replace(config, executor=executor)
+    if retire:
+        config = without(config, retire)
     echo = (lambda _s: None) if quiet else echo_printable
     where = {
         "local": f"{config.concurrency} at once",
@@ -140,7 +107,7 @@ def run_cmd(tournament: Path, restart: bool, concurrency: int | None, scheduler:
         f"{config.name}: {len(config.bots)} bots, {config.players} players per game, "
         f"{config.rounds} round(s), {where} -> {config.output}"
     )
-    progress = _Progress(quiet, sys.stdout.isatty())
+    progress = Progress(quiet, sys.stdout.isatty())
     try:
         state = run_tournament(config, restart, echo, progress.update)
     except KeyboardInterrupt:
@@ -154,11 +121,15 @@ def run_cmd(tournament: Path, restart: bool, concurrency: int | None, scheduler:
     if state.standings is not None:
         click.echo("")
         click.echo(render(state.standings, "plain"))
+        if state.retired:
+            names = ", ".join(printable(b) for b in state.retired)
+            click.echo(f"\nretired (no new games; their games played still count): {names}")
     elapsed = time.monotonic() - state.started
     click.echo(
         f"\n{state.done}/{state.total} games ({state.played_now} played now in {elapsed:.1f}s); "
         f"results in {config.output}"
     )
+    click.echo(progress.summary())
     if state.failures:
         click.echo(
             f"{len(state.failures)} game(s) failed for reasons of the arena (rerun to retry):", err=True
@@ -191,7 +162,7 @@ def _open_results(target: Path) -> tuple[ResultStore, list[str], RatingConfig]:
                 f"{target}: its output {str(config.output)!r} holds the results of tournament {ran!r}, "
                 f"not of {config.name!r}"
             )
-        return store, [b.name for b in config.bots], config.rating
+        return store, standings_bots(config, store), config.rating
     if target.is_file() and target.suffix != ".sqlite":
         raise ConfigError(
             f"{str(target)!r} is not results: give a results folder, its {STORE_NAME}, "
@@ -212,6 +183,7 @@ def _stored_tournament(store: ResultStore) -> tuple[list[str], RatingConfig]:
     if not isinstance(raw, dict) or not isinstance(raw.get("bots", []), list):
         raise StoreError(f"{where} is not a tournament file's contents")
     bots = [b.get("name") for b in raw.get("bots", []) if isinstance(b, dict)]
+    bots += [b for b in store.get_meta("retired") or [] if b not in bots]
     rating_raw = raw.get("rating") or {}
     try:
         rating = RatingConfig(**{k: float(v) for k, v in dict(rating_raw).items()})
@@ -315,7 +287,7 @@ def games_cmd(results: Path, bot: str | None, fault: str | None, fmt: str) -> No
         for g in games:
             faults = "; ".join(f"{printable(g.seats[p].name)}: {f.kind.value}" for p, f in g.faults)
             seats = " vs ".join(printable(n) for n in g.names)
-            rows.append([printable(g.game_id), seats, _game_line(g), g.moves, faults])
+            rows.append([printable(g.game_id), seats, game_line(g), g.moves, faults])
     click.echo(tabulate(rows, headers=["id", "seats", "result (rank. bot hexes)", "moves", "faults"]))
     click.echo(f"\n{len(rows)} game(s)")
 
