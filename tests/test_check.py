@@ -174,7 +174,9 @@ def test_the_replay_command_reproduces_the_failure() -> None:
         argv = argv[3:]
     assert argv[:2] == ["arena", "play"]
     # The built-in opponent by its stable spelling, not this machine's interpreter path.
-    assert "arena:random" in argv and not any(sys.executable in a for a in argv if a != argv[2]), argv
+    # (The bot under test is given as this interpreter and its script, in whichever seat it failed.)
+    others = [a for a in argv if "illegal_move.py" not in a]
+    assert "arena:random" in argv and not any(sys.executable in a for a in others), argv
     replay = CliRunner().invoke(main, [*argv[1:], "-q"])
     assert replay.exit_code == 0 and "illegal-move" in replay.output, replay.output
 
