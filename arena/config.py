@@ -70,13 +70,19 @@ class BotConfig:
 
 @dataclass(frozen=True)
 class RatingConfig:
-    """The TrueSkill environment (the trueskill package's defaults)."""
+    """The TrueSkill environment (the trueskill package's defaults) and how games are rated.
+
+    ``model`` is ``batch`` (every game fitted at once: the order of games changes
+    nothing; tau is unused) or ``sequential`` (classic TrueSkill, game after game in
+    schedule order, with tau added between games: for a league that never ends).
+    """
 
     mu: float = 25.0
     sigma: float = 25.0 / 3
     beta: float = 25.0 / 6
     tau: float = 25.0 / 300
     draw_probability: float = 0.10
+    model: str = "batch"
 
 
 @dataclass(frozen=True)
@@ -245,7 +251,8 @@ BOT_KEYS = {
 TC_KEYS = {"move", "base", "increment", "startup", "margin"}
 RULE_KEYS = {"sheep", "tiles", "contact", "hole_border"}
 LIMIT_KEYS = {"memory_mb", "cpu_seconds", "file_size_mb", "open_files", "tasks", "cpus", "tmp_mb"}
-RATING_KEYS = {"mu", "sigma", "beta", "tau", "draw_probability"}
+RATING_KEYS = {"mu", "sigma", "beta", "tau", "draw_probability", "model"}
+RATING_MODELS = ("batch", "sequential")
 
 
 def load_config(path: str | Path) -> TournamentConfig:
@@ -327,7 +334,13 @@ def parse_config(text: str, path: Path) -> TournamentConfig:
     rating_reader = top.child("rating", RATING_KEYS)
     rating = RatingConfig()
     if rating_reader is not None:
-        values = {k: float(rating_reader.get(k, (int, float), getattr(rating, k))) for k in RATING_KEYS}
+        values: dict[str, Any] = {
+            k: float(rating_reader.get(k, (int, float), getattr(rating, k))) for k in RATING_KEYS - {"model"}
+        }
+        values["model"] = rating_reader.get("model", str, rating.model)
+        rating_reader.check(
+            "model", values["model"] in RATING_MODELS, f"must be one of {', '.join(RATING_MODELS)}"
+        )
         # Finite and within bounds: a NaN or an infinity is stored with the results and
         # would break every later rating of them.
         rating_reader.check(

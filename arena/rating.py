@@ -1,4 +1,9 @@
-"""TrueSkill ratings over finished games, in schedule order.
+"""TrueSkill ratings over finished games: fitted all at once, or in schedule order.
+
+The published rating is the batch fit (:mod:`arena.stats.trueskill_fit`, kept by a
+:class:`BatchLedger`): every game at once, so no order of games changes it.  The
+rest of this module is the classic sequential TrueSkill (``rating: {model:
+sequential}``), for a league that never ends, and it is what follows.
 
 Every game is a free-for-all with the game's ranking: ties are kept, and a
 forfeited player is already ranked below every other.  Games are rated in
@@ -15,7 +20,7 @@ where the ledger got to instead of re-rating every stored game.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -23,6 +28,7 @@ import trueskill
 
 from .config import RatingConfig
 from .record import GameRecord
+from .stats.trueskill_fit import fit as fit_games
 
 # One game as the rating sees it: its schedule index and (bot, rank) per seat.
 Seats = Sequence[tuple[str, int]]
@@ -72,7 +78,9 @@ class RatingCheckpoint:
         """The checkpoint ``d`` describes, or None when it is not one (it is then recomputed)."""
         try:
             ratings = {str(n): (float(pi), float(tau)) for n, (pi, tau) in d["ratings"].items()}
-            return cls(int(d["through"]), int(d["games"]), RatingConfig(**d["config"]), ratings)
+            # Checkpoints written before the batch fit existed are sequential ones.
+            config = RatingConfig(**{"model": "sequential", **d["config"]})
+            return cls(int(d["through"]), int(d["games"]), config, ratings)
         except (KeyError, TypeError, ValueError, AttributeError):
             return None
 
@@ -135,8 +143,8 @@ class RatingLedger:
             self.games += 1
             self.through = index + 1
 
-    def ratings(self) -> dict[str, trueskill.Rating]:
-        """Each bot's rating after every game arrived so far, in schedule order."""
+    def ratings(self, exact: bool = True) -> dict[str, trueskill.Rating]:
+        """Each bot's rating after every game arrived so far, in schedule order (always exact)."""
         ratings = dict(self._settled)
         for _index, seats in sorted(self._waiting):
             _rate_one(self.env, ratings, seats)
@@ -145,6 +153,95 @@ class RatingLedger:
     def checkpoint(self) -> RatingCheckpoint:
         ratings = {n: (float(r.pi), float(r.tau)) for n, r in self._settled.items()}
         return RatingCheckpoint(self.through, self.games, self.cfg, ratings)
+
+
+class BatchLedger:
+    """Ratings fitted to every game added so far at once (the ``batch`` model).
+
+    The fit is redone when asked after games were added; ``games`` loads the games
+    before this ledger lazily, so that a reader whose checkpoint (``start``) covers
+    every stored game never reads them.  ``stale_share`` lets a run's frequent
+    refreshes reuse the last fit until the games have grown by that share, which
+    keeps the cost per game flat; asked for ``exact`` ratings it always refits.
+    """
+
+    def __init__(
+        self,
+        bots: Sequence[str],
+        cfg: RatingConfig | None = None,
+        games: Callable[[], Iterable[tuple[int, Seats]]] = lambda: (),
+        start: RatingCheckpoint | None = None,
+        stale_share: float = 0.05,
+    ) -> None:
+        self.cfg = cfg or RatingConfig()
+        self.bots = list(bots)
+        self._load: Callable[[], Iterable[tuple[int, Seats]]] | None = games
+        self._games: list[tuple[int, tuple[tuple[str, int], ...]]] = []
+        self._fit: RatingCheckpoint | None = start
+        self.stale_share = stale_share
+
+    def load_games(self) -> None:
+        """Read the games before this ledger now (else when first needed)."""
+        self._loaded()
+
+    def _loaded(self) -> list[tuple[int, tuple[tuple[str, int], ...]]]:
+        if self._load is not None:
+            self._games = [(i, tuple(seats)) for i, seats in self._load()] + self._games
+            self._load = None
+        return self._games
+
+    def add(self, index: int, seats: Seats) -> None:
+        self._loaded().append((index, tuple(seats)))
+
+    def drop(self, index: int) -> None:
+        """Nothing to do: the fit has no order to keep."""
+
+    def ratings(self, exact: bool = True) -> dict[str, trueskill.Rating]:
+        """Each bot's fitted rating; not ``exact``: possibly from a fit of a few fewer games."""
+        fit = self._fit
+        if fit is not None and self._load is not None:
+            return _from_checkpoint(fit, self.bots)  # nothing added since the checkpoint
+        games = self._loaded()
+        if fit is None or (
+            fit.games != len(games) and (exact or len(games) > fit.games * (1 + self.stale_share))
+        ):
+            result = fit_games([s for _, s in games], self.bots, self.cfg)
+            ratings = {n: (float(r.pi), float(r.tau)) for n, r in result.ratings.items()}
+            through = max((i for i, _ in games), default=-1) + 1
+            self._fit = fit = RatingCheckpoint(through, len(games), self.cfg, ratings)
+        return _from_checkpoint(fit, self.bots)
+
+    def checkpoint(self) -> RatingCheckpoint:
+        """The last fit (its ``games`` say how many games it covers)."""
+        if self._fit is None:
+            self.ratings()
+        assert self._fit is not None
+        return self._fit
+
+
+def _from_checkpoint(cp: RatingCheckpoint, bots: Sequence[str]) -> dict[str, trueskill.Rating]:
+    env = environment(cp.config)
+    ratings = {b: env.create_rating() for b in bots}
+    for name, (pi, tau) in cp.ratings.items():
+        ratings[name] = trueskill.Rating(tau / pi, pi**-0.5)
+    return ratings
+
+
+Ledger = RatingLedger | BatchLedger
+
+
+def make_ledger(
+    bots: Sequence[str],
+    cfg: RatingConfig | None = None,
+    expected: Iterable[int] = (),
+    start: RatingCheckpoint | None = None,
+    games: Callable[[], Iterable[tuple[int, Seats]]] = lambda: (),
+) -> Ledger:
+    """The ledger of ``cfg``'s model; ``games`` are the games before ``start`` (batch only)."""
+    cfg = cfg or RatingConfig()
+    if cfg.model == "sequential":
+        return RatingLedger(bots, cfg, expected, start)
+    return BatchLedger(bots, cfg, games, start)
 
 
 def rate_games(

@@ -7,7 +7,8 @@ and 0 for last place, whatever the number of players.
 A :class:`Tally` holds sums per bot (and per pair of bots), never the games, so
 its size and the cost of adding a game do not grow with the league; every sum
 is an integer, so the order games are added in changes nothing.  The ratings
-come from :mod:`arena.rating`, which must see games in schedule order.
+come from :mod:`arena.rating` (the batch fit ignores order; the sequential model
+must see games in schedule order).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import Any
 import trueskill
 
 from .config import RatingConfig
-from .rating import RatingLedger, conservative
+from .rating import conservative, make_ledger
 from .record import GameRecord
 from .summary import GameSummary
 
@@ -217,7 +218,7 @@ def compute_standings(
 ) -> Standings:
     """Standings after ``records`` (in schedule order) for ``bots`` (every entrant)."""
     tally = Tally()
-    ledger = RatingLedger(bots, rating)
+    ledger = make_ledger(bots, rating)
     for i, rec in enumerate(records):
         game = GameSummary.of(rec, i)
         tally.add(game)

@@ -237,7 +237,8 @@ def _play_tournament(
             # O(bots) whatever the league's size, and throttled: the cost per game stays flat.
             nonlocal last_write, last_report, report_cost
             if force or time.monotonic() - last_write >= STANDINGS_EVERY_S:
-                state.standings = table.standings()
+                # Exact at the end; in between the rating fit is redone as the league grows.
+                state.standings = table.standings(exact=force)
                 write_files(config.output, config.name, state.standings, state.total)
                 table.save(store)
                 last_write = time.monotonic()

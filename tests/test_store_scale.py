@@ -69,6 +69,9 @@ def fake_record(game: ScheduledGame, rng: random.Random) -> GameRecord:
     )
 
 
+SEQUENTIAL = RatingConfig(model="sequential")  # the model the reference below computes
+
+
 def league_schedule(players: int = 2, rounds: int = 3, seed: int = 1) -> list[ScheduledGame]:
     return make_schedule(BOTS, players, rounds, seed)
 
@@ -147,9 +150,12 @@ def test_summary_rows_agree_with_records_and_standings_with_the_old_computation(
             assert store.save_game(g, records[g.game_id]) == GameSummary.of(records[g.game_id], g.index)
         in_order = [records[g.game_id] for g in schedule]
         assert list(store.summaries()) == [GameSummary.of(r, i) for i, r in enumerate(in_order)]
-        from_summaries = stored_standings(store, BOTS)
-    assert from_summaries == compute_standings(in_order, BOTS)
+        from_summaries = stored_standings(store, BOTS, SEQUENTIAL)
+        fitted = stored_standings(store, BOTS)
+    assert from_summaries == compute_standings(in_order, BOTS, SEQUENTIAL)
     assert_matches_reference(from_summaries, in_order, BOTS)
+    # The published (batch) rating: the same whatever order the records come in.
+    assert fitted == compute_standings(rng.sample(in_order, len(in_order)), BOTS)
 
 
 def test_games_listing_is_what_it_was_when_read_from_records(tmp_path: Path) -> None:
@@ -219,14 +225,17 @@ def test_games_json_piped_into_head_ends_quietly(tmp_path: Path) -> None:
 # -- standings kept game by game -------------------------------------------------------------
 
 
+@pytest.mark.parametrize("model", ["batch", "sequential"])
 @pytest.mark.parametrize("seed", range(6))
-def test_standings_kept_game_by_game_equal_standings_from_records(tmp_path: Path, seed: int) -> None:
+def test_standings_kept_game_by_game_equal_standings_from_records(
+    tmp_path: Path, seed: int, model: str
+) -> None:
     """Games arrive out of order, some are given up on, and the league is resumed from its store."""
     rng = random.Random(seed)
     players = rng.choice([2, 2, 3, 4])
     schedule = league_schedule(players, rounds=rng.randint(1, 4), seed=seed)
     records = {g.game_id: fake_record(g, rng) for g in schedule}
-    rating = RatingConfig(mu=rng.choice([25.0, 30.0]))
+    rating = RatingConfig(mu=rng.choice([25.0, 30.0]), model=model)
     given_up: set[int] = set()
     store = ResultStore.create(tmp_path)
     try:
@@ -253,7 +262,7 @@ def test_standings_kept_game_by_game_equal_standings_from_records(tmp_path: Path
             todo = [g for g in schedule if g.game_id not in finished]  # given-up games come back
         played = [records[g.game_id] for g in schedule if g.game_id in store.finished_ids()]
         assert stored_standings(store, BOTS, rating) == compute_standings(played, BOTS, rating)
-        assert_matches_reference(compute_standings(played, BOTS), played, BOTS)
+        assert_matches_reference(compute_standings(played, BOTS, SEQUENTIAL), played, BOTS)
     finally:
         store.close()
 

@@ -195,7 +195,10 @@ def _stored_tournament(store: ResultStore) -> tuple[list[str], RatingConfig]:
     bots = [b.get("name") for b in raw.get("bots", []) if isinstance(b, dict)]
     rating_raw = raw.get("rating") or {}
     try:
-        rating = RatingConfig(**{k: float(v) for k, v in dict(rating_raw).items()})
+        values: dict[str, Any] = {
+            k: str(v) if k == "model" else float(v) for k, v in dict(rating_raw).items()
+        }
+        rating = RatingConfig(**values)
     except (TypeError, ValueError) as e:
         raise StoreError(f"{where} has a rating that cannot be used ({rating_raw!r}): {e}") from None
     return [b for b in bots if isinstance(b, str)], rating
