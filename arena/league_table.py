@@ -92,7 +92,7 @@ class LeagueTable:
 
     def standings(self, exact: bool = True) -> Standings:
         """The standings; not ``exact``: the batch fit may be one of a few fewer games (cheaper)."""
-        return self.tally.standings(self.bots, self.ledger.ratings(exact))
+        return self.tally.standings(self.bots, self.ledger.ratings(exact), self.ledger.cfg)
 
 
 def stored_standings(

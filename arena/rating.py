@@ -261,5 +261,5 @@ def rate_game(env: trueskill.TrueSkill, ratings: dict[str, trueskill.Rating], re
 
 
 def conservative(r: trueskill.Rating) -> float:
-    """mu - 3 sigma: the rating the bot is 99% likely to exceed."""
+    """mu - 3 sigma, the published rating: the bot's skill is above it with 99.9% probability under the model."""
     return float(r.mu - 3 * r.sigma)

@@ -523,13 +523,15 @@ class ResultStore:
         with self._reading():
             q = self.conn.execute
             tally.count = self._count("summaries")
-            for bot, players, games, places, wins, half, hexes, unsandboxed, network in q(
+            for bot, players, games, places, wins, half, hexes, unsandboxed, network, shared in q(
                 "SELECT t.bot, g.players, count(*), sum(t.rank), sum(t.rank = 1), sum(t.half_points), "
-                "sum(t.hexes), sum(NOT t.sandboxed), max(t.network) "
+                "sum(t.hexes), sum(NOT t.sandboxed), max(t.network), "
+                # A shared first place scores less than beating every opponent.
+                "sum(t.rank = 1 AND t.half_points < 2 * (g.players - 1)) "
                 "FROM seats t JOIN summaries g USING (game_id) GROUP BY t.bot, g.players"
             ):
                 tally.totals[bot, players] = BotTotals(
-                    games, places, wins, half, hexes, unsandboxed, bool(network)
+                    games, places, wins, half, hexes, unsandboxed, bool(network), shared
                 )
             for bot, kind, n in q(
                 "SELECT bot, fault, count(*) FROM seats WHERE fault IS NOT NULL GROUP BY bot, fault"

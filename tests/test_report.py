@@ -200,7 +200,7 @@ def test_rating_history_ends_at_the_sequential_standings_score() -> None:
     history = rating_history(games, ["a", "b", "c"], sequential)
     st = compute_standings(games, ["a", "b", "c"], sequential)
     for row in st.rows:
-        assert history[row.bot][-1][1] == pytest.approx(row.score)
+        assert history[row.bot][-1][1] == pytest.approx(row.rating)
         assert [n for n, _ in history[row.bot]] == [0, *range(1, 8)]
 
 

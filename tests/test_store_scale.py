@@ -100,7 +100,9 @@ def reference(
             f = figures.setdefault(s.name, Counter())
             f["games"] += 1
             f["places"] += st.rank
-            f["wins"] += st.rank == 1
+            first = st.rank == 1
+            f["wins"] += first and ranks.count(1) == 1
+            f["shared_firsts"] += first and ranks.count(1) > 1
             f["hexes"] += st.hexes
             f["faults"] += s.fault is not None
             f["unsandboxed"] += not s.sandboxed
@@ -111,10 +113,11 @@ def reference(
             "games": f["games"],
             "avg_place": f["places"] / f["games"],
             "wins": f["wins"],
+            "shared_firsts": f["shared_firsts"],
             "avg_hexes": f["hexes"] / f["games"],
             "faults": f["faults"],
             "unsandboxed": f["unsandboxed"],
-            "avg_score": scores[name] / f["games"],
+            "points": scores[name] / f["games"],
         }
         for name, f in figures.items()
     }
@@ -348,7 +351,7 @@ def test_a_run_with_games_out_of_order_and_given_up_writes_the_standings_of_its_
             return compute_standings(list(store.records()), BOTS).to_json_rows()
 
     assert first.standings is not None and first.standings.to_json_rows() == expected()
-    assert json.loads((config.output / "standings.json").read_text()) == expected()
+    assert json.loads((config.output / "standings.json").read_text())["rows"] == expected()
     monkeypatch.setattr(ShuffledPool, "give_up", set())
     second = run_tournament(config, echo=lambda _s: None)  # resumes: the two games are played
     assert second.played_now == 2 and second.standings is not None
@@ -420,7 +423,7 @@ def test_a_version_1_store_is_read_as_it_is_and_upgraded_in_place_by_a_run(
     want = compute_standings(records[:played], BOTS).to_json_rows()
     standings = runner.invoke(main, ["standings", str(config.output), "--format", "json"])
     assert standings.exit_code == 0, standings.output
-    assert json.loads(standings.output) == want
+    assert json.loads(standings.output)["rows"] == want
     listing = runner.invoke(main, ["games", str(config.output), "--format", "json"])
     assert [g["id"] for g in json.loads(listing.output)] == [g.game_id for g in schedule[:played]]
     assert schema_of(store_file) == "1"  # reading wrote nothing

@@ -32,7 +32,7 @@ from .common import echo_printable, main
 def _leaders(state: RunState, n: int = 3) -> str:
     if state.standings is None or not state.standings.rows:
         return ""
-    return "leaders: " + ", ".join(f"{printable(r.bot)} {r.score:.1f}" for r in state.standings.rows[:n])
+    return "leaders: " + ", ".join(f"{printable(r.bot)} {r.rating:.1f}" for r in state.standings.rows[:n])
 
 
 def _game_line(game: GameSummary) -> str:
@@ -214,9 +214,18 @@ def standings_cmd(results: Path, fmt: str) -> None:
     is writing, can be read. Bot names are escaped for the format (control
     characters made visible; Markdown, HTML and spreadsheet formulas defused).
 
-    The JSON format is a list of rows with rank, bot, score (mu - 3 sigma), mu,
-    sigma, games, avg_place, wins, avg_score, avg_hexes, faults and
-    faults_by_kind.
+    Bots are ranked by rating (mu - 3 sigma of the TrueSkill fit), then mu, then
+    name; each row shows mu's 95% interval and the probability that the bot is
+    better than the next one down (a rank marked ? is within noise of the next).
+    points are mean game points (share of opponents finished above, a tie half),
+    wins are outright first places and shared the first places shared.
+
+    The JSON format (the same as standings.json) is an object: format (2),
+    games, players, sort, rating (the model's settings), within_noise_below,
+    rows (rank, bot, rating, mu, sigma, mu_low, mu_high, better_than_next,
+    close, games, points, wins, shared_firsts, avg_place, avg_hexes, faults,
+    faults_by_kind, unsandboxed, network), crosstable (2 players: bot ->
+    opponent -> points, games) and seats (mean points and games per seat).
     """
     store, bots, rating = _open_results(results)
     with store:
