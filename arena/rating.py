@@ -28,7 +28,7 @@ import trueskill
 
 from .config import RatingConfig
 from .record import GameRecord
-from .stats.trueskill_fit import fit as fit_games
+from .stats.game_table import GameTable
 
 # One game as the rating sees it: its schedule index and (bot, rank) per seat.
 Seats = Sequence[tuple[str, int]]
@@ -176,22 +176,22 @@ class BatchLedger:
         self.cfg = cfg or RatingConfig()
         self.bots = list(bots)
         self._load: Callable[[], Iterable[tuple[int, Seats]]] | None = games
-        self._games: list[tuple[int, tuple[tuple[str, int], ...]]] = []
+        self._games = GameTable(bots)
+        self._through = 0  # one past the last schedule index seen
         self._fit: RatingCheckpoint | None = start
         self.stale_share = stale_share
 
     def load_games(self) -> None:
         """Read the games before this ledger now (else when first needed)."""
-        self._loaded()
-
-    def _loaded(self) -> list[tuple[int, tuple[tuple[str, int], ...]]]:
         if self._load is not None:
-            self._games = [(i, tuple(seats)) for i, seats in self._load()] + self._games
-            self._load = None
-        return self._games
+            load, self._load = self._load, None
+            for index, seats in load():
+                self.add(index, seats)
 
     def add(self, index: int, seats: Seats) -> None:
-        self._loaded().append((index, tuple(seats)))
+        self.load_games()
+        self._games.add(seats)
+        self._through = max(self._through, index + 1)
 
     def drop(self, index: int) -> None:
         """Nothing to do: the fit has no order to keep."""
@@ -201,14 +201,15 @@ class BatchLedger:
         fit = self._fit
         if fit is not None and self._load is not None:
             return _from_checkpoint(fit, self.bots)  # nothing added since the checkpoint
-        games = self._loaded()
-        if fit is None or (
-            fit.games != len(games) and (exact or len(games) > fit.games * (1 + self.stale_share))
-        ):
-            result = fit_games([s for _, s in games], self.bots, self.cfg)
+        self.load_games()
+        count = self._games.count
+        stale = fit is not None and count > fit.games * (1 + self.stale_share)
+        if fit is None or (fit.games != count and (exact or stale)):
+            from .stats.trueskill_fit import fit as fit_games  # numpy: only once a fit is due
+
+            result = fit_games(self._games, self.bots, self.cfg)
             ratings = {n: (float(r.pi), float(r.tau)) for n, r in result.ratings.items()}
-            through = max((i for i, _ in games), default=-1) + 1
-            self._fit = fit = RatingCheckpoint(through, len(games), self.cfg, ratings)
+            self._fit = fit = RatingCheckpoint(self._through, count, self.cfg, ratings)
         return _from_checkpoint(fit, self.bots)
 
     def checkpoint(self) -> RatingCheckpoint:

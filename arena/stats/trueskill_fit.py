@@ -19,7 +19,6 @@ floating-point result, not merely a close one.
 from __future__ import annotations
 
 import math
-from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
@@ -29,6 +28,7 @@ import trueskill
 from numpy.typing import NDArray
 
 from ..config import RatingConfig
+from .game_table import GameTable
 from .truncated import truncate
 
 Array = NDArray[np.float64]
@@ -125,22 +125,6 @@ def draw_margin(cfg: RatingConfig) -> float:
     return NormalDist().inv_cdf((cfg.draw_probability + 1.0) / 2.0) * math.sqrt(2.0) * cfg.beta
 
 
-def _groups(games: Iterable[Seats], index: dict[str, int]) -> list[_Group]:
-    by_size: defaultdict[int, list[tuple[tuple[int, int], ...]]] = defaultdict(list)
-    for seats in games:
-        if len({n for n, _ in seats}) != len(seats):
-            continue  # a bot against itself teaches nothing about its rating
-        # Best first; the order among tied players changes nothing (the margin is symmetric).
-        by_size[len(seats)].append(tuple(sorted((r, index[n]) for n, r in seats)))
-    groups = []
-    for k in sorted(by_size):
-        # A canonical order of games, so that every order of the same games fits alike.
-        rows = np.array(sorted(by_size[k]), dtype=np.int64).reshape(-1, k, 2)
-        ranks, idx = rows[:, :, 0], rows[:, :, 1]
-        groups.append(_Group(idx, ranks[:, 1:] == ranks[:, :-1]))
-    return groups
-
-
 def _level_shift(levels: list[float]) -> float:
     """Aitken's extrapolation of the league's mean level from its last three values (0 if unsure).
 
@@ -159,18 +143,18 @@ def _level_shift(levels: list[float]) -> float:
     return d2 * r / (1.0 - r)
 
 
-def fit(games: Iterable[Seats], bots: Sequence[str], cfg: RatingConfig | None = None) -> FitResult:
+def fit(games: Iterable[Seats] | GameTable, bots: Sequence[str], cfg: RatingConfig | None = None) -> FitResult:
     """TrueSkill fitted to every game in ``games`` at once; ``bots`` start at the prior."""
     cfg = cfg or RatingConfig()
-    names = list(dict.fromkeys(bots))
-    index = {n: i for i, n in enumerate(names)}
-    games = list(games)
-    for seats in games:
-        for name, _ in seats:
-            if name not in index:
-                index[name] = len(names)
-                names.append(name)
-    groups = _groups(games, index)
+    if isinstance(games, GameTable):
+        table = games
+    else:
+        table = GameTable(bots)
+        for seats in games:
+            table.add(seats)
+    table.include(bots)
+    groups = [_Group(bots, tie) for bots, tie in table.groups()]
+    names = table.canonical_names()  # the numbering of groups()
     n = len(names)
     prior_pi = 1.0 / cfg.sigma**2
     prior_tau = cfg.mu * prior_pi
