@@ -45,7 +45,12 @@ RUN_ONLY_KEYS = frozenset(
     }
 )
 DEFAULT_BUILD_TIMEOUT_MS = 600_000
-SEAT_ORDERS = ("all", "rotate")
+SEAT_ORDERS = ("all", "rotate", "balanced")
+# 'all' is balanced already for 2-3 players (6 games a meeting for 3); for 4 it is 24
+# games a meeting, and 'balanced' 4 a round, balanced over every 6 rounds.
+DEFAULT_SEAT_ORDERS = {4: "balanced"}
+# Results folders started before 'balanced' existed keep the default they had.
+LEGACY_DEFAULT_SEAT_ORDERS = {4: "rotate"}
 MAX_RATING = 1e6  # bound of every rating setting: far beyond TrueSkill's usual 25
 MAX_LIMIT = 2**30  # bound of a whole-number resource limit (MB, seconds, files, tasks)
 ENV_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -282,11 +287,12 @@ def parse_config(text: str, path: Path) -> TournamentConfig:
     top.check("rounds", 1 <= rounds <= 10_000, "must be from 1 to 10000")
     fmt = top.get("format", str, "round_robin").replace("-", "_")
     top.check("format", fmt in FORMATS, f"must be one of {', '.join(FORMATS)}")
-    seat_orders = top.get("seat_orders", str, "rotate" if players == 4 else "all")
+    seat_orders = top.get("seat_orders", str, DEFAULT_SEAT_ORDERS.get(players, "all"))
     top.check(
         "seat_orders",
         seat_orders in SEAT_ORDERS,
-        "must be 'all' (every seat order) or 'rotate' (each bot holds each seat once)",
+        "must be 'all' (every seat order), 'rotate' (each bot holds each seat once) or "
+        "'balanced' (rotations of a turn order that changes each round)",
     )
     concurrency = top.get("concurrency", int, os.cpu_count() or 1)
     top.check("concurrency", 1 <= concurrency <= 256, "must be at least 1")

@@ -16,7 +16,7 @@ from typing import Any
 
 from . import results_folder
 from .build import run_build
-from .config import RUN_ONLY_KEYS, BotConfig, TournamentConfig, find_program
+from .config import LEGACY_DEFAULT_SEAT_ORDERS, RUN_ONLY_KEYS, BotConfig, TournamentConfig, find_program
 from .errors import ConfigError
 from .executor import GamePool, GameSettings
 from .league_table import LeagueTable
@@ -34,14 +34,23 @@ REPORT_SHARE = 0.05  # of the run's time, at most, spent writing report.html
 REPORT_MAX_GAMES = 20_000  # past this a run keeps no report.html current (pages of ~6 KB a game)
 
 
-def schedule_for(config: TournamentConfig) -> list[ScheduledGame]:
+# Version 2: 4-player seat orders 'balanced' by default, a gauntlet's boards from the field.
+SCHEDULE_VERSION = 2
+
+
+def schedule_for(config: TournamentConfig, version: int = SCHEDULE_VERSION) -> list[ScheduledGame]:
+    """The tournament's games, as schedule ``version`` makes them (a results folder keeps its own)."""
+    mode = config.seat_orders
+    if version < 2 and "seat_orders" not in config.raw:
+        mode = LEGACY_DEFAULT_SEAT_ORDERS.get(config.players, mode)
     return make_schedule(
         [b.name for b in config.bots],
         config.players,
         config.rounds,
         config.seed,
-        config.seat_orders,
+        mode,
         config.challengers,
+        boards="field" if version >= 2 else "group",
     )
 
 
@@ -165,7 +174,9 @@ def open_store(config: TournamentConfig, restart: bool, echo: Callable[[str], No
             # The same file, played the same way: the stored schedule is the one it makes
             # (which takes a 100,000-game league longer to make than to resume).
             return store
-        schedule = schedule_for(config)
+        # A folder started before schedule version 2 keeps making its games as it did.
+        version = store.get_meta("schedule_version") or (1 if old is not None else SCHEDULE_VERSION)
+        schedule = schedule_for(config, version)
         if old is not None and old != config.raw:
             changes = describe_changes(old, config.raw)
             finished = store.finished_ids()
@@ -187,7 +198,11 @@ def open_store(config: TournamentConfig, restart: bool, echo: Callable[[str], No
                 "the games already played are unaffected: resuming."
             )
         store.set_meta(
-            config=config.raw, conditions=config.play_conditions(), digest=config.digest(), name=config.name
+            config=config.raw,
+            conditions=config.play_conditions(),
+            digest=config.digest(),
+            name=config.name,
+            schedule_version=version,
         )
         store.set_schedule(schedule)
     except BaseException:
