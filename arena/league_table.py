@@ -67,7 +67,7 @@ class LeagueTable:
                     if first is None or first >= ratings.through:
                         start = ratings
         if rating.model == "batch":
-            batch = BatchLedger(bots, rating, lambda: store.rating_games(0), start)
+            batch = BatchLedger(bots, rating, store.fit_games, start)
             if start is None or expected:
                 # Read now: a run stores each game before adding it, and must not count it twice.
                 batch.load_games()
@@ -84,7 +84,7 @@ class LeagueTable:
 
     def add(self, game: GameSummary) -> None:
         self.tally.add(game)
-        self.ledger.add(game.index, [(s.name, s.rank) for s in game.seats])
+        self.ledger.add(game.index, [(s.name, s.rank) for s in game.seats], game.seed)
 
     def drop(self, index: int) -> None:
         """An expected game will not come in this run."""
@@ -92,7 +92,9 @@ class LeagueTable:
 
     def standings(self, exact: bool = True) -> Standings:
         """The standings; not ``exact``: the batch fit may be one of a few fewer games (cheaper)."""
-        return self.tally.standings(self.bots, self.ledger.ratings(exact), self.ledger.cfg)
+        ratings = self.ledger.ratings(exact)
+        elo = self.ledger.elo() if isinstance(self.ledger, BatchLedger) else None
+        return self.tally.standings(self.bots, ratings, self.ledger.cfg, elo)
 
 
 def stored_standings(

@@ -20,6 +20,7 @@ where the ledger got to instead of re-rating every stored game.
 from __future__ import annotations
 
 import heapq
+import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -64,14 +65,19 @@ class RatingCheckpoint:
     games: int
     config: RatingConfig
     ratings: dict[str, tuple[float, float]]
+    # The batch model's Elo figures: bot -> (elo, 95% low, 95% high), bots that played only.
+    elo: dict[str, tuple[float, float, float]] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        d: dict[str, Any] = {
             "through": self.through,
             "games": self.games,
             "config": asdict(self.config),
             "ratings": {n: list(v) for n, v in self.ratings.items()},
         }
+        if self.elo is not None:
+            d["elo"] = {n: list(v) for n, v in self.elo.items()}
+        return d
 
     @classmethod
     def from_dict(cls, d: Any) -> RatingCheckpoint | None:
@@ -80,7 +86,10 @@ class RatingCheckpoint:
             ratings = {str(n): (float(pi), float(tau)) for n, (pi, tau) in d["ratings"].items()}
             # Checkpoints written before the batch fit existed are sequential ones.
             config = RatingConfig(**{"model": "sequential", **d["config"]})
-            return cls(int(d["through"]), int(d["games"]), config, ratings)
+            elo = None
+            if d.get("elo") is not None:
+                elo = {str(n): (float(e), float(lo), float(hi)) for n, (e, lo, hi) in d["elo"].items()}
+            return cls(int(d["through"]), int(d["games"]), config, ratings, elo)
         except (KeyError, TypeError, ValueError, AttributeError):
             return None
 
@@ -119,8 +128,8 @@ class RatingLedger:
         if self._expected and self._expected[0] < self.through:
             raise ValueError(f"game {self._expected[0]} is expected before the checkpoint {self.through}")
 
-    def add(self, index: int, seats: Seats) -> None:
-        """A finished game arrived."""
+    def add(self, index: int, seats: Seats, board: int = 0) -> None:
+        """A finished game arrived (its ``board`` is not used here)."""
         if index < self.through:
             raise ValueError(f"game {index} arrived after the ratings passed it (at {self.through})")
         heapq.heappush(self._waiting, (index, tuple(seats)))
@@ -169,13 +178,13 @@ class BatchLedger:
         self,
         bots: Sequence[str],
         cfg: RatingConfig | None = None,
-        games: Callable[[], Iterable[tuple[int, Seats]]] = lambda: (),
+        games: Callable[[], Iterable[tuple[int, int, Seats]]] = lambda: (),
         start: RatingCheckpoint | None = None,
         stale_share: float = 0.05,
     ) -> None:
         self.cfg = cfg or RatingConfig()
         self.bots = list(bots)
-        self._load: Callable[[], Iterable[tuple[int, Seats]]] | None = games
+        self._load: Callable[[], Iterable[tuple[int, int, Seats]]] | None = games
         self._games = GameTable(bots)
         self._through = 0  # one past the last schedule index seen
         self._fit: RatingCheckpoint | None = start
@@ -185,12 +194,12 @@ class BatchLedger:
         """Read the games before this ledger now (else when first needed)."""
         if self._load is not None:
             load, self._load = self._load, None
-            for index, seats in load():
-                self.add(index, seats)
+            for index, board, seats in load():
+                self.add(index, seats, board)
 
-    def add(self, index: int, seats: Seats) -> None:
+    def add(self, index: int, seats: Seats, board: int = 0) -> None:
         self.load_games()
-        self._games.add(seats)
+        self._games.add(seats, board)
         self._through = max(self._through, index + 1)
 
     def drop(self, index: int) -> None:
@@ -205,12 +214,22 @@ class BatchLedger:
         count = self._games.count
         stale = fit is not None and count > fit.games * (1 + self.stale_share)
         if fit is None or (fit.games != count and (exact or stale)):
+            from .stats.elo import board_bootstrap
             from .stats.trueskill_fit import fit as fit_games  # numpy: only once a fit is due
 
             result = fit_games(self._games, self.bots, self.cfg)
             ratings = {n: (float(r.pi), float(r.tau)) for n, r in result.ratings.items()}
-            self._fit = fit = RatingCheckpoint(self._through, count, self.cfg, ratings)
+            elo = {
+                n: (e.elo, e.low, e.high)
+                for n, e in board_bootstrap(self._games).items()
+                if math.isfinite(e.low)
+            }
+            self._fit = fit = RatingCheckpoint(self._through, count, self.cfg, ratings, elo)
         return _from_checkpoint(fit, self.bots)
+
+    def elo(self) -> dict[str, tuple[float, float, float]]:
+        """The Elo figures of the last fit (call :meth:`ratings` first)."""
+        return dict(self._fit.elo or {}) if self._fit is not None else {}
 
     def checkpoint(self) -> RatingCheckpoint:
         """The last fit (its ``games`` say how many games it covers)."""
@@ -236,7 +255,7 @@ def make_ledger(
     cfg: RatingConfig | None = None,
     expected: Iterable[int] = (),
     start: RatingCheckpoint | None = None,
-    games: Callable[[], Iterable[tuple[int, Seats]]] = lambda: (),
+    games: Callable[[], Iterable[tuple[int, int, Seats]]] = lambda: (),
 ) -> Ledger:
     """The ledger of ``cfg``'s model; ``games`` are the games before ``start`` (batch only)."""
     cfg = cfg or RatingConfig()

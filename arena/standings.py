@@ -48,6 +48,7 @@ def table_rows(st: Standings, escape: Escape = printable) -> tuple[list[str], li
         "95% low",
         "95% high",
         "P(better)",
+        "Elo (95%)",
         "games",
         "points",
         "wins",
@@ -65,6 +66,7 @@ def table_rows(st: Standings, escape: Escape = printable) -> tuple[list[str], li
             f"{r.mu_low:.2f}",
             f"{r.mu_high:.2f}",
             "" if r.better_than_next is None else f"{r.better_than_next:.2f}",
+            "" if r.elo is None else f"{r.elo[0]:+.0f} ({r.elo[1]:+.0f}..{r.elo[2]:+.0f})",
             r.games,
             f"{r.points:.3f}",
             r.wins,
@@ -89,7 +91,8 @@ def legend(st: Standings) -> str:
         f"Ranked by {SORT_KEY}. rating: mu - 3 sigma of the bot's skill, {model}. "
         f"95% low/high: mu's 95% interval. P(better): the probability that the bot's skill is "
         f"above the next one's down; a rank marked ? is within noise of the next "
-        f"(P(better) below {CLEAR:.2f}). points: mean share of opponents finished above (a tie "
+        f"(P(better) below {CLEAR:.2f}). Elo: the same games as pairwise results, on the Elo "
+        f"scale (mean 0), with a 95% interval from resampling boards (batch model only). points: mean share of opponents finished above (a tie "
         f"counts half; 1 is a clean win, 0 last place). wins: outright first places; shared: "
         f"first places shared with another bot. A forfeit ranks the bot below every other "
         f"player of its game."

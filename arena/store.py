@@ -572,6 +572,20 @@ class ResultStore:
             for (order, _game_id), seats in itertools.groupby(rows, key=lambda r: r[:2]):
                 yield order, [(bot, rank) for _o, _g, bot, rank in seats]
 
+    def fit_games(self) -> Iterator[tuple[int, int, list[tuple[str, int]]]]:
+        """Every finished game as the batch rating sees it: (schedule place, board seed, seats), any order."""
+        if not self.summarized:
+            for game in self.summaries():
+                yield game.index, game.seed, [(s.name, s.rank) for s in game.seats]
+            return
+        with self._reading():
+            rows = self.conn.execute(
+                "SELECT g.idx, g.game_id, g.seed, t.bot, t.rank FROM summaries g JOIN seats t USING (game_id) "
+                "ORDER BY g.idx, g.game_id, t.seat"
+            )
+            for (order, _game_id, seed), seats in itertools.groupby(rows, key=lambda r: r[:3]):
+                yield order, seed, [(bot, rank) for _o, _g, _s, bot, rank in seats]
+
     def standings_checkpoint(self) -> StandingsCheckpoint | None:
         """Where a run's standings got to, if it still describes the stored games.
 

@@ -26,7 +26,7 @@ from typing import Any
 import trueskill
 
 from .config import RatingConfig
-from .rating import conservative, make_ledger
+from .rating import BatchLedger, conservative, make_ledger
 from .record import GameRecord
 from .summary import GameSummary
 
@@ -69,6 +69,7 @@ class Row:
     network: bool = False  # it had the machine's network in some game
     shared_firsts: int = 0  # first places shared with another bot (not wins)
     better_than_next: float | None = None  # P(skill above the next row's), from the fit; None: last
+    elo: tuple[float, float, float] | None = None  # Elo, 95% low, 95% high (batch model, bots that played)
 
     @property
     def mu_low(self) -> float:
@@ -106,6 +107,7 @@ class Standings:
                 "mu_high": round(r.mu_high, 3),
                 "better_than_next": None if r.better_than_next is None else round(r.better_than_next, 4),
                 "close": r.close,
+                "elo": None if r.elo is None else [round(x, 1) for x in r.elo],
                 "avg_place": round(r.avg_place, 3),
                 "points": round(r.points, 3),
                 "avg_hexes": round(r.avg_hexes, 2),
@@ -234,6 +236,7 @@ class Tally:
         bots: Sequence[str],
         ratings: Mapping[str, trueskill.Rating],
         rating: RatingConfig | None = None,
+        elo: Mapping[str, tuple[float, float, float]] | None = None,
     ) -> Standings:
         """The rows for ``bots`` (every entrant) and whoever else played, with these ratings (of ``rating``)."""
         names = list(dict.fromkeys([*bots, *ratings]))
@@ -272,6 +275,7 @@ class Tally:
                     unsandboxed=b.unsandboxed,
                     network=b.network,
                     shared_firsts=b.shared_firsts,
+                    elo=(elo or {}).get(n),
                 )
             )
         rows.sort(key=lambda r: (-r.rating, -r.mu, r.bot))
@@ -300,5 +304,6 @@ def compute_standings(
     for i, rec in enumerate(records):
         game = GameSummary.of(rec, i)
         tally.add(game)
-        ledger.add(i, [(s.name, s.rank) for s in game.seats])
-    return tally.standings(bots, ledger.ratings(), rating)
+        ledger.add(i, [(s.name, s.rank) for s in game.seats], game.seed)
+    ratings = ledger.ratings()
+    return tally.standings(bots, ratings, rating, ledger.elo() if isinstance(ledger, BatchLedger) else None)

@@ -223,7 +223,7 @@ def standings_cmd(results: Path, fmt: str) -> None:
     The JSON format (the same as standings.json) is an object: format (2),
     games, players, sort, rating (the model's settings), within_noise_below,
     rows (rank, bot, rating, mu, sigma, mu_low, mu_high, better_than_next,
-    close, games, points, wins, shared_firsts, avg_place, avg_hexes, faults,
+    close, elo, games, points, wins, shared_firsts, avg_place, avg_hexes, faults,
     faults_by_kind, unsandboxed, network), crosstable (2 players: bot ->
     opponent -> points, games) and seats (mean points and games per seat).
     """

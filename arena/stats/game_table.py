@@ -25,6 +25,7 @@ class GameTable:
         self.index = {n: i for i, n in enumerate(self.names)}
         self._bots: dict[int, array[int]] = {}
         self._ranks: dict[int, array[int]] = {}
+        self._boards: dict[int, array[int]] = {}
         self.count = 0
 
     def include(self, names: Iterable[str]) -> None:
@@ -34,8 +35,10 @@ class GameTable:
                 self.index[name] = len(self.names)
                 self.names.append(name)
 
-    def add(self, seats: Seats) -> None:
+    def add(self, seats: Seats, board: int = 0) -> None:
+        """One game; ``board`` names its board (games on one board are resampled together)."""
         self.include(n for n, _ in seats)
+        self._boards.setdefault(len(seats), array("q")).append(board)
         k = len(seats)
         self._bots.setdefault(k, array("i")).extend(self.index[n] for n, _ in seats)
         self._ranks.setdefault(k, array("i")).extend(r for _, r in seats)
@@ -51,9 +54,7 @@ class GameTable:
         """
         import numpy as np  # here: reading commands that need no fit never load numpy
 
-        by_name = np.argsort(np.array(self.names, dtype=object), kind="stable")
-        canonical = np.empty(len(self.names), dtype=np.int64)
-        canonical[by_name] = np.arange(len(self.names))
+        canonical = self._canonical()
         n = len(self.names)
         out = []
         for k in sorted(self._bots):
@@ -70,6 +71,26 @@ class GameTable:
             key = key[np.lexsort(key.T[::-1])] if len(key) else key
             ranks, bots = key // n, key % n
             out.append((bots, ranks[:, 1:] == ranks[:, :-1]))
+        return out
+
+    def _canonical(self) -> NDArray[np.int64]:
+        import numpy as np
+
+        by_name = np.argsort(np.array(self.names, dtype=object), kind="stable")
+        canonical = np.empty(len(self.names), dtype=np.int64)
+        canonical[by_name] = np.arange(len(self.names))
+        return canonical
+
+    def arrays(self) -> list[tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]]:
+        """Per number of players: each game's board, bots (numbered by name) and ranks, as added."""
+        import numpy as np
+
+        canonical = self._canonical()
+        out = []
+        for k in sorted(self._bots):
+            bots = canonical[np.frombuffer(self._bots[k], dtype=np.int32).reshape(-1, k)]
+            ranks = np.frombuffer(self._ranks[k], dtype=np.int32).reshape(-1, k).astype(np.int64)
+            out.append((np.frombuffer(self._boards[k], dtype=np.int64).copy(), bots, ranks))
         return out
 
     def canonical_names(self) -> list[str]:
