@@ -3,7 +3,8 @@
 Synthetic leagues (bots of random strength, 10% shared places) of the sizes in
 issue 10: 10,000 2-player games and 5,000 4-player games, each with few bots
 (many games per bot: the slowest case for the fit) and with 20.  Each figure is
-the median of ``--repeat`` fits (min-max), with the sweeps the fit needed.
+the median of ``--repeat`` fits (min-max), with the sweeps the fit needed, and
+the time of the Elo figures with their board bootstrap (once).
 Target: a few seconds each.  For reference, ``--oracle N`` also times
 trueskillthroughtime (the tests' oracle) on the first N games of each league.
 Run from the repository root:
@@ -19,6 +20,8 @@ import statistics
 import time
 
 from arena.config import RatingConfig
+from arena.stats.elo import board_bootstrap
+from arena.stats.game_table import GameTable
 from arena.stats.trueskill_fit import fit
 
 LEAGUES = [(2, 10_000, 4), (2, 10_000, 20), (4, 5_000, 5), (4, 5_000, 20)]
@@ -77,6 +80,12 @@ def main() -> None:
             f"{size:>6} {players}-player games, {bots:>2} bots: {statistics.median(times):.2f} s"
             f" ({min(times):.2f}-{max(times):.2f}), {sweeps} sweeps, converged {result.converged}"
         )
+        table = GameTable(names)
+        for i, g in enumerate(games):
+            table.add(g, board=i // 2)
+        began = time.perf_counter()
+        board_bootstrap(table)
+        line += f"; Elo with board bootstrap: {time.perf_counter() - began:.2f} s"
         if args.oracle:
             line += f"; trueskillthroughtime on {args.oracle} games: {time_oracle(games[: args.oracle], cfg):.2f} s"
         print(line, flush=True)
