@@ -93,8 +93,9 @@ class LeagueTable:
     def standings(self, exact: bool = True) -> Standings:
         """The standings; not ``exact``: the batch fit may be one of a few fewer games (cheaper)."""
         ratings = self.ledger.ratings(exact)
-        elo = self.ledger.elo() if isinstance(self.ledger, BatchLedger) else None
-        return self.tally.standings(self.bots, ratings, self.ledger.cfg, elo)
+        if isinstance(self.ledger, BatchLedger):
+            return self.tally.standings(self.bots, ratings, self.ledger.cfg, self.ledger.elo(), self.ledger.seats())
+        return self.tally.standings(self.bots, ratings, self.ledger.cfg)
 
 
 def stored_standings(

@@ -67,6 +67,8 @@ class RatingCheckpoint:
     ratings: dict[str, tuple[float, float]]
     # The batch model's Elo figures: bot -> (elo, 95% low, 95% high), bots that played only.
     elo: dict[str, tuple[float, float, float]] | None = None
+    # And each seat's 95% interval of mean points over boards: players -> (boards, intervals).
+    seats: dict[int, tuple[int, list[tuple[float, float]]]] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {
@@ -77,6 +79,8 @@ class RatingCheckpoint:
         }
         if self.elo is not None:
             d["elo"] = {n: list(v) for n, v in self.elo.items()}
+        if self.seats is not None:
+            d["seats"] = {str(k): [b, [list(i) for i in v]] for k, (b, v) in self.seats.items()}
         return d
 
     @classmethod
@@ -89,7 +93,12 @@ class RatingCheckpoint:
             elo = None
             if d.get("elo") is not None:
                 elo = {str(n): (float(e), float(lo), float(hi)) for n, (e, lo, hi) in d["elo"].items()}
-            return cls(int(d["through"]), int(d["games"]), config, ratings, elo)
+            seats = None
+            if d.get("seats") is not None:
+                seats = {
+                    int(k): (int(b), [(float(lo), float(hi)) for lo, hi in v]) for k, (b, v) in d["seats"].items()
+                }
+            return cls(int(d["through"]), int(d["games"]), config, ratings, elo, seats)
         except (KeyError, TypeError, ValueError, AttributeError):
             return None
 
@@ -215,6 +224,7 @@ class BatchLedger:
         stale = fit is not None and count > fit.games * (1 + self.stale_share)
         if fit is None or (fit.games != count and (exact or stale)):
             from .stats.elo import board_bootstrap
+            from .stats.seats import seat_intervals
             from .stats.trueskill_fit import fit as fit_games  # numpy: only once a fit is due
 
             result = fit_games(self._games, self.bots, self.cfg)
@@ -224,8 +234,13 @@ class BatchLedger:
                 for n, e in board_bootstrap(self._games).items()
                 if math.isfinite(e.low)
             }
-            self._fit = fit = RatingCheckpoint(self._through, count, self.cfg, ratings, elo)
+            seats = seat_intervals(self._games)
+            self._fit = fit = RatingCheckpoint(self._through, count, self.cfg, ratings, elo, seats)
         return _from_checkpoint(fit, self.bots)
+
+    def seats(self) -> dict[int, tuple[int, list[tuple[float, float]]]]:
+        """Each seat's interval over boards, per number of players, of the last fit."""
+        return dict(self._fit.seats or {}) if self._fit is not None else {}
 
     def elo(self) -> dict[str, tuple[float, float, float]]:
         """The Elo figures of the last fit (call :meth:`ratings` first)."""

@@ -104,8 +104,15 @@ def seat_line(st: Standings) -> str:
     if not st.games:
         return "seat advantage: no games yet"
     letters = "abcd"
-    parts = [f"{letters[i]} {s:.3f}" for i, s in enumerate(st.seat_scores)]
-    return "mean points by seat (0.500 would be fair): " + ", ".join(parts)
+    if st.seat_intervals:
+        parts = [
+            f"{letters[i]} {s:.3f} ({lo:.3f}-{hi:.3f})"
+            for i, (s, (lo, hi)) in enumerate(zip(st.seat_scores, st.seat_intervals, strict=False))
+        ]
+        over = f"; 95% intervals over {st.seat_boards} boards"
+    else:
+        parts, over = [f"{letters[i]} {s:.3f}" for i, s in enumerate(st.seat_scores)], ""
+    return f"mean points by seat (0.500 would be fair{over}): " + ", ".join(parts)
 
 
 def isolation_line(st: Standings, escape: Escape = printable) -> str:

@@ -95,6 +95,8 @@ class Standings:
     crosstable: dict[str, dict[str, tuple[float, int]]]  # bot -> opponent -> (points, games), 2 players
     rating: RatingConfig = field(default_factory=RatingConfig)
     seat_games: list[int] = field(default_factory=list)  # games counted in each seat's mean
+    seat_boards: int = 0  # boards the seat intervals are over (0: none computed)
+    seat_intervals: list[tuple[float, float]] = field(default_factory=list)  # 95%, over boards
 
     def to_json_rows(self) -> list[dict[str, Any]]:
         return [
@@ -131,7 +133,13 @@ class Standings:
                 for me, row in self.crosstable.items()
             },
             "seats": [
-                {"seat": letters[i], "points": round(s, 4), "games": g}
+                {
+                    "seat": letters[i],
+                    "points": round(s, 4),
+                    "games": g,
+                    "interval95": [round(x, 4) for x in self.seat_intervals[i]] if self.seat_intervals else None,
+                    "boards": self.seat_boards,
+                }
                 for i, (s, g) in enumerate(zip(self.seat_scores, self.seat_games, strict=False))
             ],
         }
@@ -237,6 +245,7 @@ class Tally:
         ratings: Mapping[str, trueskill.Rating],
         rating: RatingConfig | None = None,
         elo: Mapping[str, tuple[float, float, float]] | None = None,
+        seats: Mapping[int, tuple[int, list[tuple[float, float]]]] | None = None,
     ) -> Standings:
         """The rows for ``bots`` (every entrant) and whoever else played, with these ratings (of ``rating``)."""
         names = list(dict.fromkeys([*bots, *ratings]))
@@ -292,7 +301,10 @@ class Tally:
         cross = {
             me: {other: (half / 2, g) for other, (half, g) in row.items()} for me, row in self.cross.items()
         }
-        return Standings(rows, self.count, players, seat_scores, cross, rating or RatingConfig(), seat_games)
+        boards, intervals = (seats or {}).get(players, (0, []))
+        return Standings(
+            rows, self.count, players, seat_scores, cross, rating or RatingConfig(), seat_games, boards, intervals
+        )
 
 
 def compute_standings(
@@ -306,4 +318,6 @@ def compute_standings(
         tally.add(game)
         ledger.add(i, [(s.name, s.rank) for s in game.seats], game.seed)
     ratings = ledger.ratings()
-    return tally.standings(bots, ratings, rating, ledger.elo() if isinstance(ledger, BatchLedger) else None)
+    if isinstance(ledger, BatchLedger):
+        return tally.standings(bots, ratings, rating, ledger.elo(), ledger.seats())
+    return tally.standings(bots, ratings, rating)

@@ -52,3 +52,25 @@ def test_boards_are_resampled_whole() -> None:
     elo = board_bootstrap(table(games))
     assert elo["a"].elo == pytest.approx(0.0, abs=1e-9)
     assert (elo["a"].low, elo["a"].high) == pytest.approx((0.0, 0.0), abs=1e-6)  # resampling games: wide
+
+
+def test_the_seat_advantage_interval_is_over_boards() -> None:
+    from arena.stats.seats import seat_intervals
+
+    t = GameTable()
+    rng = random.Random(3)
+    for board in range(30):
+        # On every board the first seat wins one of its two games: per board exactly 0.5,
+        # however the games go; only boards vary, and here they do not.
+        first = rng.random() < 0.5
+        t.add([("a", 1 if first else 2), ("b", 2 if first else 1)], board)
+        t.add([("b", 2 if first else 1), ("a", 1 if first else 2)], board)
+    boards, intervals = seat_intervals(t)[2]
+    assert boards == 30 and intervals == [(0.5, 0.5), (0.5, 0.5)]
+    lopsided = GameTable()
+    for board in range(30):
+        seat_a_wins = board % 3 != 0  # the first seat wins on two boards in three
+        for _ in range(2):
+            lopsided.add([("a", 1 if seat_a_wins else 2), ("b", 2 if seat_a_wins else 1)], board)
+    (lo, hi), _ = seat_intervals(lopsided)[2][1]
+    assert lo < 2 / 3 < hi and hi - lo > 0.2

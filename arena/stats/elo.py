@@ -93,8 +93,9 @@ def board_bootstrap(table: GameTable, samples: int = SAMPLES, seed: int = 0) -> 
     pts, cnt = matrices(np.ones(boards))
     estimate = _bradley_terry(pts[None], cnt[None])[0]
     rng = np.random.default_rng(seed)
-    draws = rng.multinomial(boards, np.full(boards, 1.0 / boards), size=samples).astype(float)
-    stacked = [matrices(w) for w in draws]
+    uniform = np.full(boards, 1.0 / boards)
+    # One resample at a time: all at once would hold samples x boards counts (80 MB at 50,000 boards).
+    stacked = [matrices(rng.multinomial(boards, uniform).astype(float)) for _ in range(samples)]
     resampled = _bradley_terry(np.stack([p for p, _ in stacked]), np.stack([c for _, c in stacked]))
     low, high = np.quantile(resampled, [0.025, 0.975], axis=0)
     played = cnt.sum(axis=1) > 0
