@@ -270,13 +270,12 @@ def make_ledger(
     cfg: RatingConfig | None = None,
     expected: Iterable[int] = (),
     start: RatingCheckpoint | None = None,
-    games: Callable[[], Iterable[tuple[int, int, Seats]]] = lambda: (),
 ) -> Ledger:
-    """The ledger of ``cfg``'s model; ``games`` are the games before ``start`` (batch only)."""
+    """The ledger of ``cfg``'s model, from ``start`` (sequential: the games after it are added)."""
     cfg = cfg or RatingConfig()
     if cfg.model == "sequential":
         return RatingLedger(bots, cfg, expected, start)
-    return BatchLedger(bots, cfg, games, start)
+    return BatchLedger(bots, cfg)
 
 
 def rate_games(
