@@ -11,7 +11,6 @@ soon as the answer is clear.
 
 from __future__ import annotations
 
-import math
 import shlex
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -21,6 +20,7 @@ from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
+from . import sprt
 from .botproc import ResourceLimits
 from .builtin_bots import command_of, spelling
 from .clock import TimeControl
@@ -119,7 +119,7 @@ class SprtOptions:
     elo1: float = 50.0
     alpha: float = 0.05
     beta: float = 0.05
-    max_games: int = 400
+    max_games: int | None = None  # None: the number fitted to the bounds (sprt.fitted_max_games)
 
 
 @dataclass(frozen=True)
@@ -475,27 +475,6 @@ def _had_to_pass(g: PlannedGame, r: GameRecord) -> bool:
 # --- the strength gate ----------------------------------------------------------------
 
 
-def elo_to_score(elo: float) -> float:
-    return 1.0 / (1.0 + 10 ** (-elo / 400))
-
-
-def sprt_llr(scores: Sequence[float], elo0: float, elo1: float) -> float:
-    """Log-likelihood ratio of H1 (elo1) against H0 (elo0), GSPRT normal approximation (as fishtest).
-
-    One virtual win and one virtual loss are added to the results: without
-    them a short run of wins has zero variance and "proves" anything after
-    four games; with them, 4 straight wins are not yet enough for elo1=150.
-    """
-    if len(scores) < 2:
-        return 0.0
-    regular = [*scores, 0.0, 1.0]
-    n = len(regular)
-    mean = sum(regular) / n
-    var = sum((x - mean) ** 2 for x in regular) / n
-    s0, s1 = elo_to_score(elo0), elo_to_score(elo1)
-    return n * (s1 - s0) * (2 * mean - s0 - s1) / (2 * var)
-
-
 def run_check(
     opts: CheckOptions,
     echo: Callable[[str], None] = print,
@@ -521,11 +500,41 @@ def run_check(
     return report
 
 
-def _strength_games(opts: CheckOptions, cmd: Sequence[str], name: str, start: int, count: int) -> list[float]:
+def _strength_pairs(opts: CheckOptions, cmd: Sequence[str], name: str, start: int, count: int) -> list[float]:
+    """The candidate's points (0 to 2) in each board pair of games ``start`` to ``start + count``.
+
+    A pair with a game that was not played is left out whole, so pairs stay pairs.
+    """
     plan = strength_plan(opts, cmd, name, start, count)
     records = run_plan(plan, opts)
     opponents_started(plan, records)
-    return [game_scores(r)[g.seat] for g, r in zip(plan, records, strict=True) if r is not None]
+    pairs: dict[int, list[float]] = {}
+    for g, r in zip(plan, records, strict=True):
+        if r is not None:
+            pairs.setdefault(g.seed, []).append(game_scores(r)[g.seat])
+    return [sum(p) for p in pairs.values() if len(p) == 2]
+
+
+def _counts(pair_points: Sequence[float]) -> list[int]:
+    counts = [0] * 5
+    for p in pair_points:
+        counts[round(2 * p)] += 1
+    return counts
+
+
+def _elo_text(est: sprt.EloEstimate) -> str:
+    if est.low == est.high:
+        return "Elo not estimable (every pair scored alike)"
+    return f"Elo {est.elo:+.1f} (95% {est.low:+.1f} to {est.high:+.1f}), LOS {est.los:.3f}"
+
+
+def _mirror_warning(counts: Sequence[int]) -> str:
+    if not sprt.mirrored(counts):
+        return ""
+    return (
+        " WARNING: every board pair was split 1-1 (each side won in its own seat, or both drew),"
+        " as deterministic self-play does: these games say nothing about strength."
+    )
 
 
 def opponents_started(plan: Sequence[PlannedGame], records: Sequence[GameRecord | None]) -> None:
@@ -541,57 +550,77 @@ def opponents_started(plan: Sequence[PlannedGame], records: Sequence[GameRecord 
 
 def _fixed_strength(opts: CheckOptions, report: CheckReport) -> CheckResult:
     per: dict[str, Any] = {}
-    all_scores: list[float] = []
+    all_pairs: list[float] = []
     for i, cmd in enumerate(opts.against):
         name = f"against{i + 1}"
-        scores = _strength_games(opts, cmd, name, 0, opts.games)
-        all_scores += scores
+        pairs = _strength_pairs(opts, cmd, name, 0, opts.games)
+        all_pairs += pairs
+        counts = _counts(pairs)
+        games = 2 * len(pairs)
         per[shlex.join(cmd)] = {
-            "games": len(scores),
-            "score": round(sum(scores) / len(scores), 4),
-            "wins": sum(s == 1.0 for s in scores),
-            "draws": sum(s == 0.5 for s in scores),
-            "losses": sum(s == 0.0 for s in scores),
+            "games": games,
+            "points": round(sum(pairs) / games, 4) if games else 0.0,
+            "pairs": counts,
         }
-    mean = sum(all_scores) / len(all_scores)
+    games = 2 * len(all_pairs)
+    mean = sum(all_pairs) / games if games else 0.0
+    counts = _counts(all_pairs)
+    low, high = sprt.points_interval(counts)
     report.strength = {
         "mode": "fixed",
         "min_score": opts.min_score,
-        "score": round(mean, 4),
+        "points": round(mean, 4),
+        "interval95": [round(low, 4), round(high, 4)],
+        "pairs": counts,
         "opponents": per,
     }
-    verdict = "pass" if mean >= opts.min_score else "fail"
-    listing = "; ".join(
-        f"{k}: {v['score']:.3f} ({v['wins']}W {v['draws']}D {v['losses']}L)" for k, v in per.items()
+    # What this gate tests: the mean points of these games reach the threshold. It is a
+    # point estimate; the interval says how far the same bots could land on other boards.
+    # Mirrored pairs (deterministic self-play) are no evidence either way: they fail.
+    verdict = "pass" if games and mean >= opts.min_score and not sprt.mirrored(counts) else "fail"
+    noise = " (the threshold is inside the interval: within noise)" if low < opts.min_score < high else ""
+    listing = "; ".join(f"{k}: {v['points']:.3f} over {v['games']} games" for k, v in per.items())
+    text = (
+        f"points {mean:.3f} over {games} games, 95% interval {low:.3f}-{high:.3f} over "
+        f"{len(all_pairs)} board pairs (needs a mean of at least {opts.min_score:g}){noise}"
+        f" — {listing}{_mirror_warning(counts)}"
     )
-    return CheckResult(
-        "strength", verdict, f"score {mean:.3f} (needs {opts.min_score:g}) — {listing}", len(all_scores)
-    )
+    return CheckResult("strength", verdict, text, games)
 
 
 def _sprt(opts: CheckOptions, report: CheckReport, echo: Callable[[str], None]) -> CheckResult:
     sp = opts.sprt
     assert sp is not None
-    lower = math.log(sp.beta / (1 - sp.alpha))
-    upper = math.log((1 - sp.beta) / sp.alpha)
-    scores: list[float] = []
+    lower, upper = sprt.bounds(sp.alpha, sp.beta)
+    max_games = sp.max_games or sprt.fitted_max_games(sp.elo0, sp.elo1)
+    pairs: list[float] = []
     batch = max(2, 2 * opts.concurrency)
-    llr = 0.0
+    played = 0
+    value = 0.0
     verdict = "inconclusive"
-    while len(scores) < sp.max_games:
-        count = min(batch, sp.max_games - len(scores))
-        scores += _strength_games(opts, sp.baseline, "baseline", len(scores), count)
-        llr = sprt_llr(scores, sp.elo0, sp.elo1)
+    while played < max_games:
+        count = min(batch, max_games - played)
+        count -= count % 2
+        if count == 0:
+            break
+        pairs += _strength_pairs(opts, sp.baseline, "baseline", played, count)
+        played += count
+        counts = _counts(pairs)
+        value = sprt.llr(counts, sp.elo0, sp.elo1)
         echo(
-            f"  sprt: {len(scores)} games, score {sum(scores) / len(scores):.3f}, LLR {llr:.2f} [{lower:.2f}, {upper:.2f}]"
+            f"  sprt: {2 * len(pairs)} games ({len(pairs)} board pairs {counts}), "
+            f"LLR {value:.2f} [{lower:.2f}, {upper:.2f}]"
         )
-        if llr >= upper:
+        if value >= upper:
             verdict = "H1"
             break
-        if llr <= lower:
+        if value <= lower:
             verdict = "H0"
             break
-    mean = sum(scores) / len(scores)
+    counts = _counts(pairs)
+    est = sprt.elo_estimate(counts)
+    games = 2 * len(pairs)
+    mean = sum(pairs) / games if games else 0.0
     report.strength = {
         "mode": "sprt",
         "baseline": list(sp.baseline),
@@ -599,14 +628,24 @@ def _sprt(opts: CheckOptions, report: CheckReport, echo: Callable[[str], None]) 
         "elo1": sp.elo1,
         "alpha": sp.alpha,
         "beta": sp.beta,
-        "games": len(scores),
-        "score": round(mean, 4),
-        "llr": round(llr, 3),
+        "max_games": max_games,
+        "games": games,
+        "pairs": counts,
+        "points": round(mean, 4),
+        "llr": round(value, 3),
         "bounds": [round(lower, 3), round(upper, 3)],
+        "elo": round(est.elo, 1),
+        "elo95": [round(est.low, 1), round(est.high, 1)],
+        "los": round(est.los, 4),
         "verdict": verdict,
     }
+    meaning = {
+        "H1": f"the test accepts elo1={sp.elo1:g} over elo0={sp.elo0:g}",
+        "H0": f"the test accepts elo0={sp.elo0:g} over elo1={sp.elo1:g}",
+        "inconclusive": f"no decision within {max_games} games",
+    }[verdict]
     text = (
-        f"{verdict}: {len(scores)} games, score {mean:.3f}, LLR {llr:.2f} in [{lower:.2f}, {upper:.2f}] "
-        f"for elo0={sp.elo0:g}, elo1={sp.elo1:g}"
+        f"{verdict}: {meaning}; {games} games, pairs {counts} (0 to 2 points), LLR {value:.2f} in "
+        f"[{lower:.2f}, {upper:.2f}]; {_elo_text(est)}{_mirror_warning(counts)}"
     )
-    return CheckResult("sprt", "pass" if verdict == "H1" else "fail", text, len(scores))
+    return CheckResult("sprt", "pass" if verdict == "H1" else "fail", text, games)

@@ -46,7 +46,12 @@ RUN_ONLY_KEYS = frozenset(
     }
 )
 DEFAULT_BUILD_TIMEOUT_MS = 600_000
-SEAT_ORDERS = ("all", "rotate")
+SEAT_ORDERS = ("all", "rotate", "balanced")
+# 'all' is balanced already for 2-3 players (6 games a meeting for 3); for 4 it is 24
+# games a meeting, and 'balanced' 4 a round, balanced over every 6 rounds.
+DEFAULT_SEAT_ORDERS = {4: "balanced"}
+# Results folders started before 'balanced' existed keep the default they had.
+LEGACY_DEFAULT_SEAT_ORDERS = {4: "rotate"}
 MAX_RATING = 1e6  # bound of every rating setting: far beyond TrueSkill's usual 25
 MAX_LIMIT = 2**30  # bound of a whole-number resource limit (MB, seconds, files, tasks)
 ENV_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -74,13 +79,19 @@ class BotConfig:
 
 @dataclass(frozen=True)
 class RatingConfig:
-    """The TrueSkill environment (the trueskill package's defaults)."""
+    """The TrueSkill environment (the trueskill package's defaults) and how games are rated.
+
+    ``model`` is ``batch`` (every game fitted at once: the order of games changes
+    nothing; tau is unused) or ``sequential`` (classic TrueSkill, game after game in
+    schedule order, with tau added between games: for a league that never ends).
+    """
 
     mu: float = 25.0
     sigma: float = 25.0 / 3
     beta: float = 25.0 / 6
     tau: float = 25.0 / 300
     draw_probability: float = 0.10
+    model: str = "batch"
 
 
 @dataclass(frozen=True)
@@ -264,7 +275,8 @@ BOT_KEYS = {
 TC_KEYS = {"move", "base", "increment", "startup", "margin"}
 RULE_KEYS = {"sheep", "tiles", "contact", "hole_border"}
 LIMIT_KEYS = {"memory_mb", "cpu_seconds", "file_size_mb", "open_files", "tasks", "cpus", "tmp_mb"}
-RATING_KEYS = {"mu", "sigma", "beta", "tau", "draw_probability"}
+RATING_KEYS = {"mu", "sigma", "beta", "tau", "draw_probability", "model"}
+RATING_MODELS = ("batch", "sequential")
 EXECUTOR_KEYS = {"kind", "scheduler", "bots", "workers", "connect_timeout"}
 
 
@@ -295,11 +307,12 @@ def parse_config(text: str, path: Path) -> TournamentConfig:
     top.check("rounds", 1 <= rounds <= 10_000, "must be from 1 to 10000")
     fmt = top.get("format", str, "round_robin").replace("-", "_")
     top.check("format", fmt in FORMATS, f"must be one of {', '.join(FORMATS)}")
-    seat_orders = top.get("seat_orders", str, "rotate" if players == 4 else "all")
+    seat_orders = top.get("seat_orders", str, DEFAULT_SEAT_ORDERS.get(players, "all"))
     top.check(
         "seat_orders",
         seat_orders in SEAT_ORDERS,
-        "must be 'all' (every seat order) or 'rotate' (each bot holds each seat once)",
+        "must be 'all' (every seat order), 'rotate' (each bot holds each seat once) or "
+        "'balanced' (rotations of a turn order that changes each round)",
     )
     concurrency = top.get("concurrency", int, os.cpu_count() or 1)
     top.check("concurrency", 1 <= concurrency <= 256, "must be at least 1")
@@ -348,7 +361,13 @@ def parse_config(text: str, path: Path) -> TournamentConfig:
     rating_reader = top.child("rating", RATING_KEYS)
     rating = RatingConfig()
     if rating_reader is not None:
-        values = {k: float(rating_reader.get(k, (int, float), getattr(rating, k))) for k in RATING_KEYS}
+        values: dict[str, Any] = {
+            k: float(rating_reader.get(k, (int, float), getattr(rating, k))) for k in RATING_KEYS - {"model"}
+        }
+        values["model"] = rating_reader.get("model", str, rating.model)
+        rating_reader.check(
+            "model", values["model"] in RATING_MODELS, f"must be one of {', '.join(RATING_MODELS)}"
+        )
         # Finite and within bounds: a NaN or an infinity is stored with the results and
         # would break every later rating of them.
         rating_reader.check(

@@ -1,11 +1,14 @@
 """A league's standings kept current game by game, and read back from the store.
 
 A run adds each finished game to a :class:`LeagueTable` (sums in a
-:class:`~arena.tally.Tally`, ratings in a :class:`~arena.rating.RatingLedger`),
-so that the standings cost the same at the 100,000th game as at the first.
-Opening one on a store starts from the last run's checkpoint (its sums, and its
-ratings, to which only the games after it are added); without one, SQLite adds
-up the stored summaries and every game is rated again.
+:class:`~arena.tally.Tally`, ratings in a ledger of :mod:`arena.rating`), so
+that the standings cost about the same per game at the 100,000th game as at the
+first: the batch fit is redone only when the games have grown by a share (or
+when exact standings are asked for, as at the end of a run).  Opening one on a
+store starts from the last run's checkpoint (its sums, and its ratings: a fit of
+exactly the stored games, or sequential ratings to which only the games after it
+are added); without one, SQLite adds up the stored summaries and every game is
+rated again.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from .config import RatingConfig
-from .rating import RatingLedger
+from .rating import BatchLedger, Ledger, make_ledger
 from .store import ResultStore
 from .summary import GameSummary
 from .tally import Standings, Tally
@@ -28,11 +31,11 @@ class LeagueTable:
         rating: RatingConfig | None = None,
         expected: Iterable[int] = (),
         tally: Tally | None = None,
-        ledger: RatingLedger | None = None,
+        ledger: Ledger | None = None,
     ) -> None:
         self.bots = list(bots)
         self.tally = tally or Tally()
-        self.ledger = ledger or RatingLedger(bots, rating, expected)
+        self.ledger = ledger or make_ledger(bots, rating, expected)
 
     @classmethod
     def load(
@@ -51,19 +54,28 @@ class LeagueTable:
             tally = saved.tally
             for game in saved.since:
                 tally.add(game)
-            # The ratings hold if taken with this rating and no game before their end
-            # came since or is still to come (else every game is rated again).
-            first = min([*(g.index for g in saved.since), *expected[:1]], default=None)
             ratings = saved.ratings
-            if (
-                ratings is not None
-                and ratings.config == rating
-                and (first is None or first >= ratings.through)
-            ):
-                start = ratings
-        ledger = RatingLedger(bots, rating, expected, start)
-        for index, seats in store.rating_games(start.through if start else 0):
-            ledger.add(index, seats)
+            if ratings is not None and ratings.config == rating:
+                if rating.model == "batch":
+                    # A fit holds for exactly the games it was fitted to.
+                    if not saved.since and ratings.games == tally.count:
+                        start = ratings
+                else:
+                    # Sequential ratings hold if no game before their end came since or is
+                    # still to come (else every game is rated again).
+                    first = min([*(g.index for g in saved.since), *expected[:1]], default=None)
+                    if first is None or first >= ratings.through:
+                        start = ratings
+        if rating.model == "batch":
+            batch = BatchLedger(bots, rating, store.fit_games, start)
+            if start is None or expected:
+                # Read now: a run stores each game before adding it, and must not count it twice.
+                batch.load_games()
+            ledger: Ledger = batch
+        else:
+            ledger = make_ledger(bots, rating, expected, start)
+            for index, seats in store.rating_games(start.through if start else 0):
+                ledger.add(index, seats)
         return cls(bots, tally=tally or store.tally(), ledger=ledger)
 
     def save(self, store: ResultStore) -> None:
@@ -72,14 +84,18 @@ class LeagueTable:
 
     def add(self, game: GameSummary) -> None:
         self.tally.add(game)
-        self.ledger.add(game.index, [(s.name, s.rank) for s in game.seats])
+        self.ledger.add(game.index, [(s.name, s.rank) for s in game.seats], game.seed)
 
     def drop(self, index: int) -> None:
         """An expected game will not come in this run."""
         self.ledger.drop(index)
 
-    def standings(self) -> Standings:
-        return self.tally.standings(self.bots, self.ledger.ratings())
+    def standings(self, exact: bool = True) -> Standings:
+        """The standings; not ``exact``: the batch fit may be one of a few fewer games (cheaper)."""
+        ratings = self.ledger.ratings(exact)
+        if isinstance(self.ledger, BatchLedger):
+            return self.tally.standings(self.bots, ratings, self.ledger.cfg, self.ledger.elo(), self.ledger.seats())
+        return self.tally.standings(self.bots, ratings, self.ledger.cfg)
 
 
 def stored_standings(

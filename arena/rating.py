@@ -1,4 +1,9 @@
-"""TrueSkill ratings over finished games, in schedule order.
+"""TrueSkill ratings over finished games: fitted all at once, or in schedule order.
+
+The published rating is the batch fit (:mod:`arena.stats.trueskill_fit`, kept by a
+:class:`BatchLedger`): every game at once, so no order of games changes it.  The
+rest of this module is the classic sequential TrueSkill (``rating: {model:
+sequential}``), for a league that never ends, and it is what follows.
 
 Every game is a free-for-all with the game's ranking: ties are kept, and a
 forfeited player is already ranked below every other.  Games are rated in
@@ -15,7 +20,8 @@ where the ledger got to instead of re-rating every stored game.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterable, Sequence
+import math
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -23,6 +29,7 @@ import trueskill
 
 from .config import RatingConfig
 from .record import GameRecord
+from .stats.game_table import GameTable
 
 # One game as the rating sees it: its schedule index and (bot, rank) per seat.
 Seats = Sequence[tuple[str, int]]
@@ -58,21 +65,40 @@ class RatingCheckpoint:
     games: int
     config: RatingConfig
     ratings: dict[str, tuple[float, float]]
+    # The batch model's Elo figures: bot -> (elo, 95% low, 95% high), bots that played only.
+    elo: dict[str, tuple[float, float, float]] | None = None
+    # And each seat's 95% interval of mean points over boards: players -> (boards, intervals).
+    seats: dict[int, tuple[int, list[tuple[float, float]]]] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        d: dict[str, Any] = {
             "through": self.through,
             "games": self.games,
             "config": asdict(self.config),
             "ratings": {n: list(v) for n, v in self.ratings.items()},
         }
+        if self.elo is not None:
+            d["elo"] = {n: list(v) for n, v in self.elo.items()}
+        if self.seats is not None:
+            d["seats"] = {str(k): [b, [list(i) for i in v]] for k, (b, v) in self.seats.items()}
+        return d
 
     @classmethod
     def from_dict(cls, d: Any) -> RatingCheckpoint | None:
         """The checkpoint ``d`` describes, or None when it is not one (it is then recomputed)."""
         try:
             ratings = {str(n): (float(pi), float(tau)) for n, (pi, tau) in d["ratings"].items()}
-            return cls(int(d["through"]), int(d["games"]), RatingConfig(**d["config"]), ratings)
+            # Checkpoints written before the batch fit existed are sequential ones.
+            config = RatingConfig(**{"model": "sequential", **d["config"]})
+            elo = None
+            if d.get("elo") is not None:
+                elo = {str(n): (float(e), float(lo), float(hi)) for n, (e, lo, hi) in d["elo"].items()}
+            seats = None
+            if d.get("seats") is not None:
+                seats = {
+                    int(k): (int(b), [(float(lo), float(hi)) for lo, hi in v]) for k, (b, v) in d["seats"].items()
+                }
+            return cls(int(d["through"]), int(d["games"]), config, ratings, elo, seats)
         except (KeyError, TypeError, ValueError, AttributeError):
             return None
 
@@ -111,8 +137,8 @@ class RatingLedger:
         if self._expected and self._expected[0] < self.through:
             raise ValueError(f"game {self._expected[0]} is expected before the checkpoint {self.through}")
 
-    def add(self, index: int, seats: Seats) -> None:
-        """A finished game arrived."""
+    def add(self, index: int, seats: Seats, board: int = 0) -> None:
+        """A finished game arrived (its ``board`` is not used here)."""
         if index < self.through:
             raise ValueError(f"game {index} arrived after the ratings passed it (at {self.through})")
         heapq.heappush(self._waiting, (index, tuple(seats)))
@@ -135,8 +161,8 @@ class RatingLedger:
             self.games += 1
             self.through = index + 1
 
-    def ratings(self) -> dict[str, trueskill.Rating]:
-        """Each bot's rating after every game arrived so far, in schedule order."""
+    def ratings(self, exact: bool = True) -> dict[str, trueskill.Rating]:
+        """Each bot's rating after every game arrived so far, in schedule order (always exact)."""
         ratings = dict(self._settled)
         for _index, seats in sorted(self._waiting):
             _rate_one(self.env, ratings, seats)
@@ -145,6 +171,111 @@ class RatingLedger:
     def checkpoint(self) -> RatingCheckpoint:
         ratings = {n: (float(r.pi), float(r.tau)) for n, r in self._settled.items()}
         return RatingCheckpoint(self.through, self.games, self.cfg, ratings)
+
+
+class BatchLedger:
+    """Ratings fitted to every game added so far at once (the ``batch`` model).
+
+    The fit is redone when asked after games were added; ``games`` loads the games
+    before this ledger lazily, so that a reader whose checkpoint (``start``) covers
+    every stored game never reads them.  ``stale_share`` lets a run's frequent
+    refreshes reuse the last fit until the games have grown by that share, which
+    keeps the cost per game flat; asked for ``exact`` ratings it always refits.
+    """
+
+    def __init__(
+        self,
+        bots: Sequence[str],
+        cfg: RatingConfig | None = None,
+        games: Callable[[], Iterable[tuple[int, int, Seats]]] = lambda: (),
+        start: RatingCheckpoint | None = None,
+        stale_share: float = 0.05,
+    ) -> None:
+        self.cfg = cfg or RatingConfig()
+        self.bots = list(bots)
+        self._load: Callable[[], Iterable[tuple[int, int, Seats]]] | None = games
+        self._games = GameTable(bots)
+        self._through = 0  # one past the last schedule index seen
+        self._fit: RatingCheckpoint | None = start
+        self.stale_share = stale_share
+
+    def load_games(self) -> None:
+        """Read the games before this ledger now (else when first needed)."""
+        if self._load is not None:
+            load, self._load = self._load, None
+            for index, board, seats in load():
+                self.add(index, seats, board)
+
+    def add(self, index: int, seats: Seats, board: int = 0) -> None:
+        self.load_games()
+        self._games.add(seats, board)
+        self._through = max(self._through, index + 1)
+
+    def drop(self, index: int) -> None:
+        """Nothing to do: the fit has no order to keep."""
+
+    def ratings(self, exact: bool = True) -> dict[str, trueskill.Rating]:
+        """Each bot's fitted rating; not ``exact``: possibly from a fit of a few fewer games."""
+        fit = self._fit
+        if fit is not None and self._load is not None:
+            return _from_checkpoint(fit, self.bots)  # nothing added since the checkpoint
+        self.load_games()
+        count = self._games.count
+        stale = fit is not None and count > fit.games * (1 + self.stale_share)
+        if fit is None or (fit.games != count and (exact or stale)):
+            from .stats.elo import board_bootstrap
+            from .stats.seats import seat_intervals
+            from .stats.trueskill_fit import fit as fit_games  # numpy: only once a fit is due
+
+            result = fit_games(self._games, self.bots, self.cfg)
+            ratings = {n: (float(r.pi), float(r.tau)) for n, r in result.ratings.items()}
+            elo = {
+                n: (e.elo, e.low, e.high)
+                for n, e in board_bootstrap(self._games).items()
+                if math.isfinite(e.low)
+            }
+            seats = seat_intervals(self._games)
+            self._fit = fit = RatingCheckpoint(self._through, count, self.cfg, ratings, elo, seats)
+        return _from_checkpoint(fit, self.bots)
+
+    def seats(self) -> dict[int, tuple[int, list[tuple[float, float]]]]:
+        """Each seat's interval over boards, per number of players, of the last fit."""
+        return dict(self._fit.seats or {}) if self._fit is not None else {}
+
+    def elo(self) -> dict[str, tuple[float, float, float]]:
+        """The Elo figures of the last fit (call :meth:`ratings` first)."""
+        return dict(self._fit.elo or {}) if self._fit is not None else {}
+
+    def checkpoint(self) -> RatingCheckpoint:
+        """The last fit (its ``games`` say how many games it covers)."""
+        if self._fit is None:
+            self.ratings()
+        assert self._fit is not None
+        return self._fit
+
+
+def _from_checkpoint(cp: RatingCheckpoint, bots: Sequence[str]) -> dict[str, trueskill.Rating]:
+    env = environment(cp.config)
+    ratings = {b: env.create_rating() for b in bots}
+    for name, (pi, tau) in cp.ratings.items():
+        ratings[name] = trueskill.Rating(tau / pi, pi**-0.5)
+    return ratings
+
+
+Ledger = RatingLedger | BatchLedger
+
+
+def make_ledger(
+    bots: Sequence[str],
+    cfg: RatingConfig | None = None,
+    expected: Iterable[int] = (),
+    start: RatingCheckpoint | None = None,
+) -> Ledger:
+    """The ledger of ``cfg``'s model, from ``start`` (sequential: the games after it are added)."""
+    cfg = cfg or RatingConfig()
+    if cfg.model == "sequential":
+        return RatingLedger(bots, cfg, expected, start)
+    return BatchLedger(bots, cfg)
 
 
 def rate_games(
@@ -164,5 +295,5 @@ def rate_game(env: trueskill.TrueSkill, ratings: dict[str, trueskill.Rating], re
 
 
 def conservative(r: trueskill.Rating) -> float:
-    """mu - 3 sigma: the rating the bot is 99% likely to exceed."""
+    """mu - 3 sigma, the published rating: the bot's skill is above it with 99.9% probability under the model."""
     return float(r.mu - 3 * r.sigma)

@@ -1,17 +1,26 @@
 """The deterministic list of games of a tournament.
 
 Every combination of bots meets on one board per round, in every seat order
-(``all``) or in a rotation where each bot holds each seat once (``rotate``),
-so the first seat's advantage cancels out.  The list follows from the
+(``all``), in a rotation where each bot holds each seat once (``rotate``), or
+in ``balanced`` orders: each round a rotation too, but of a cyclic turn order
+that changes from round to round, so that over the schedule every bot moves
+right after every other one equally often (``rotate`` fixes who follows whom).
+Either way the first seat's advantage cancels out.  The list follows from the
 tournament's seed alone: same file, same games, same boards, on any machine.
 Rounds are generated one after another, so adding rounds extends the
 schedule without changing the games already in it.
+
+In a gauntlet every challenger meets each group of the field on the same
+board in a round (the board comes from the round and the field group), so
+challengers are compared on the same boards.  Schedules made before that
+(``boards="group"``) drew a board per challenger.
 """
 
 from __future__ import annotations
 
 import hashlib
 import itertools
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -36,12 +45,37 @@ def derive_seed(*parts: object) -> int:
     return int.from_bytes(digest[:8], "big") >> 1
 
 
-def seat_orders(group: Sequence[str], mode: str) -> list[tuple[str, ...]]:
-    """Every permutation (``all``) or the cyclic rotations (``rotate``) of a group."""
+def cyclic_orders(n: int) -> list[tuple[int, ...]]:
+    """The (n - 1)! turn orders of n seats up to rotation, each starting at 0, in a fixed order."""
+    return [(0, *rest) for rest in itertools.permutations(range(1, n))]
+
+
+def seat_orders(group: Sequence[str], mode: str, turn: int = 0) -> list[tuple[str, ...]]:
+    """The seat orders a group plays in one round.
+
+    ``all``: every permutation.  ``rotate``: the n rotations of the group.
+    ``balanced``: the n rotations of the group's ``turn``-th cyclic order (mod their
+    number): over any (n - 1)! consecutive turns each bot holds each seat, and
+    moves right after each other bot (counting the last seat before the first,
+    as turns go round), equally often.
+    """
+    n = len(group)
     if mode == "all":
         return list(itertools.permutations(group))
-    n = len(group)
-    return [tuple(group[(i + k) % n] for i in range(n)) for k in range(n)]
+    order: Sequence[str] = group
+    if mode == "balanced":
+        cycles = cyclic_orders(n)
+        order = [group[i] for i in cycles[turn % len(cycles)]]
+    return [tuple(order[(i + k) % n] for i in range(n)) for k in range(n)]
+
+
+def follows(games: Sequence[ScheduledGame]) -> Counter[tuple[str, str]]:
+    """How often each bot moves right after each other (the last seat before the first)."""
+    counts: Counter[tuple[str, str]] = Counter()
+    for g in games:
+        n = len(g.seats)
+        counts.update((g.seats[i], g.seats[(i + 1) % n]) for i in range(n))
+    return counts
 
 
 def groups(bots: Sequence[str], players: int, challengers: Sequence[str] = ()) -> list[tuple[str, ...]]:
@@ -59,16 +93,24 @@ def make_schedule(
     seed: int,
     mode: str = "all",
     challengers: Sequence[str] = (),
+    boards: str = "field",
 ) -> list[ScheduledGame]:
-    """The whole schedule, round by round."""
+    """The whole schedule, round by round.
+
+    ``boards``: ``field`` (a gauntlet's board comes from the round and the field
+    group, the same for every challenger) or ``group`` (from the whole group: how
+    schedules were made before; the same as ``field`` outside a gauntlet).
+    """
     games: list[ScheduledGame] = []
     meetings = groups(bots, players, challengers)
     for rnd in range(1, rounds + 1):
         number = 0
-        for g in meetings:
+        for m, g in enumerate(meetings):
             # One board per meeting and round, shared by all its seat orders.
-            game_seed = derive_seed(seed, rnd, *g)
-            for seats in seat_orders(g, mode):
+            board_of = g[1:] if challengers and boards == "field" else g
+            game_seed = derive_seed(seed, rnd, *board_of)
+            # Meetings start at different turn orders, so that a short schedule is near balance.
+            for seats in seat_orders(g, mode, rnd - 1 + m):
                 number += 1
                 games.append(ScheduledGame(len(games), f"r{rnd}-g{number:03d}", rnd, seats, game_seed))
     return games

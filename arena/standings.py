@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import textwrap
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ from .results_folder import write_atomic
 from .store import store_path, write_error
 
 # The computation lives in arena.tally; these names stay importable from here.
+from .tally import CLEAR, SORT_KEY
 from .tally import Row as Row
 from .tally import Standings as Standings
 from .tally import compute_standings as compute_standings
@@ -37,31 +39,39 @@ def _fault_text(row: Row, escape: Escape) -> str:
 
 
 def table_rows(st: Standings, escape: Escape = printable) -> tuple[list[str], list[list[Any]]]:
-    """The standings table, its text cells escaped with ``escape``."""
+    """The standings table, its text cells escaped with ``escape`` (see :data:`LEGEND`)."""
     headers = [
         "rank",
         "bot",
-        "score",
+        "rating",
         "mu",
-        "sigma",
+        "95% low",
+        "95% high",
+        "P(better)",
+        "Elo (95%)",
         "games",
-        "avg place",
+        "points",
         "wins",
-        "avg score",
+        "shared",
+        "avg place",
         "avg hexes",
         "faults",
     ]
     body = [
         [
-            r.rank,
+            f"{r.rank}?" if r.close else str(r.rank),
             escape(r.bot),
-            f"{r.score:.2f}",
+            f"{r.rating:.2f}",
             f"{r.mu:.2f}",
-            f"{r.sigma:.2f}",
+            f"{r.mu_low:.2f}",
+            f"{r.mu_high:.2f}",
+            "" if r.better_than_next is None else f"{r.better_than_next:.2f}",
+            "" if r.elo is None else f"{r.elo[0]:+.0f} ({r.elo[1]:+.0f}..{r.elo[2]:+.0f})",
             r.games,
-            f"{r.avg_place:.2f}",
+            f"{r.points:.3f}",
             r.wins,
-            f"{r.avg_score:.3f}",
+            r.shared_firsts,
+            f"{r.avg_place:.2f}",
             f"{r.avg_hexes:.1f}",
             _fault_text(r, escape),
         ]
@@ -70,13 +80,39 @@ def table_rows(st: Standings, escape: Escape = printable) -> tuple[list[str], li
     return headers, body
 
 
+def legend(st: Standings) -> str:
+    """What the columns mean, and how the rows are sorted."""
+    model = (
+        "TrueSkill fitted to all games at once (their order changes nothing)"
+        if st.rating.model == "batch"
+        else "TrueSkill rated game after game in schedule order (model: sequential)"
+    )
+    return (
+        f"Ranked by {SORT_KEY}. rating: mu - 3 sigma of the bot's skill, {model}. "
+        f"95% low/high: mu's 95% interval. P(better): the probability that the bot's skill is "
+        f"above the next one's down; a rank marked ? is within noise of the next "
+        f"(P(better) below {CLEAR:.2f}). Elo: the same games as pairwise results, on the Elo "
+        f"scale (mean 0), with a 95% interval from resampling boards (batch model only). points: mean share of opponents finished above (a tie "
+        f"counts half; 1 is a clean win, 0 last place). wins: outright first places; shared: "
+        f"first places shared with another bot. A forfeit ranks the bot below every other "
+        f"player of its game."
+    )
+
+
 def seat_line(st: Standings) -> str:
-    """The measured first-seat advantage: each seat's mean score (0.5 is fair)."""
+    """The measured first-seat advantage: each seat's mean points (0.5 is fair)."""
     if not st.games:
         return "seat advantage: no games yet"
     letters = "abcd"
-    parts = [f"{letters[i]} {s:.3f}" for i, s in enumerate(st.seat_scores)]
-    return "mean score by seat (0.500 would be fair): " + ", ".join(parts)
+    if st.seat_intervals:
+        parts = [
+            f"{letters[i]} {s:.3f} ({lo:.3f}-{hi:.3f})"
+            for i, (s, (lo, hi)) in enumerate(zip(st.seat_scores, st.seat_intervals, strict=False))
+        ]
+        over = f"; 95% intervals over {st.seat_boards} boards"
+    else:
+        parts, over = [f"{letters[i]} {s:.3f}" for i, s in enumerate(st.seat_scores)], ""
+    return f"mean points by seat (0.500 would be fair{over}): " + ", ".join(parts)
 
 
 def isolation_line(st: Standings, escape: Escape = printable) -> str:
@@ -111,7 +147,7 @@ def crosstable_rows(st: Standings, escape: Escape = printable) -> tuple[list[str
 def render(st: Standings, fmt: str) -> str:
     """The standings in one of :data:`FORMATS`."""
     if fmt == "json":
-        return json.dumps(st.to_json_rows(), indent=1)
+        return json.dumps(st.to_json(), indent=1)
     escape = ESCAPES[fmt]
     headers, body = table_rows(st, escape)
     if fmt == "csv":
@@ -124,6 +160,8 @@ def render(st: Standings, fmt: str) -> str:
     tablefmt = {"plain": "simple", "github": "github", "html": "unsafehtml"}[fmt]
     parts = [tabulate(body, headers=headers, tablefmt=tablefmt, disable_numparse=True)]
     if fmt != "html":
+        text = legend(st)
+        parts.append(textwrap.fill(text, 100) if fmt == "plain" else text)
         parts.append(seat_line(st))
         if st.games:
             parts.append(isolation_line(st, escape))

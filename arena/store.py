@@ -523,13 +523,15 @@ class ResultStore:
         with self._reading():
             q = self.conn.execute
             tally.count = self._count("summaries")
-            for bot, players, games, places, wins, half, hexes, unsandboxed, network in q(
+            for bot, players, games, places, wins, half, hexes, unsandboxed, network, shared in q(
                 "SELECT t.bot, g.players, count(*), sum(t.rank), sum(t.rank = 1), sum(t.half_points), "
-                "sum(t.hexes), sum(NOT t.sandboxed), max(t.network) "
+                "sum(t.hexes), sum(NOT t.sandboxed), max(t.network), "
+                # A shared first place scores less than beating every opponent.
+                "sum(t.rank = 1 AND t.half_points < 2 * (g.players - 1)) "
                 "FROM seats t JOIN summaries g USING (game_id) GROUP BY t.bot, g.players"
             ):
                 tally.totals[bot, players] = BotTotals(
-                    games, places, wins, half, hexes, unsandboxed, bool(network)
+                    games, places, wins, half, hexes, unsandboxed, bool(network), shared
                 )
             for bot, kind, n in q(
                 "SELECT bot, fault, count(*) FROM seats WHERE fault IS NOT NULL GROUP BY bot, fault"
@@ -569,6 +571,20 @@ class ResultStore:
             )
             for (order, _game_id), seats in itertools.groupby(rows, key=lambda r: r[:2]):
                 yield order, [(bot, rank) for _o, _g, bot, rank in seats]
+
+    def fit_games(self) -> Iterator[tuple[int, int, list[tuple[str, int]]]]:
+        """Every finished game as the batch rating sees it: (schedule place, board seed, seats), any order."""
+        if not self.summarized:
+            for game in self.summaries():
+                yield game.index, game.seed, [(s.name, s.rank) for s in game.seats]
+            return
+        with self._reading():
+            rows = self.conn.execute(
+                "SELECT g.idx, g.game_id, g.seed, t.bot, t.rank FROM summaries g JOIN seats t USING (game_id) "
+                "ORDER BY g.idx, g.game_id, t.seat"
+            )
+            for (order, _game_id, seed), seats in itertools.groupby(rows, key=lambda r: r[:3]):
+                yield order, seed, [(bot, rank) for _o, _g, _s, bot, rank in seats]
 
     def standings_checkpoint(self) -> StandingsCheckpoint | None:
         """Where a run's standings got to, if it still describes the stored games.

@@ -1,29 +1,36 @@
 """Standings as running totals: what a league's games say, added one game at a time.
 
-A player's *score* in one game is the share of opponents it beat, a tie
-counting half: (beaten + tied / 2) / (players - 1).  It is 1 for a clean win
-and 0 for last place, whatever the number of players.
+A player's *points* in one game are the share of opponents it beat, a tie
+counting half: (beaten + tied / 2) / (players - 1).  They are 1 for a clean win
+and 0 for last place, whatever the number of players.  A *win* is an outright
+first place; a first place shared with another bot is counted apart.
 
 A :class:`Tally` holds sums per bot (and per pair of bots), never the games, so
 its size and the cost of adding a game do not grow with the league; every sum
 is an integer, so the order games are added in changes nothing.  The ratings
-come from :mod:`arena.rating`, which must see games in schedule order.
+come from :mod:`arena.rating` (the batch fit ignores order; the sequential model
+must see games in schedule order).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import itertools
+import math
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
+from statistics import NormalDist
 from typing import Any
 
 import trueskill
 
 from .config import RatingConfig
-from .rating import RatingLedger, conservative
+from .rating import BatchLedger, conservative, make_ledger
 from .record import GameRecord
 from .summary import GameSummary
+
+TALLY_VERSION = 2  # of Tally.to_dict (2: shared first places counted apart)
 
 
 def game_scores(rec: GameRecord) -> list[float]:
@@ -34,24 +41,49 @@ def game_scores(rec: GameRecord) -> list[float]:
     ]
 
 
+# A rank is told apart from the next one down when the fit gives at least this
+# probability that its skill is the higher (below it, the two are "within noise").
+CLEAR = 0.95
+Z95 = NormalDist().inv_cdf(0.975)  # half-width of a 95% interval, in sigmas
+SORT_KEY = "rating (mu - 3 sigma), then mu, then name"
+FORMAT_VERSION = 2  # of standings.json: an object with rows, crosstable, seats and the model
+
+
 @dataclass
 class Row:
     """One bot's line in the standings."""
 
     rank: int
     bot: str
-    score: float  # conservative rating, mu - 3 sigma
+    rating: float  # conservative TrueSkill rating, mu - 3 sigma: the sort key
     mu: float
     sigma: float
     games: int
     avg_place: float
-    wins: int
-    avg_score: float
+    wins: int  # outright first places
+    points: float  # mean game points: the share of opponents finished above, a tie counting half
     avg_hexes: float
     faults: int
     faults_by_kind: dict[str, int] = field(default_factory=dict)
     unsandboxed: int = 0  # games it played outside the sandbox (records before the sandbox count)
     network: bool = False  # it had the machine's network in some game
+    shared_firsts: int = 0  # first places shared with another bot (not wins)
+    better_than_next: float | None = None  # P(skill above the next row's), from the fit; None: last
+    elo: tuple[float, float, float] | None = None  # Elo, 95% low, 95% high (batch model, bots that played)
+
+    @property
+    def mu_low(self) -> float:
+        """The low end of mu's 95% interval (the fit's Gaussian)."""
+        return self.mu - Z95 * self.sigma
+
+    @property
+    def mu_high(self) -> float:
+        return self.mu + Z95 * self.sigma
+
+    @property
+    def close(self) -> bool:
+        """Its order with the next bot down is within noise (P(better) below :data:`CLEAR`)."""
+        return self.better_than_next is not None and self.better_than_next < CLEAR
 
 
 @dataclass
@@ -59,22 +91,65 @@ class Standings:
     rows: list[Row]
     games: int
     players: int
-    seat_scores: list[float]  # mean score of each seat
+    seat_scores: list[float]  # mean points of each seat
     crosstable: dict[str, dict[str, tuple[float, int]]]  # bot -> opponent -> (points, games), 2 players
+    rating: RatingConfig = field(default_factory=RatingConfig)
+    seat_games: list[int] = field(default_factory=list)  # games counted in each seat's mean
+    seat_boards: int = 0  # boards the seat intervals are over (0: none computed)
+    seat_intervals: list[tuple[float, float]] = field(default_factory=list)  # 95%, over boards
 
     def to_json_rows(self) -> list[dict[str, Any]]:
         return [
             {
                 **asdict(r),
-                "score": round(r.score, 3),
+                "rating": round(r.rating, 3),
                 "mu": round(r.mu, 3),
                 "sigma": round(r.sigma, 3),
+                "mu_low": round(r.mu_low, 3),
+                "mu_high": round(r.mu_high, 3),
+                "better_than_next": None if r.better_than_next is None else round(r.better_than_next, 4),
+                "close": r.close,
+                "elo": None if r.elo is None else [round(x, 1) for x in r.elo],
                 "avg_place": round(r.avg_place, 3),
-                "avg_score": round(r.avg_score, 3),
+                "points": round(r.points, 3),
                 "avg_hexes": round(r.avg_hexes, 2),
             }
             for r in self.rows
         ]
+
+    def to_json(self) -> dict[str, Any]:
+        """standings.json: the rows and everything needed to read them."""
+        letters = "abcd"
+        return {
+            "format": FORMAT_VERSION,
+            "games": self.games,
+            "players": self.players,
+            "sort": SORT_KEY,
+            "rating": asdict(self.rating),
+            "within_noise_below": CLEAR,
+            "rows": self.to_json_rows(),
+            # Sorted: the games' arrival order (which differs between runs) must not show.
+            "crosstable": {
+                me: {other: {"points": p, "games": g} for other, (p, g) in sorted(row.items())}
+                for me, row in sorted(self.crosstable.items())
+            },
+            "seats": [
+                {
+                    "seat": letters[i],
+                    "points": round(s, 4),
+                    "games": g,
+                    "interval95": [round(x, 4) for x in self.seat_intervals[i]] if self.seat_intervals else None,
+                    "boards": self.seat_boards,
+                }
+                for i, (s, g) in enumerate(zip(self.seat_scores, self.seat_games, strict=False))
+            ],
+        }
+
+
+def better_than(a: trueskill.Rating, b: trueskill.Rating) -> float:
+    """P(skill a > skill b) under the two (independent) Gaussians."""
+    spread = math.sqrt(a.sigma**2 + b.sigma**2)
+    return NormalDist().cdf((a.mu - b.mu) / spread) if spread > 0 else float(a.mu > b.mu)
 
 
 @dataclass
@@ -83,11 +158,12 @@ class BotTotals:
 
     games: int = 0
     places: int = 0
-    wins: int = 0
+    wins: int = 0  # first places, shared or not
     half_points: int = 0
     hexes: int = 0
     unsandboxed: int = 0
     network: bool = False
+    shared_firsts: int = 0
 
 
 class Tally:
@@ -114,6 +190,7 @@ class Tally:
             t.games += 1
             t.places += s.rank
             t.wins += s.rank == 1
+            t.shared_firsts += s.rank == 1 and half < 2 * (game.players - 1)
             t.half_points += half
             t.hexes += s.hexes
             t.unsandboxed += not s.sandboxed
@@ -133,6 +210,7 @@ class Tally:
     def to_dict(self) -> dict[str, Any]:
         """The sums as JSON data (a few per bot and pair of bots, whatever the league's size)."""
         return {
+            "version": TALLY_VERSION,
             "count": self.count,
             "first": self.first,
             "totals": [[n, p, *dataclasses.astuple(t)] for (n, p), t in self.totals.items()],
@@ -146,6 +224,8 @@ class Tally:
         """The tally ``d`` describes, or None when it is not one (it is then added up again)."""
         tally = cls()
         try:
+            if d["version"] != TALLY_VERSION:
+                return None
             tally.count = int(d["count"])
             tally.first = None if d["first"] is None else (int(d["first"][0]), int(d["first"][1]))
             for n, p, *sums in d["totals"]:
@@ -160,8 +240,15 @@ class Tally:
             return None
         return tally
 
-    def standings(self, bots: Sequence[str], ratings: Mapping[str, trueskill.Rating]) -> Standings:
-        """The rows for ``bots`` (every entrant) and whoever else played, with these ratings."""
+    def standings(
+        self,
+        bots: Sequence[str],
+        ratings: Mapping[str, trueskill.Rating],
+        rating: RatingConfig | None = None,
+        elo: Mapping[str, tuple[float, float, float]] | None = None,
+        seats: Mapping[int, tuple[int, list[tuple[float, float]]]] | None = None,
+    ) -> Standings:
+        """The rows for ``bots`` (every entrant) and whoever else played, with these ratings (of ``rating``)."""
         names = list(dict.fromkeys([*bots, *ratings]))
         per_bot: defaultdict[str, BotTotals] = defaultdict(BotTotals)
         score_sum: defaultdict[str, float] = defaultdict(float)
@@ -170,6 +257,7 @@ class Tally:
             b.games += t.games
             b.places += t.places
             b.wins += t.wins
+            b.shared_firsts += t.shared_firsts
             b.hexes += t.hexes
             b.unsandboxed += t.unsandboxed
             b.network |= t.network
@@ -182,34 +270,42 @@ class Tally:
             faults = self.faults.get(n, Counter())
             rows.append(
                 Row(
-                    0,
-                    n,
-                    conservative(r),
-                    r.mu,
-                    r.sigma,
-                    g,
-                    b.places / g if g else 0.0,
-                    b.wins,
-                    score_sum[n] / g if g else 0.0,
-                    b.hexes / g if g else 0.0,
-                    sum(faults.values()),
-                    dict(sorted(faults.items())),
-                    b.unsandboxed,
-                    b.network,
+                    rank=0,
+                    bot=n,
+                    rating=conservative(r),
+                    mu=r.mu,
+                    sigma=r.sigma,
+                    games=g,
+                    avg_place=b.places / g if g else 0.0,
+                    wins=b.wins - b.shared_firsts,
+                    points=score_sum[n] / g if g else 0.0,
+                    avg_hexes=b.hexes / g if g else 0.0,
+                    faults=sum(faults.values()),
+                    faults_by_kind=dict(sorted(faults.items())),
+                    unsandboxed=b.unsandboxed,
+                    network=b.network,
+                    shared_firsts=b.shared_firsts,
+                    elo=(elo or {}).get(n),
                 )
             )
-        rows.sort(key=lambda r: (-r.score, -r.mu, r.bot))
+        rows.sort(key=lambda r: (-r.rating, -r.mu, r.bot))
         for i, row in enumerate(rows, 1):
             row.rank = i
+        for row, below in itertools.pairwise(rows):
+            row.better_than_next = better_than(ratings[row.bot], ratings[below.bot])
         players = self.first[1] if self.first else 2
-        seat_scores = []
+        seat_scores, seat_games = [], []
         for seat in range(players):
             g, half = self.seats.get((players, seat), (0, 0))
             seat_scores.append(half / (2 * (players - 1)) / g if g else 0.0)
+            seat_games.append(g)
         cross = {
             me: {other: (half / 2, g) for other, (half, g) in row.items()} for me, row in self.cross.items()
         }
-        return Standings(rows, self.count, players, seat_scores, cross)
+        boards, intervals = (seats or {}).get(players, (0, []))
+        return Standings(
+            rows, self.count, players, seat_scores, cross, rating or RatingConfig(), seat_games, boards, intervals
+        )
 
 
 def compute_standings(
@@ -217,9 +313,12 @@ def compute_standings(
 ) -> Standings:
     """Standings after ``records`` (in schedule order) for ``bots`` (every entrant)."""
     tally = Tally()
-    ledger = RatingLedger(bots, rating)
+    ledger = make_ledger(bots, rating)
     for i, rec in enumerate(records):
         game = GameSummary.of(rec, i)
         tally.add(game)
-        ledger.add(i, [(s.name, s.rank) for s in game.seats])
-    return tally.standings(bots, ledger.ratings())
+        ledger.add(i, [(s.name, s.rank) for s in game.seats], game.seed)
+    ratings = ledger.ratings()
+    if isinstance(ledger, BatchLedger):
+        return tally.standings(bots, ratings, rating, ledger.elo(), ledger.seats())
+    return tally.standings(bots, ratings, rating)

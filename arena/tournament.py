@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import league_changes, results_folder
 from .build import run_build
-from .config import RUN_ONLY_KEYS, BotConfig, TournamentConfig, find_program
+from .config import LEGACY_DEFAULT_SEAT_ORDERS, RUN_ONLY_KEYS, BotConfig, TournamentConfig, find_program
 from .errors import ConfigError
 from .executor import GamePool, GameSettings
 from .league_table import LeagueTable
@@ -38,13 +38,29 @@ REPORT_SHARE = 0.05  # of the run's time, at most, spent writing report.html
 REPORT_MAX_GAMES = 20_000  # past this a run keeps no report.html current (pages of ~6 KB a game)
 
 
-def schedule_for(config: TournamentConfig) -> list[ScheduledGame]:
-    """The games of the file's bots that are not retired (as if the others were not there)."""
+# Version 2: 4-player seat orders 'balanced' by default, a gauntlet's boards from the field.
+SCHEDULE_VERSION = 2
+
+
+def schedule_for(config: TournamentConfig, version: int = SCHEDULE_VERSION) -> list[ScheduledGame]:
+    """The games of the file's bots that are not retired (as if the others were not there),
+    as schedule ``version`` makes them (a results folder keeps its own)."""
     active = [b.name for b in config.bots if not b.retired]
     challengers = [c for c in config.challengers if c in active]
     if config.challengers and not challengers:
         return []  # a gauntlet whose challengers are all retired has nobody left to play
-    return make_schedule(active, config.players, config.rounds, config.seed, config.seat_orders, challengers)
+    mode = config.seat_orders
+    if version < 2 and "seat_orders" not in config.raw:
+        mode = LEGACY_DEFAULT_SEAT_ORDERS.get(config.players, mode)
+    return make_schedule(
+        active,
+        config.players,
+        config.rounds,
+        config.seed,
+        mode,
+        challengers,
+        boards="field" if version >= 2 else "group",
+    )
 
 
 def without(config: TournamentConfig, names: Sequence[str]) -> TournamentConfig:
@@ -200,7 +216,9 @@ def open_store(config: TournamentConfig, restart: bool, echo: Callable[[str], No
             # The same file, played the same way: the stored schedule is the one it makes
             # (which takes a 100,000-game league longer to make than to resume).
             return store
-        fresh = schedule_for(config)
+        # A folder started before schedule version 2 keeps making its games as it did.
+        version = store.get_meta("schedule_version") or (1 if old is not None else SCHEDULE_VERSION)
+        fresh = schedule_for(config, version)
         schedule = fresh if old is None else _changed_schedule(config, store, old, fresh, echo)
         retired = sorted(
             {*(store.get_meta("retired") or []), *league_changes.removed_bots(old or {}, config.raw)}
@@ -212,6 +230,7 @@ def open_store(config: TournamentConfig, restart: bool, echo: Callable[[str], No
             digest=config.digest(),
             name=config.name,
             retired=retired,
+            schedule_version=version,
         )
         store.set_schedule(schedule)
     except BaseException:
@@ -301,7 +320,8 @@ def _play_tournament(
             # O(bots) whatever the league's size, and throttled: the cost per game stays flat.
             nonlocal last_write, last_report, report_cost
             if force or time.monotonic() - last_write >= STANDINGS_EVERY_S:
-                state.standings = table.standings()
+                # Exact at the end; in between the rating fit is redone as the league grows.
+                state.standings = table.standings(exact=force)
                 write_files(config.output, config.name, state.standings, state.total)
                 table.save(store)
                 last_write = time.monotonic()

@@ -17,6 +17,7 @@ from click.testing import CliRunner
 
 from arena.cli import main
 from arena.cli.play_cmds import step_action
+from arena.config import RatingConfig
 from arena.record import Fault, FaultKind, GameRecord, SeatRecord
 from arena.report import replay_page, report_page, tournament_report
 from arena.report.summary import build_report_data, pairwise, rating_history
@@ -190,14 +191,16 @@ def test_pairwise_counts_every_two_bots_of_a_four_player_game() -> None:
     assert sum(g for row in table.values() for _, g in row.values()) == 2 * 12
 
 
-def test_rating_history_ends_at_the_standings_score() -> None:
+def test_rating_history_ends_at_the_sequential_standings_score() -> None:
+    """The chart rates game after game: its end is the standings of ``model: sequential``."""
     games = [
         fake_game(f"g{i}", ["a", "b", "c"][i % 3 :] + ["a", "b", "c"][: i % 3], [1, 2, 3]) for i in range(7)
     ]
-    history = rating_history(games, ["a", "b", "c"], None)
-    st = compute_standings(games, ["a", "b", "c"])
+    sequential = RatingConfig(model="sequential")
+    history = rating_history(games, ["a", "b", "c"], sequential)
+    st = compute_standings(games, ["a", "b", "c"], sequential)
     for row in st.rows:
-        assert history[row.bot][-1][1] == pytest.approx(row.score)
+        assert history[row.bot][-1][1] == pytest.approx(row.rating)
         assert [n for n, _ in history[row.bot]] == [0, *range(1, 8)]
 
 

@@ -11,7 +11,7 @@ from arena.schedule import make_schedule
 
 @pytest.mark.parametrize(
     ("players", "mode", "per_meeting"),
-    [(2, "all", 2), (3, "all", 6), (3, "rotate", 3), (4, "rotate", 4), (4, "all", 24)],
+    [(2, "all", 2), (3, "all", 6), (3, "rotate", 3), (4, "rotate", 4), (4, "all", 24), (3, "balanced", 3), (4, "balanced", 4)],
 )
 def test_every_bot_holds_every_seat_equally_often(players: int, mode: str, per_meeting: int) -> None:
     bots = ["a", "b", "c", "d", "e"]

@@ -98,7 +98,7 @@ def wait_for_games(
 def standings_json(path: Path) -> list[dict[str, object]]:
     result = CliRunner().invoke(main, ["standings", str(path), "--format", "json"])
     assert result.exit_code == 0, result.output
-    rows: list[dict[str, object]] = json.loads(result.output)
+    rows: list[dict[str, object]] = json.loads(result.output)["rows"]
     return rows
 
 
@@ -119,11 +119,11 @@ def test_league_with_a_crashing_bot_finishes_with_it_last(tmp_path: Path, marker
         assert fault is not None and fault.kind.value in ("crash", "startup_failure") and r.ranking[seat] == 2
     rows = standings_json(out)
     assert rows[-1]["bot"] == "crash" and rows[-1]["faults"] == 6 and rows[-1]["games"] == 6
-    assert {"rank", "bot", "mu", "sigma", "score", "games", "faults"} <= set(rows[0])
-    assert json.loads((out / "standings.json").read_text()) == rows
+    assert {"rank", "bot", "mu", "sigma", "rating", "games", "faults", "better_than_next"} <= set(rows[0])
+    assert json.loads((out / "standings.json").read_text())["rows"] == rows
     md = (out / "standings.md").read_text()
     assert "12 of 12 games played" in md and "| crash" in md and "crosstable" in md
-    assert "mean score by seat" in result.output
+    assert "mean points by seat" in result.output
 
 
 def test_standings_formats_and_game_listings(tmp_path: Path, marker: str) -> None:

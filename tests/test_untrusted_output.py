@@ -196,10 +196,10 @@ def test_standings_in_every_format_escape_bot_names(records: list[GameRecord]) -
             assert len(rows) == len(names)
             for row in rows:
                 assert not row["bot"].startswith(FORMULA_START), row
-                float(row["score"])  # the arena's own numbers stay numbers...
-            assert any(row["score"].startswith("-") for row in rows)  # ...negative ones too
+                float(row["rating"])  # the arena's own numbers stay numbers...
+            assert any(row["rating"].startswith("-") for row in rows)  # ...negative ones too
         elif fmt == "json":
-            assert {r["bot"] for r in json.loads(text)} == set(names)  # JSON carries them exactly
+            assert {r["bot"] for r in json.loads(text)["rows"]} == set(names)  # JSON carries them exactly
 
 
 def test_standings_files_escape_the_title_and_the_names(records: list[GameRecord], tmp_path: Path) -> None:
@@ -208,7 +208,7 @@ def test_standings_files_escape_the_title_and_the_names(records: list[GameRecord
     md = (tmp_path / "standings.md").read_text()
     assert md.startswith("# \\# &lt;b&gt;t&lt;/b&gt;\\|\\\\x1b\\[2J\n")  # renders as: # <b>t</b>|\x1b[2J
     assert_markdown_safe(md, rows=2 * len(names))
-    assert {r["bot"] for r in json.loads((tmp_path / "standings.json").read_text())} == set(names)
+    assert {r["bot"] for r in json.loads((tmp_path / "standings.json").read_text())["rows"]} == set(names)
 
 
 def test_reading_commands_escape_everything_a_store_holds(

@@ -135,13 +135,16 @@ def _argv(command: str, what: str) -> tuple[str, ...]:
     type=click.FloatRange(0, 1),
     default=0.5,
     show_default=True,
-    help="Strength gate: the least average score (1 win, 0.5 tie, 0 loss) to pass.",
+    help="Strength gate: the least mean points per game (1 win, 0.5 tie, 0 loss) to pass "
+    "(a point estimate: its 95% interval over board pairs is shown beside it).",
 )
 @click.option(
     "--sprt",
     "sprt_baseline",
     metavar="COMMAND",
-    help="Strength gate: an SPRT against this baseline bot, stopping when the answer is clear.",
+    help="Strength gate: a GSPRT on board pairs against this baseline bot, stopping when the "
+    "answer is clear. A pass means the test accepts elo1 over elo0 (wrong with probability "
+    "about alpha when the truth is elo0), not that the bot is at least elo1 stronger.",
 )
 @click.option("--elo0", type=float, default=0.0, show_default=True, help="SPRT: Elo of the null hypothesis.")
 @click.option(
@@ -152,9 +155,10 @@ def _argv(command: str, what: str) -> tuple[str, ...]:
 @click.option(
     "--max-games",
     type=click.IntRange(2, 100_000),
-    default=400,
-    show_default=True,
-    help="SPRT: stop (inconclusive: fail) after this many games.",
+    default=None,
+    help="SPRT: stop (inconclusive: fail) after this many games. Default: fitted to the bounds so "
+    "that the error rates stay near alpha and beta (1200 games for elo1 - elo0 = 50, "
+    "times (50 / (elo1 - elo0))^2).",
 )
 @click.option(
     "--fail-fast", is_flag=True, help="Stop at the bot's first fault (the checks not reached are skipped)."
@@ -186,7 +190,7 @@ def check_cmd(
     elo1: float,
     alpha: float,
     beta: float,
-    max_games: int,
+    max_games: int | None,
     fail_fast: bool,
     skip_conformance: bool,
     junit: Path | None,

@@ -55,7 +55,7 @@ def leaders(standings: Standings | None, n: int = 3) -> str:
     played = [r for r in standings.rows if r.games > 0][:n]
     if not played:
         return ""
-    return "leaders: " + ", ".join(f"{printable(r.bot)} {r.score:.1f}" for r in played)
+    return "leaders: " + ", ".join(f"{printable(r.bot)} {r.rating:.1f}" for r in played)
 
 
 def cut(text: str, width: int) -> str:

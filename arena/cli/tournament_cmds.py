@@ -186,7 +186,10 @@ def _stored_tournament(store: ResultStore) -> tuple[list[str], RatingConfig]:
     bots += [b for b in store.get_meta("retired") or [] if b not in bots]
     rating_raw = raw.get("rating") or {}
     try:
-        rating = RatingConfig(**{k: float(v) for k, v in dict(rating_raw).items()})
+        values: dict[str, Any] = {
+            k: str(v) if k == "model" else float(v) for k, v in dict(rating_raw).items()
+        }
+        rating = RatingConfig(**values)
     except (TypeError, ValueError) as e:
         raise StoreError(f"{where} has a rating that cannot be used ({rating_raw!r}): {e}") from None
     return [b for b in bots if isinstance(b, str)], rating
@@ -202,9 +205,18 @@ def standings_cmd(results: Path, fmt: str) -> None:
     is writing, can be read. Bot names are escaped for the format (control
     characters made visible; Markdown, HTML and spreadsheet formulas defused).
 
-    The JSON format is a list of rows with rank, bot, score (mu - 3 sigma), mu,
-    sigma, games, avg_place, wins, avg_score, avg_hexes, faults and
-    faults_by_kind.
+    Bots are ranked by rating (mu - 3 sigma of the TrueSkill fit), then mu, then
+    name; each row shows mu's 95% interval and the probability that the bot is
+    better than the next one down (a rank marked ? is within noise of the next).
+    points are mean game points (share of opponents finished above, a tie half),
+    wins are outright first places and shared the first places shared.
+
+    The JSON format (the same as standings.json) is an object: format (2),
+    games, players, sort, rating (the model's settings), within_noise_below,
+    rows (rank, bot, rating, mu, sigma, mu_low, mu_high, better_than_next,
+    close, elo, games, points, wins, shared_firsts, avg_place, avg_hexes, faults,
+    faults_by_kind, unsandboxed, network), crosstable (2 players: bot ->
+    opponent -> points, games) and seats (mean points and games per seat).
     """
     store, bots, rating = _open_results(results)
     with store:

@@ -1,0 +1,76 @@
+"""Elo figures with intervals from resampled boards."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from arena.stats.elo import board_bootstrap
+from arena.stats.game_table import GameTable
+
+
+def league(seed: int, games: int, strengths: dict[str, float]) -> list[tuple[int, list[tuple[str, int]]]]:
+    rng = random.Random(seed)
+    out = []
+    names = list(strengths)
+    for g in range(games // 2):
+        a, b = rng.sample(names, 2)
+        for seats in ((a, b), (b, a)):  # both seat orders on one board
+            pa, pb = (strengths[x] + rng.gauss(0, 1) for x in seats)
+            out.append((g, [(seats[0], 1 if pa > pb else 2), (seats[1], 2 if pa > pb else 1)]))
+    return out
+
+
+def table(games: list[tuple[int, list[tuple[str, int]]]]) -> GameTable:
+    t = GameTable()
+    for board, seats in games:
+        t.add(seats, board)
+    return t
+
+
+def test_the_stronger_bot_has_the_higher_elo_inside_its_interval() -> None:
+    elo = board_bootstrap(table(league(1, 600, {"weak": 0.0, "mid": 0.5, "strong": 1.0})))
+    assert elo["weak"].elo < elo["mid"].elo < elo["strong"].elo
+    for e in elo.values():
+        assert e.low < e.elo < e.high
+    assert sum(e.elo for e in elo.values()) == pytest.approx(0.0, abs=1e-6)
+    assert elo["weak"].high < elo["strong"].low  # 600 games tell these two apart
+
+
+def test_the_order_of_games_changes_nothing() -> None:
+    games = league(2, 200, {"a": 0.0, "b": 0.3, "c": 0.6})
+    shuffled = random.Random(5).sample(games, len(games))
+    assert board_bootstrap(table(games)) == board_bootstrap(table(shuffled))
+
+
+def test_boards_are_resampled_whole() -> None:
+    """Each board split 1-1 (each bot wins in its own seat): every resample says the same."""
+    games = []
+    for board in range(40):
+        games += [(board, [("a", 1), ("b", 2)]), (board, [("b", 1), ("a", 2)])]
+    elo = board_bootstrap(table(games))
+    assert elo["a"].elo == pytest.approx(0.0, abs=1e-9)
+    assert (elo["a"].low, elo["a"].high) == pytest.approx((0.0, 0.0), abs=1e-6)  # resampling games: wide
+
+
+def test_the_seat_advantage_interval_is_over_boards() -> None:
+    from arena.stats.seats import seat_intervals
+
+    t = GameTable()
+    rng = random.Random(3)
+    for board in range(30):
+        # On every board the first seat wins one of its two games: per board exactly 0.5,
+        # however the games go; only boards vary, and here they do not.
+        first = rng.random() < 0.5
+        t.add([("a", 1 if first else 2), ("b", 2 if first else 1)], board)
+        t.add([("b", 2 if first else 1), ("a", 1 if first else 2)], board)
+    boards, intervals = seat_intervals(t)[2]
+    assert boards == 30 and intervals == [(0.5, 0.5), (0.5, 0.5)]
+    lopsided = GameTable()
+    for board in range(30):
+        seat_a_wins = board % 3 != 0  # the first seat wins on two boards in three
+        for _ in range(2):
+            lopsided.add([("a", 1 if seat_a_wins else 2), ("b", 2 if seat_a_wins else 1)], board)
+    (lo, hi), _ = seat_intervals(lopsided)[2][1]
+    assert lo < 2 / 3 < hi and hi - lo > 0.2

@@ -1,0 +1,138 @@
+"""The order-free TrueSkill fit: against trueskillthroughtime, and blind to the order of games."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+from arena.config import RatingConfig
+from arena.errors import ConfigError
+from arena.rating import RatingCheckpoint, make_ledger
+from arena.stats.trueskill_fit import fit
+
+ttt = pytest.importorskip("trueskillthroughtime")
+
+Game = list[tuple[str, int]]
+
+
+def league(seed: int, players: int, games: int, bots: int = 5, ties: float = 0.1) -> list[Game]:
+    """Games between bots of random strength; some places shared."""
+    rng = random.Random(seed)
+    names = [f"b{i}" for i in range(bots)]
+    strength = {b: rng.gauss(0, 1.5) for b in names}
+    out = []
+    for _ in range(games):
+        seated = rng.sample(names, players)
+        order = sorted(seated, key=lambda b: -(strength[b] + rng.gauss(0, 1)))
+        rank = {b: i + 1 for i, b in enumerate(order)}
+        if rng.random() < ties:
+            tied = rng.randrange(players - 1)
+            rank[order[tied + 1]] = rank[order[tied]]
+        out.append([(b, rank[b]) for b in seated])
+    return out
+
+
+def oracle(games: Sequence[Game], cfg: RatingConfig) -> dict[str, tuple[float, float]]:
+    """trueskillthroughtime's fit with every game in one time slice and no drift (gamma 0).
+
+    Each game goes in best first: trueskillthroughtime 1.1.0 gives the messages of a
+    game of 3 or more teams to the wrong players when its results are not in that
+    order (it indexes them by the sorting permutation instead of its inverse).
+    """
+    ordered = [sorted(g, key=lambda s: s[1]) for g in games]
+    history = ttt.History(
+        [[[b] for b, _ in g] for g in ordered],
+        [[-rank for _, rank in g] for g in ordered],
+        times=[0] * len(ordered),
+        mu=cfg.mu,
+        sigma=cfg.sigma,
+        beta=cfg.beta,
+        gamma=0.0,
+        p_draw=cfg.draw_probability,
+    )
+    history.convergence(verbose=False)
+    return {b: (curve[-1][1].mu, curve[-1][1].sigma) for b, curve in history.learning_curves().items()}
+
+
+@pytest.mark.parametrize(
+    ("players", "games", "seed"), [(2, 60, 1), (2, 30, 2), (3, 40, 3), (4, 40, 4), (4, 25, 5)]
+)
+def test_the_fit_agrees_with_trueskill_through_time(players: int, games: int, seed: int) -> None:
+    cfg = RatingConfig(mu=25.0 + seed)
+    played = league(seed, players, games)
+    got = fit(played, [f"b{i}" for i in range(5)], cfg)
+    want = oracle(played, cfg)
+    assert got.converged
+    for bot, (mu, sigma) in want.items():
+        assert got.ratings[bot].mu == pytest.approx(mu, abs=0.05), bot
+        assert got.ratings[bot].sigma == pytest.approx(sigma, abs=0.05), bot
+    assert sorted(want, key=lambda b: -want[b][0]) == sorted(want, key=lambda b: -got.ratings[b].mu)
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_shuffling_the_games_changes_no_rating(players: int) -> None:
+    played = league(players, players, 200, bots=6)
+    bots = [f"b{i}" for i in range(6)]
+    first = fit(played, bots)
+    rng = random.Random(9)
+    for _ in range(3):
+        # Shuffled games, and shuffled seats in each game: identical to the last bit.
+        shuffled = [rng.sample(g, len(g)) for g in rng.sample(played, len(played))]
+        assert fit(shuffled, bots).ratings == first.ratings
+
+
+def test_the_fit_is_not_the_sequential_rating_and_the_sequential_one_depends_on_order() -> None:
+    played = league(7, 4, 60)
+    bots = [f"b{i}" for i in range(5)]
+    sequential = RatingConfig(model="sequential")
+
+    def rate(games: Sequence[Game], cfg: RatingConfig) -> dict[str, float]:
+        ledger = make_ledger(bots, cfg)
+        for i, g in enumerate(games):
+            ledger.add(i, g)
+        return {b: r.mu for b, r in ledger.ratings().items()}
+
+    reversed_games = played[::-1]
+    assert rate(played, sequential) != rate(reversed_games, sequential)
+    assert rate(played, RatingConfig()) == rate(reversed_games, RatingConfig())
+
+
+def test_a_bot_without_games_keeps_the_prior_and_self_play_teaches_nothing() -> None:
+    cfg = RatingConfig()
+    got = fit([[("a", 1), ("a", 2)], [("a", 1), ("b", 2)]], ["a", "b", "idle"], cfg)
+    alone = fit([[("a", 1), ("b", 2)]], ["a", "b", "idle"], cfg)
+    assert got.ratings == alone.ratings
+    assert (got.ratings["idle"].mu, got.ratings["idle"].sigma) == (cfg.mu, cfg.sigma)
+    assert got.ratings["a"].mu > cfg.mu > got.ratings["b"].mu
+
+
+def test_a_fit_is_fast_enough_for_a_league() -> None:
+    """Not a time: the number of sweeps stays small on a large, lopsided league."""
+    result = fit(league(11, 2, 3000, bots=4, ties=0.0), [f"b{i}" for i in range(4)])
+    assert result.converged and result.sweeps < 150
+
+
+def test_a_checkpoint_from_before_the_batch_fit_is_a_sequential_one() -> None:
+    cp = RatingCheckpoint(3, 3, RatingConfig(model="sequential"), {"a": (0.1, 2.5)})
+    old = cp.to_dict()
+    del old["config"]["model"]
+    assert RatingCheckpoint.from_dict(old) == cp
+
+
+@pytest.mark.parametrize(("model", "ok"), [("sequential", True), ("batch", True), ("elo", False)])
+def test_the_rating_model_is_read_from_the_tournament_file(tmp_path: Path, model: str, ok: bool) -> None:
+    from arena.config import load_config
+
+    path = tmp_path / "t.yaml"
+    path.write_text(
+        "name: t\nbots:\n  - {name: a, command: [x]}\n  - {name: b, command: [y]}\n"
+        f"rating: {{model: {model}}}\n"
+    )
+    if ok:
+        assert load_config(path).rating.model == model
+    else:
+        with pytest.raises(ConfigError, match=r"'rating\.model' must be one of batch, sequential"):
+            load_config(path)
