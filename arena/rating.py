@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import heapq
 import math
+import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -51,6 +52,10 @@ def _rate_one(env: trueskill.TrueSkill, ratings: dict[str, trueskill.Rating], se
     rated = env.rate([(ratings[n],) for n in names], ranks=[r - 1 for _, r in seats])
     for n, (r,) in zip(names, rated, strict=True):
         ratings[n] = r
+
+
+# Of a run's time, at most, spent refitting the batch rating for its interim standings.
+FIT_TIME_SHARE = 0.05
 
 
 @dataclass(frozen=True)
@@ -198,6 +203,8 @@ class BatchLedger:
         self._through = 0  # one past the last schedule index seen
         self._fit: RatingCheckpoint | None = start
         self.stale_share = stale_share
+        self._fitted_at = -math.inf  # monotonic time of the last fit, and what it cost
+        self._fit_cost = 0.0
 
     def load_games(self) -> None:
         """Read the games before this ledger now (else when first needed)."""
@@ -221,8 +228,15 @@ class BatchLedger:
             return _from_checkpoint(fit, self.bots)  # nothing added since the checkpoint
         self.load_games()
         count = self._games.count
-        stale = fit is not None and count > fit.games * (1 + self.stale_share)
+        # Besides the share of games, a time budget: a fit's cost grows with the league, so
+        # refreshes refit at most FIT_TIME_SHARE of the time (the cost per game stays flat).
+        stale = (
+            fit is not None
+            and count > fit.games * (1 + self.stale_share)
+            and time.monotonic() - self._fitted_at >= self._fit_cost / FIT_TIME_SHARE
+        )
         if fit is None or (fit.games != count and (exact or stale)):
+            began = time.monotonic()
             from .stats.elo import board_bootstrap
             from .stats.seats import seat_intervals
             from .stats.trueskill_fit import fit as fit_games  # numpy: only once a fit is due
@@ -236,6 +250,8 @@ class BatchLedger:
             }
             seats = seat_intervals(self._games)
             self._fit = fit = RatingCheckpoint(self._through, count, self.cfg, ratings, elo, seats)
+            self._fitted_at = time.monotonic()
+            self._fit_cost = self._fitted_at - began
         return _from_checkpoint(fit, self.bots)
 
     def seats(self) -> dict[int, tuple[int, list[tuple[float, float]]]]:

@@ -136,3 +136,33 @@ def test_the_rating_model_is_read_from_the_tournament_file(tmp_path: Path, model
     else:
         with pytest.raises(ConfigError, match=r"'rating\.model' must be one of batch, sequential"):
             load_config(path)
+
+
+def test_interim_refits_keep_to_their_time_budget_and_exact_ratings_always_refit(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A run's frequent refreshes ask for interim ratings: a refit is due when the games grew
+    # by 5% AND enough time passed since the last fit (it may take FIT_TIME_SHARE of the time).
+    import arena.rating as rating
+
+    played = league(3, 2, 200)
+    bots = [f"b{i}" for i in range(5)]
+    ledger = make_ledger(bots, RatingConfig())
+    for i, g in enumerate(played[:100]):
+        ledger.add(i, g)
+    first = ledger.ratings(exact=True)
+    for i, g in enumerate(played[100:], start=100):
+        ledger.add(i, g)
+    clock = [ledger._fitted_at]  # type: ignore[attr-defined]
+    monkeypatch.setattr(rating.time, "monotonic", lambda: clock[0])
+    ledger._fit_cost = 1.0  # type: ignore[attr-defined]  # as if the last fit took a second
+    clock[0] += 1.0 / rating.FIT_TIME_SHARE - 0.5  # not yet 20 times its cost
+    assert ledger.ratings(exact=False) == first  # the last fit, though the games doubled
+    clock[0] += 1.0
+    later = ledger.ratings(exact=False)
+    assert later != first
+    ledger._fit_cost = 1.0  # type: ignore[attr-defined]  # (the frozen clock measured it as 0)
+    for i, g in enumerate(league(4, 2, 30), start=200):
+        ledger.add(i, g)
+    assert ledger.ratings(exact=False) == later  # 15% more games, but no time has passed
+    assert ledger.ratings(exact=True) != later  # exact: always the fit of every game
