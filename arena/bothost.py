@@ -89,13 +89,13 @@ class ProcessChannel:
         self._note("---- its kept process had ended: started afresh")
         return True
 
-    def send(self, line: str) -> None:
+    def send(self, line: str, ply: int | None = None) -> None:
         stray = self.pool.stray_line(self.bot)
         if stray is not None:
             self._note(f"bot> {stray}")
             raise BotFault(FaultKind.PROTOCOL_ERROR, f"sent {stray[:200]!r} without being asked")
         self._note(f"ref> {line}")
-        self.sent_at = self.pool.send(self.bot, line)
+        self.sent_at = self.pool.send(self.bot, line, ply)
 
     def receive(self, timeout_s: float, deadline: float | None = None) -> tuple[str, float]:
         answer, arrived = self.pool.read_line(self.bot, deadline or self.sent_at + timeout_s)

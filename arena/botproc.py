@@ -17,7 +17,6 @@ import ctypes
 import json
 import math
 import os
-import re
 import resource
 import select
 import shutil
@@ -45,8 +44,6 @@ INFO_LINE_KEEP = 300  # characters kept of each info line
 EXIT_CHECK_S = 0.05  # while waiting, how often to look whether the bot has exited
 MAX_QUEUED_LINES = 16  # unasked lines kept before a bot counts as flooding stdout
 BOT_ID_VARIABLE = "ARENA_BOT_ID"  # marks every process a bot starts, to find them all at the end
-_TURN_REQUESTS = ("tile ", "herd ", "move ")  # requests that carry the game's ply
-_PLY_FIELD = re.compile(r" ply=(\d+)")
 SANDBOX_SETUP_S = 10.0  # how long bubblewrap may take to set a sandbox up before the bot starts
 
 
@@ -736,7 +733,7 @@ class BotPool:
             else:
                 bot.take_stderr(data)
 
-    def send(self, bot: BotProcess, line: str) -> float:
+    def send(self, bot: BotProcess, line: str, ply: int | None = None) -> float:
         """Write one line to a bot; return the time it was written.
 
         A bot that has died or closed its input is at fault (crash).  Lines
@@ -744,9 +741,8 @@ class BotPool:
         means the bot is not reading: that is a protocol fault.
         """
         data = (line + "\n").encode("ascii")
-        if line.startswith(_TURN_REQUESTS):
-            m = _PLY_FIELD.search(line)  # stamps the info lines it sends while it thinks
-            bot.ply = int(m[1]) if m else bot.ply
+        if ply is not None:
+            bot.ply = ply  # stamps the info lines it sends while it thinks
         view = memoryview(data)
         while view:
             try:

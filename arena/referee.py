@@ -55,8 +55,9 @@ class GameSetup:
 class BotChannel(Protocol):
     """What the referee needs from a bot: send, wait for an answer (with a deadline), stop."""
 
-    def send(self, line: str) -> None:
-        """Send one line; raise BotFault if the bot cannot take it."""
+    def send(self, line: str, ply: int | None = None) -> None:
+        """Send one line (``ply``: a turn request's, which stamps the ``info`` lines the bot
+        sends while it thinks); raise BotFault if the bot cannot take it."""
 
     def receive(self, timeout_s: float, deadline: float | None = None) -> tuple[str, float]:
         """The answer to the last line sent and the seconds it took; raise BotFault.
@@ -95,9 +96,9 @@ class BotChannel(Protocol):
         ``previous_hello`` is ``hello``."""
 
 
-def request(channel: BotChannel, line: str, timeout_s: float) -> tuple[str, float]:
+def request(channel: BotChannel, line: str, timeout_s: float, ply: int | None = None) -> tuple[str, float]:
     """Send a request and wait for its answer."""
-    channel.send(line)
+    channel.send(line, ply)
     return channel.receive(timeout_s)
 
 
@@ -317,7 +318,8 @@ class Referee:
         if budget <= 0:  # the margin absorbs measuring noise; it is no time to play on
             raise BotFault(FaultKind.TIMEOUT, "its clock ran out")
         timeout_s = (budget + self.setup.time_control.margin_ms) / 1000
-        line, elapsed = request(ch, format_message(self._turn_request(p, phase, budget)), timeout_s)
+        turn = self._turn_request(p, phase, budget)
+        line, elapsed = request(ch, format_message(turn), timeout_s, turn.ply)
         msg = self._parse(line)
         if not isinstance(msg, MoveReply) or msg.phase != phase:
             raise BotFault(FaultKind.PROTOCOL_ERROR, f"expected '{phase} MOVE', got {line!r}")

@@ -73,9 +73,9 @@ class Recorder:
     def __getattr__(self, name: str) -> object:
         return getattr(self.inner, name)
 
-    def send(self, line: str) -> None:
+    def send(self, line: str, ply: int | None = None) -> None:
         self.log.append(Line(self.seat, line, True))
-        self.inner.send(line)  # type: ignore[attr-defined]
+        self.inner.send(line, ply)  # type: ignore[attr-defined]
 
     def finish(self, goodbye: str) -> None:
         self.log.append(Line(self.seat, goodbye, False))

@@ -191,7 +191,7 @@ class ReplayChannel:
     def stay(self, goodbye: str, hello: tuple[str, tuple[str, ...]]) -> None:
         pass
 
-    def send(self, line: str) -> None:
+    def send(self, line: str, ply: int | None = None) -> None:
         head = line.split(" ", 1)[0]
         if head == "hello":
             self.answer = "hello 1 replay"

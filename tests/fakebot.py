@@ -29,7 +29,7 @@ class ScriptedChannel:
         self.previous_hello: tuple[str, tuple[str, ...]] | None = None  # a fresh "process"
         self.can_stay = False
 
-    def send(self, line: str) -> None:
+    def send(self, line: str, ply: int | None = None) -> None:
         assert not self.stopped, "the referee wrote to a stopped bot"
         self.received.append(line)
         self.sent_at = time.monotonic()
