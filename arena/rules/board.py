@@ -151,10 +151,11 @@ class _Grid:
     order); a neighbour is a fixed step away.  The stride fits the coordinates.
     """
 
-    __slots__ = ("half", "steps", "stride")
+    __slots__ = ("half", "reach", "steps", "stride")
 
     def __init__(self, hexes: Iterable[Hex], margin: int = 8) -> None:
-        extent = max((max(abs(q), abs(r)) for q, r in hexes), default=0) + margin
+        self.reach = max((max(abs(q), abs(r)) for q, r in hexes), default=0)  # the farthest coordinate
+        extent = self.reach + margin
         self.stride = stride = 1 << max(12, extent.bit_length() + 1)
         self.half = stride // 2
         self.steps = tuple(dr * stride + dq for dq, dr in DIRECTION_VECTORS)
@@ -286,9 +287,9 @@ def _placements_with_edges(
         anchor, o = divmod(option, 3)
         q, r = grid.hex(anchor)
         out.append(((q, r, ORIENTATIONS[o]), shared))
-    if any(not within_limit((q + 2, r + 2)) or not within_limit((q - 2, r - 2)) for q, r in pasture):
+    if grid.reach + 3 > COORD_LIMIT:
         # The pasture reaches near the coordinate limit: keep the tiles that stay within it
-        # (the four hexes of a tile lie within 2 of its anchor).
+        # (a tile covers a hex next to the pasture, so its hexes lie within 3 of the pasture).
         out = [item for item in out if all(within_limit(h) for h in tile_hexes(*item[0]))]
     return out
 
