@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import hashlib
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.rules import Board, legal_tile_placements, random_board, tile_hexes
+from arena.rules.hexgrid import COORD_LIMIT
 from tests.rules_helpers import VECTORS
 
 SETTINGS = settings(max_examples=60, deadline=None)
@@ -109,3 +111,11 @@ def test_random_boards_of_a_seed_never_change() -> None:
         b = random_board(s, 8, 2)
         digest.update(repr((b.coords, b.outer_border, b.hole_border, sorted(b.holes))).encode())
     assert digest.hexdigest() == "6185baf622732647f6f608a1af9d7fde60a165851090c7d3c869e168378edfbd"
+
+
+@pytest.mark.parametrize("edge", [996, 997, 998, 999])
+def test_no_tile_offered_near_the_coordinate_limit_lays_a_hex_beyond_it(edge: int) -> None:
+    pasture = set(tile_hexes(edge - 1, -edge + 1, "A")) | {(edge, -edge)}
+    offered = legal_tile_placements(pasture, 1)
+    assert offered  # the pasture can still grow inwards
+    assert all(max(abs(q), abs(r)) <= COORD_LIMIT for t in offered for q, r in tile_hexes(*t))
