@@ -1,8 +1,12 @@
-"""Finding the processes a test started, by a marker in their command line."""
+"""Processes a test started: finding them by a marker in their command line, and
+watching and interrupting a running ``arena run``."""
 
 from __future__ import annotations
 
 import os
+import signal
+import sqlite3
+import subprocess
 import time
 from pathlib import Path
 
@@ -28,3 +32,38 @@ def wait_no_leftovers(marker: str, seconds: float = 15.0) -> list[str]:
     while (left := leftovers(marker)) and time.monotonic() < deadline:
         time.sleep(0.1)
     return left
+
+
+def stored_games(store_file: Path) -> int:
+    """How many games a (possibly running) arena has stored so far."""
+    if not store_file.exists():
+        return 0
+    with sqlite3.connect(store_file) as conn:
+        try:
+            return int(conn.execute("SELECT count(*) FROM games").fetchone()[0])
+        except sqlite3.OperationalError:  # the arena has not created the table yet
+            return 0
+
+
+def wait_for_games(
+    store_file: Path, count: int, proc: subprocess.Popen[bytes] | subprocess.Popen[str], seconds: float = 120
+) -> None:
+    """Wait until the running arena has stored ``count`` games (or has ended)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline and proc.poll() is None and stored_games(store_file) < count:
+        time.sleep(0.05)
+
+
+def interrupt_when_stored(
+    proc: subprocess.Popen[str], store_file: Path, count: int
+) -> tuple[str, str]:
+    """Ctrl-C a running arena once it has stored ``count`` games; its (stdout, stderr).
+    It is killed if it does not end within a minute (the test then fails on its exit code)."""
+    try:
+        wait_for_games(store_file, count, proc)
+        proc.send_signal(signal.SIGINT)
+        return proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()

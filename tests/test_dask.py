@@ -14,7 +14,6 @@ import os
 import shutil
 import signal
 import socket
-import sqlite3
 import subprocess
 import sys
 import tarfile
@@ -42,7 +41,7 @@ from arena.schedule import make_schedule
 from arena.store import ResultStore
 
 from .flaky_settings import FlakySettings
-from .process_helpers import wait_no_leftovers
+from .process_helpers import interrupt_when_stored, stored_games, wait_for_games, wait_no_leftovers
 
 REPO = Path(__file__).resolve().parent.parent
 GREEDY = REPO / "sample_bots" / "c" / "greedy"
@@ -337,22 +336,6 @@ def cli_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CliCluster
         assert not any(left.values()), f"cluster processes left behind: {left}"
 
 
-def stored(store_file: Path) -> int:
-    if not store_file.exists():
-        return 0
-    with sqlite3.connect(store_file) as conn:
-        try:
-            return int(conn.execute("SELECT count(*) FROM games").fetchone()[0])
-        except sqlite3.OperationalError:
-            return 0
-
-
-def wait_for_games(store_file: Path, count: int, proc: subprocess.Popen[str]) -> None:
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and proc.poll() is None and stored(store_file) < count:
-        time.sleep(0.05)
-
-
 # -- without a cluster ---------------------------------------------------------------------------
 
 
@@ -368,7 +351,7 @@ def test_an_unreachable_scheduler_is_one_line_and_exit_2(tmp_path: Path, marker:
     last = result.output.strip().splitlines()[-1]
     assert last.startswith(f"Error: cannot reach the Dask scheduler 'tcp://127.0.0.1:{port}' (from --scheduler)")
     assert "within 1 s" in last
-    assert stored(tmp_path / "out-t" / "results.sqlite") == 0
+    assert stored_games(tmp_path / "out-t" / "results.sqlite") == 0
 
 
 def test_executor_dask_without_an_address_says_where_to_give_it(tmp_path: Path, marker: str) -> None:
@@ -377,7 +360,7 @@ def test_executor_dask_without_an_address_says_where_to_give_it(tmp_path: Path, 
     result = CliRunner().invoke(main, ["run", str(path)])
     assert result.exit_code == 2
     assert f"{path}:{line}: executor 'dask' needs the scheduler's address" in result.output
-    assert stored(tmp_path / "out-t" / "results.sqlite") == 0  # nothing started
+    assert stored_games(tmp_path / "out-t" / "results.sqlite") == 0  # nothing started
 
 
 # -- real clusters -----------------------------------------------------------------------------
@@ -478,22 +461,15 @@ def test_ctrl_c_keeps_finished_games_and_the_same_command_resumes(
     store_file = tmp_path / "out-int" / "results.sqlite"
     command = [sys.executable, "-m", "arena", "run", str(path), "--scheduler", cli_cluster.address]
     proc = subprocess.Popen(command, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        wait_for_games(store_file, 3, proc)
-        proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
+    out, err = interrupt_when_stored(proc, store_file, 3)
     assert proc.returncode == 130, out + err
     assert "interrupted: finished games are saved" in err
-    kept = stored(store_file)
+    kept = stored_games(store_file)
     assert 3 <= kept < 12
     resumed = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
     assert f"resuming: {kept} of 12 games already played" in resumed.stdout
-    assert stored(store_file) == 12
+    assert stored_games(store_file) == 12
 
 
 @pytest.mark.slow

@@ -10,11 +10,9 @@ import json
 import os
 import re
 import signal
-import sqlite3
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -32,7 +30,7 @@ from arena.store import ResultStore, ResultsWriteError
 from arena.summary import GameSummary
 from arena.tournament import schedule_for
 
-from .process_helpers import wait_no_leftovers
+from .process_helpers import interrupt_when_stored, wait_for_games, wait_no_leftovers
 
 pytestmark = pytest.mark.slow  # many real games: run in CI, skip with -m 'not slow'
 
@@ -76,22 +74,6 @@ def start_run(path: Path, cwd: Path) -> subprocess.Popen[str]:
         stderr=subprocess.PIPE,
         text=True,
     )
-
-
-def wait_for_games(
-    store_file: Path, count: int, proc: subprocess.Popen[bytes] | subprocess.Popen[str]
-) -> None:
-    """Wait until the running arena has stored ``count`` games (or has ended)."""
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and proc.poll() is None:
-        if store_file.exists():
-            with sqlite3.connect(store_file) as conn:
-                try:
-                    if conn.execute("SELECT count(*) FROM games").fetchone()[0] >= count:
-                        return
-                except sqlite3.OperationalError:  # the arena has not created the table yet
-                    pass
-        time.sleep(0.05)
 
 
 
@@ -278,14 +260,7 @@ def test_ctrl_c_stops_cleanly_and_keeps_finished_games(tmp_path: Path, marker: s
     path = league(tmp_path, marker, rounds=3)
     store_file = tmp_path / "results" / "t" / "results.sqlite"
     proc = start_run(path, tmp_path)
-    try:
-        wait_for_games(store_file, 2, proc)
-        proc.send_signal(signal.SIGINT)
-        _out, err = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+    _out, err = interrupt_when_stored(proc, store_file, 2)
     assert proc.returncode == 130, err
     assert "interrupted" in err
     assert wait_no_leftovers(marker) == []
