@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from arena.botproc import INFO_KEEP, STDERR_KEEP
 from arena.clock import TimeControl
 from arena.protocol import GameStart, format_message, parse_referee_line
 from arena.record import FaultKind, GameRecord
@@ -135,17 +136,27 @@ def wait_until_it_misbehaved(host: BotHost, seconds: float = 10.0) -> None:
         host.pool.wait(time.monotonic() + 0.05)
 
 
-@pytest.mark.parametrize("option", ["chatter-after=g1", "exit-after=g1"])
+@pytest.mark.parametrize("option", ["chatter-after=g1", "exit-after=g1", "flood-after=g1"])
 def test_a_bot_that_misbehaves_between_games_is_replaced_not_faulted(option: str) -> None:
     specs = [counting("odd", option), counting("fine")]
     with BotHost() as host:
         records = [play_game(setup(1), specs, host=host)]
         wait_until_it_misbehaved(host)
+        if option.startswith("flood"):  # all it wrote while waiting is held in bounded buffers
+            idle = host.idle[0][1]
+            deadline = time.monotonic() + 20
+            while idle.stderr_bytes < 1_000_000 and time.monotonic() < deadline:
+                host.pool.wait(time.monotonic() + 0.05)
+            assert len(idle.infos) <= INFO_KEEP and len(idle.stderr_tail) <= STDERR_KEEP
+            assert idle.flooded and not idle.lines and idle.stderr_bytes > STDERR_KEEP
         records.append(play_game(setup(2), specs, host=host))
     assert all(s.fault is None for r in records for s in r.seats), [r.seats for r in records]
     assert processes(records[1], 0)[0][1] == 1  # a fresh process for game 2
     assert processes(records[1], 1)[0][1] == 2  # the other bot's was kept
     assert "ready" not in records[1].seats[0].stderr_tail
+    # Nothing it wrote between games reaches the next game's record.
+    assert all("flood" not in text for text in (*records[1].seats[0].infos, records[1].seats[0].stderr_tail))
+    assert records[1].seats[0].info_count == 1
 
 
 def test_a_kept_bot_that_exits_as_its_next_game_begins_is_restarted_for_that_game() -> None:

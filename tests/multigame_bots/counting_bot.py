@@ -7,6 +7,8 @@ argument:
 - ``illegal-in=ID``: in game ID, answer its first move with an illegal move;
 - ``chatter-after=ID``: after the end of game ID, write a line nobody asked for;
 - ``exit-after=ID``: exit after the end of game ID, although kept;
+- ``flood-after=ID``: after the end of game ID, write 5000 long ``info`` lines, 5000
+  lines nobody asked for and 1 MB of stderr;
 - ``no-multigame``: do not declare ``multigame``.
 """
 
@@ -52,5 +54,12 @@ for line in sys.stdin:
             print("ready", flush=True)
         if options.get("exit-after") == current:
             sys.exit(0)
+        if options.get("flood-after") == current:
+            for i in range(5000):
+                print(f"info flood {i} " + "x" * 500, flush=False)
+                print(f"ready {i}", flush=False)
+            sys.stdout.flush()
+            sys.stderr.write("flood\n" * 170_000)
+            sys.stderr.flush()
     if session.finished:
         break
