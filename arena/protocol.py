@@ -153,7 +153,7 @@ def format_message(msg: RefereeMessage | BotMessage) -> str:
             "clocks=" + _join(["-" if c is None else str(c) for c in msg.clocks]),
             "since=" + _join([f"{_LETTERS[p]}:{m}" for p, m in msg.since]),
             "board=" + _board_text_cached(msg.board),
-            "stacks=" + _join([f"{q},{r},{_LETTERS[p]},{n}" for q, r, p, n in msg.stacks]),
+            "stacks=" + _join([_stack_text(s) for s in msg.stacks]),
             "tiles=" + _join([str(t) for t in msg.tiles]),
             "forfeit=" + ("".join(_LETTERS[p] for p in msg.forfeited) or "-"),
             "daisies=" + _join([f"{q},{r},{n}" for q, r, n in msg.daisies]),
@@ -201,6 +201,22 @@ def _board_text_cached(board: tuple[tuple[int, int], ...]) -> str:
     if _last_board[0] is not board:
         _last_board[0], _last_board[1] = board, _board_text(board)
     return str(_last_board[1])
+
+
+# The stacks are the other long part, and most of them stay put from one request to the
+# next: their text is kept (bounded: a run of many boards would grow it without end).
+_STACK_TEXTS: dict[tuple[int, int, int, int], str] = {}
+_STACK_TEXTS_KEPT = 50_000
+
+
+def _stack_text(stack: tuple[int, int, int, int]) -> str:
+    text = _STACK_TEXTS.get(stack)
+    if text is None:
+        q, r, p, n = stack
+        text = f"{q},{r},{_LETTERS[p]},{n}"
+        if len(_STACK_TEXTS) < _STACK_TEXTS_KEPT:
+            _STACK_TEXTS[stack] = text
+    return text
 
 
 @functools.lru_cache(maxsize=32)

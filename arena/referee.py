@@ -296,14 +296,13 @@ class Referee:
             phase=phase,
             time=budget_ms,
             ply=len(self.moves),
-            clocks=tuple(None if c.remaining_ms is None else int(c.remaining_ms) for c in self.clocks),
-            since=tuple((m.player, m.move) for m in self.moves[self.last_seen[p] :]),
+            # Lists turned into tuples, not generators: this runs on every move.
+            clocks=tuple([None if c.remaining_ms is None else int(c.remaining_ms) for c in self.clocks]),
+            since=tuple([(m.player, m.move) for m in self.moves[self.last_seen[p] :]]),
             board=coords,
-            stacks=tuple(
-                [(coords[i][0], coords[i][1], o, height[i]) for i, o in enumerate(st.owner) if o >= 0]
-            ),
+            stacks=tuple([(*coords[i], o, height[i]) for i, o in enumerate(st.owner) if o >= 0]),
             tiles=tuple(st.tiles_left),
-            forfeited=tuple(i for i, f in enumerate(st.forfeited) if f),
+            forfeited=tuple([i for i, f in enumerate(st.forfeited) if f]),
             daisies=self._daisies[1],
         )
 

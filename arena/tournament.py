@@ -340,7 +340,10 @@ def _play_tournament(
             table.add(store.save_game(game, record))
             state.done += 1
             state.played_now += 1
-            refresh(force=state.done == state.total)
+            # The last game's exact refit comes after the loop (past its progress line): it
+            # is the run's one-off cost, not this game's.
+            if state.done < state.total:
+                refresh()
             if on_progress:
                 on_progress(state, game, record)
 

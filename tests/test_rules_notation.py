@@ -156,6 +156,21 @@ def test_move_tokens_round_trip() -> None:
         assert " " not in str(move)
 
 
+def test_move_tokens_read_again_come_from_a_bounded_memo() -> None:
+    from arena.rules import moves
+
+    # The referee reads one token per ply: a text read before gives the same move again,
+    # a bad one is refused every time, and a bot sending ever new texts cannot grow the memo.
+    assert parse_move("5,1SW3") is parse_move("5,1SW3")
+    for _ in range(2):
+        with pytest.raises(NotationError):
+            parse_move("5,1SW")
+    for i in range(moves._PARSED_KEPT + 100):
+        assert parse_move(f"{i},0") == HerdPlacement(i, 0)
+    assert len(moves._PARSED) <= moves._PARSED_KEPT
+    assert parse_move(f"{moves._PARSED_KEPT + 99},0") == HerdPlacement(moves._PARSED_KEPT + 99, 0)
+
+
 @pytest.mark.parametrize(
     "text",
     [

@@ -94,8 +94,23 @@ INT64_DIGITS = 19  # a number of more digits does not fit a signed 64-bit intege
 _DIRECTIONS = {d.name: d for d in Direction}
 
 
+# Moves read so far, by their text: the referee reads one per ply and the same few
+# hundred texts come up game after game.  Bounded, since a bot chooses the text.
+_PARSED: dict[str, Move] = {}
+_PARSED_KEPT = 20_000
+
+
 def parse_move(text: str) -> Move:
     """Read one move token; the shape tells the phase (see the module doc)."""
+    move = _PARSED.get(text)
+    if move is None:
+        move = _parse_move(text)
+        if len(_PARSED) < _PARSED_KEPT:
+            _PARSED[text] = move
+    return move
+
+
+def _parse_move(text: str) -> Move:
     m = _MOVE_RE.fullmatch(text.strip())
     shown = text if len(text) <= 40 else text[:37] + "..."  # a bot's line may be 4 KiB
     if m is None:
