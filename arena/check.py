@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from . import sprt
-from .botproc import ResourceLimits
+from .botproc import ResourceLimits, adopt_orphans
 from .builtin_bots import command_of, spelling
 from .clock import TimeControl
 from .errors import ArenaError, ConfigError
@@ -265,7 +265,11 @@ def run_plan(
             if faulted(i):
                 break
         return out
-    with ProcessPoolExecutor(max_workers=opts.concurrency, mp_context=get_context("spawn")) as pool:
+    # Workers whose only children are bots: subreapers, so a bot's leftovers are found in
+    # the worker's own process tree rather than by scanning all of /proc after each game.
+    with ProcessPoolExecutor(
+        max_workers=opts.concurrency, mp_context=get_context("spawn"), initializer=adopt_orphans
+    ) as pool:
         futures = {
             pool.submit(_play, s, g.specs): i for i, (s, g) in enumerate(zip(setups, plan, strict=True))
         }
