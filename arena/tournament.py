@@ -23,7 +23,7 @@ from .executor import GamePool, GameSettings
 from .league_table import LeagueTable
 from .record import GameRecord
 from .referee import BotSpec
-from .report import tournament_report, write_report
+from .report.background import BackgroundReport
 from .sandbox import resolve_mode
 from .schedule import ScheduledGame, make_schedule
 from .standings import Standings, write_files
@@ -299,7 +299,8 @@ def _play_tournament(
         build_bots(config, echo)
         check_programs(config)
     pool = game_pool(config, echo)
-    with open_store(config, restart, echo) as store:
+    with contextlib.ExitStack() as stack:
+        store = stack.enter_context(open_store(config, restart, echo))
         bots = standings_bots(config, store)
         todo = store.unfinished()
         total = store.schedule_size()
@@ -314,27 +315,31 @@ def _play_tournament(
         table = LeagueTable.load(store, bots, config.rating, expected=(g.index for g in todo))
         # The first refresh waits like the others: games handed out first arrive first.
         last_write = time.monotonic()
-        last_report, report_cost = -REPORT_EVERY_S, 0.0
+        last_report = -REPORT_EVERY_S
+        report = stack.enter_context(BackgroundReport(config.output, bots, config.rating))
 
         def refresh(force: bool = False) -> None:
             # O(bots) whatever the league's size, and throttled: the cost per game stays flat.
-            nonlocal last_write, last_report, report_cost
+            nonlocal last_write, last_report
             if force or time.monotonic() - last_write >= STANDINGS_EVERY_S:
                 # Exact at the end; in between the rating fit is redone as the league grows.
                 state.standings = table.standings(exact=force)
                 write_files(config.output, config.name, state.standings, state.total)
                 table.save(store)
                 last_write = time.monotonic()
-                # report.html costs more (every game's record goes in, so its cost grows with
-                # the league): written less often, at most REPORT_SHARE of the run's time; it
-                # reloads itself until the last refresh, which is forced.  Past
-                # REPORT_MAX_GAMES a page would be too big to open: 'arena report' makes one.
-                due = last_write - last_report >= max(REPORT_EVERY_S, report_cost / REPORT_SHARE)
-                if (force or due) and state.done <= REPORT_MAX_GAMES:
-                    began = time.monotonic()
-                    report = tournament_report(store, bots, config.rating, running=not force)
-                    write_report(config.output, report)
-                    last_report, report_cost = last_write, time.monotonic() - began
+                # report.html holds every game's record, so its cost grows with the league: a
+                # child process makes it (the games go on meanwhile), one page at a time, at
+                # most REPORT_SHARE of the run's time; the page reloads itself until the last,
+                # which the run waits for.  Past REPORT_MAX_GAMES a page would be too big to
+                # open: 'arena report' makes one.
+                if state.done > REPORT_MAX_GAMES:
+                    return
+                if force:
+                    report.finish(running=False)
+                elif last_write - last_report >= max(
+                    REPORT_EVERY_S, report.cost / REPORT_SHARE
+                ) and report.start(running=True):
+                    last_report = last_write
 
         def on_result(game: ScheduledGame, record: GameRecord) -> None:
             table.add(store.save_game(game, record))

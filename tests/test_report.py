@@ -238,6 +238,52 @@ def test_arena_report_writes_the_page_beside_the_store(record: GameRecord, tmp_p
     assert [g["game_id"] for g in embedded(html)["games"]] == ["g0"]  # type: ignore[index]
 
 
+def test_a_run_writes_its_report_in_a_child_that_reads_the_store_beside_it(
+    record: GameRecord, tmp_path: Path
+) -> None:
+    from arena.report.background import BackgroundReport
+
+    folder = tmp_path / "results"
+    with (
+        store_with(tmp_path, [record], 3) as store,
+        BackgroundReport(folder, ["greedy"], RatingConfig()) as bg,
+    ):
+        assert bg.start(running=True)
+        assert bg.busy() and not bg.start(running=True)  # one page at a time (a child starts in ~0.2 s)
+        bg.wait()
+        first = (folder / "report.html").read_text()
+        store.save_game(store.schedule()[1], replace(record, game_id="g1"))  # the run plays on
+        bg.finish()
+    assert embedded(first)["running"] is True and len(embedded(first)["games"]) == 1  # type: ignore[arg-type]
+    last = (folder / "report.html").read_text()
+    assert embedded(last)["running"] is False and len(embedded(last)["games"]) == 2  # type: ignore[arg-type]
+
+
+def test_a_report_that_cannot_be_written_stops_the_run_with_the_reason(
+    record: GameRecord, tmp_path: Path
+) -> None:
+    from arena.report.background import BackgroundReport
+    from arena.store import ResultsWriteError
+
+    folder = tmp_path / "results"
+    store_with(tmp_path, [record], 1).close()
+    (folder / "report.html").mkdir()  # where the page goes, a folder: the write fails
+    with BackgroundReport(folder, ["greedy"], RatingConfig()) as bg, pytest.raises(ResultsWriteError) as err:
+        bg.finish()
+    assert "report.html" in str(err.value) and "kept" in str(err.value)
+
+
+def test_closing_abandons_a_page_being_made(record: GameRecord, tmp_path: Path) -> None:
+    from arena.report.background import BackgroundReport
+
+    store_with(tmp_path, [record], 1).close()
+    bg = BackgroundReport(tmp_path / "results", ["greedy"], RatingConfig())
+    bg.start()
+    child = bg._child[0] if bg._child else None
+    bg.close()
+    assert child is not None and child.returncode is not None and not bg.busy()
+
+
 def test_replay_html_writes_one_game(record: GameRecord, tmp_path: Path) -> None:
     saved = tmp_path / "game.json"
     saved.write_text(record.to_json())

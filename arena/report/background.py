@@ -1,0 +1,149 @@
+"""``report.html`` kept current by a child process while a run plays on.
+
+The page holds every game's record, so making it costs time and memory in
+proportion to the league (about 150 MB at 20,000 games).  Made in the arena
+process, that cost sat in the loop that hands out games and stayed in the
+process's memory for the rest of the run.  A child opens the store read-only
+(WAL: the run keeps writing meanwhile), writes the page in one step and exits,
+taking its memory with it; the run only starts it and later looks whether it is
+done.  One page at a time: a refresh due while a page is still being made is
+skipped, and the last page of a run is waited for.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+from collections.abc import Sequence
+from pathlib import Path
+from typing import IO
+
+from ..config import RatingConfig
+from ..errors import ArenaError
+from ..store import ResultStore, ResultsWriteError
+
+ERROR_KEEP = 4000  # bytes of a failed child's message kept for the run's error
+
+
+def write_page(folder: Path, bots: Sequence[str], rating: RatingConfig, running: bool) -> None:
+    """Make and write ``folder``'s report.html from its store (what the child runs)."""
+    from . import tournament_report, write_report  # here: the run itself never needs jinja
+
+    with ResultStore.open(folder) as store:
+        data = tournament_report(store, bots, rating, running=running)
+    write_report(folder, data)
+
+
+class BackgroundReport:
+    """Writes a run's report.html in a child process, one page at a time."""
+
+    def __init__(self, folder: Path, bots: Sequence[str], rating: RatingConfig) -> None:
+        self.folder = folder
+        self.bots = list(bots)
+        self.rating = rating
+        self._child: tuple[subprocess.Popen[bytes], IO[bytes]] | None = None
+        self._began = 0.0
+        self.cost = 0.0  # wall seconds the last page took, the child's start included
+
+    def __enter__(self) -> BackgroundReport:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def busy(self) -> bool:
+        """Whether a page is being made; raises the error of one that failed."""
+        if self._child is None:
+            return False
+        proc, err = self._child
+        if proc.poll() is None:
+            return True
+        self._reap()
+        if proc.returncode != 0:
+            err.seek(0)
+            why = err.read(ERROR_KEEP).decode("utf-8", "replace").strip().splitlines()
+            err.close()
+            # A failed write (a full disk) stops the run, as any failed write does.
+            if proc.returncode == 1 and why:
+                raise ResultsWriteError(why[-1])
+            last = why[-1] if why else "no message"
+            raise ResultsWriteError(
+                f"making report.html failed (its process ended with exit code {proc.returncode}: "
+                f"{last}); every finished game is kept"
+            )
+        err.close()
+        return False
+
+    def _reap(self) -> None:
+        assert self._child is not None
+        proc, _err = self._child
+        self._child = None
+        proc.wait()
+        self.cost = time.monotonic() - self._began
+
+    def start(self, running: bool = True) -> bool:
+        """Start making a page, unless one is still being made; whether it started."""
+        if self.busy():
+            return False
+        rating = json.dumps(dataclasses.asdict(self.rating))
+        argv = [sys.executable, "-m", __name__, str(self.folder), json.dumps(self.bots), rating]
+        # A file, not a pipe: nobody reads it until the child is done.  Closed in busy()/close().
+        err = tempfile.TemporaryFile()  # noqa: SIM115
+        self._began = time.monotonic()
+        # The arena this process runs, wherever it was imported from (installed or not).
+        package_root = str(Path(__file__).resolve().parents[2])
+        path = os.pathsep.join(p for p in (package_root, os.environ.get("PYTHONPATH")) if p)
+        proc = subprocess.Popen(
+            [*argv, "running" if running else "finished"],
+            env={**os.environ, "PYTHONPATH": path},
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+            start_new_session=True,  # Ctrl-C is the run's to handle: it waits or stops this child
+        )
+        self._child = (proc, err)
+        return True
+
+    def wait(self) -> None:
+        """Wait for the page being made (if any); raises its error."""
+        if self._child is not None:
+            self._child[0].wait()
+            self.busy()
+
+    def finish(self, running: bool = False) -> None:
+        """Write the run's last page and wait for it (after the one being made, if any)."""
+        self.wait()
+        self.start(running)
+        self.wait()
+
+    def close(self) -> None:
+        """Stop making pages: a page still being made is abandoned (the last one written stays)."""
+        if self._child is not None:
+            proc, err = self._child
+            proc.kill()  # an interrupted run does not wait for a page
+            self._reap()
+            err.close()
+
+
+def main(argv: Sequence[str]) -> int:
+    folder, bots, rating, state = argv
+    try:
+        write_page(Path(folder), json.loads(bots), RatingConfig(**json.loads(rating)), state == "running")
+    except ArenaError as e:
+        print(e, file=sys.stderr)  # the run stops with this line, as if it had written the page
+        return 1
+    except Exception:
+        traceback.print_exc(limit=6)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    # Not a command for people ('arena report' is): the run's child for one page.
+    sys.exit(main(sys.argv[1:]))
