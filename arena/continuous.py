@@ -34,7 +34,7 @@ import itertools
 import math
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
 
@@ -265,3 +265,25 @@ class ContinuousLeague:
         ratings = self._fits[fits[-1]]
         least = least_certain(adjacent_pairs(ratings, ranking(ratings, self.bots)))
         return "" if least is None else f"least sure: {least.above} vs {least.below} P={least.p:.2f}"
+
+
+def play_out(
+    league: ContinuousLeague,
+    play: Callable[[ScheduledGame], Seats],
+    planned: Iterable[ScheduledGame] = (),
+    limit: int | None = None,
+) -> list[ScheduledGame]:
+    """Run ``league`` as one worker does, with ``play`` giving each game's result (a stand-in
+    for real games, for tests and benches): ``planned`` games first, then what it chooses,
+    until it stops or ``limit`` games were played (an interruption).  The games played."""
+    played: list[ScheduledGame] = []
+    queue = list(planned)
+    while limit is None or len(played) < limit:
+        if not queue:
+            queue = league.next_games(1)
+            if not queue:
+                break
+        game = queue.pop(0)
+        league.add(game.index, play(game))
+        played.append(game)
+    return played
