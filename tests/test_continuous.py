@@ -213,6 +213,12 @@ def test_format_continuous_and_rounds_until_stable_are_one_league(tmp_path: Path
     assert load(tmp_path, "format: continuous\n").continuous == ContinuousConfig()
 
 
+def test_the_example_league_is_a_continuous_one() -> None:
+    cfg = load_config(REPO / "tournaments" / "continuous.yaml")
+    assert cfg.format == "continuous" and cfg.continuous == ContinuousConfig(0.95, 400, 1)
+    assert len(cfg.bots) >= 3 and not cfg.challengers
+
+
 @pytest.mark.parametrize(
     "extra, wanted",
     [
