@@ -9,8 +9,8 @@ pairs are furthest from ``confidence`` (the sum of 1 - P(better) over its pairs
 not yet ordered), divided by the square root of the sets that meeting has had
 (played or on their way: so a pair of equals, which no number of games orders,
 does not take every game, and several workers spread over the close pairs).
-It stops when every
-adjacent pair is ordered with ``confidence`` or ``max_games`` are scheduled.
+It stops when every adjacent pair is ordered with ``confidence`` or
+``max_games`` are scheduled.
 
 Games come in *sets*: one meeting on one board in its seat orders (both orders
 for 2 players, the balanced orders for 3-4), so the first seat's advantage
