@@ -28,7 +28,11 @@ from .sandbox import DEFAULT_TMP_MB, MODES, SandboxPolicy
 from .textfile import BOARD_FILE_MAX_BYTES, TOURNAMENT_FILE_MAX_BYTES, read_text
 from .yamlfile import Node, load_nodes, plain
 
-FORMATS = ("round_robin", "gauntlet")
+FORMATS = ("round_robin", "gauntlet", "continuous")
+# ``rounds: until_stable`` is another spelling of ``format: continuous`` (issue 11 names both).
+UNTIL_STABLE = "until_stable"
+DEFAULT_CONFIDENCE = 0.95
+DEFAULT_MAX_GAMES = 2000
 # Keys that change how a run goes, not how its games are played: they may change between runs.
 RUN_ONLY_KEYS = frozenset(
     {
@@ -43,6 +47,9 @@ RUN_ONLY_KEYS = frozenset(
         "multigame",
         "restart_every",
         "executor",
+        "confidence",
+        "max_games",
+        "min_meetings",
     }
 )
 DEFAULT_BUILD_TIMEOUT_MS = 600_000
@@ -95,6 +102,20 @@ class RatingConfig:
 
 
 @dataclass(frozen=True)
+class ContinuousConfig:
+    """When a continuous league (``format: continuous``) stops, and the least it plays.
+
+    It stops once every adjacent pair of the ranking is ordered with probability
+    ``confidence``, or when ``max_games`` are scheduled; before choosing by
+    uncertainty, every meeting is played ``min_meetings`` times.
+    """
+
+    confidence: float = DEFAULT_CONFIDENCE
+    max_games: int = DEFAULT_MAX_GAMES
+    min_meetings: int = 1
+
+
+@dataclass(frozen=True)
 class ExecutorConfig:
     """Where the games run: worker processes here (``local``) or a Dask cluster."""
 
@@ -133,6 +154,7 @@ class TournamentConfig:
     multigame: bool = True  # keep the process of a bot that declares multigame between games
     restart_every: int = 0  # ... but start it afresh after this many games (0: never)
     executor: ExecutorConfig = field(default_factory=ExecutorConfig)
+    continuous: ContinuousConfig = field(default_factory=ContinuousConfig)  # format: continuous only
 
     def play_conditions(self) -> dict[str, Any]:
         """What decides how games are played: everything but the run's own settings.
@@ -257,7 +279,11 @@ TOP_KEYS = {
     "multigame",
     "restart_every",
     "executor",
+    "confidence",
+    "max_games",
+    "min_meetings",
 }
+CONTINUOUS_KEYS = ("confidence", "max_games", "min_meetings")
 BOT_KEYS = {
     "name",
     "command",
@@ -303,10 +329,9 @@ def parse_config(text: str, path: Path) -> TournamentConfig:
     top.check("seed", 0 <= seed < 2**63, "must be from 0 to 2^63-1")
     players = top.get("players", int, 2)
     top.check("players", 2 <= players <= 4, "must be 2, 3 or 4")
-    rounds = top.get("rounds", int, 1)
-    top.check("rounds", 1 <= rounds <= 10_000, "must be from 1 to 10000")
     fmt = top.get("format", str, "round_robin").replace("-", "_")
     top.check("format", fmt in FORMATS, f"must be one of {', '.join(FORMATS)}")
+    rounds, fmt = _rounds(top, fmt)
     seat_orders = top.get("seat_orders", str, DEFAULT_SEAT_ORDERS.get(players, "all"))
     top.check(
         "seat_orders",
@@ -358,6 +383,7 @@ def parse_config(text: str, path: Path) -> TournamentConfig:
         top.child("limits", LIMIT_KEYS), ResourceLimits(), DEFAULT_TMP_MB
     )
 
+    continuous = _continuous(top, fmt)
     rating_reader = top.child("rating", RATING_KEYS)
     rating = RatingConfig()
     if rating_reader is not None:
@@ -382,6 +408,12 @@ def parse_config(text: str, path: Path) -> TournamentConfig:
             "draw_probability", 0 < values["draw_probability"] < 1, "must be between 0 and 1 (ties happen)"
         )
         rating = RatingConfig(**values)
+        rating_reader.check(
+            "model",
+            fmt != "continuous" or rating.model == "batch",
+            "must be 'batch' in a continuous league: it chooses its games from the batch fit, "
+            "and its standings must say what it stopped on",
+        )
 
     bots_node = top.node.value.get("bots")
     if bots_node is None:
@@ -497,7 +529,43 @@ def parse_config(text: str, path: Path) -> TournamentConfig:
         multigame=multigame,
         restart_every=restart_every,
         executor=executor,
+        continuous=continuous,
     )
+
+
+def _rounds(top: _Reader, fmt: str) -> tuple[int, str]:
+    """``rounds`` and the format: ``rounds: until_stable`` means ``format: continuous``."""
+    if top.has("rounds") and top.node.value["rounds"].value == UNTIL_STABLE:
+        top.check(
+            "rounds",
+            not top.has("format") or fmt == "continuous",
+            f"{UNTIL_STABLE!r} is a continuous league: it does not go with format: {fmt}",
+        )
+        return 1, "continuous"
+    if fmt == "continuous":
+        top.check(
+            "rounds",
+            not top.has("rounds"),
+            "does not apply to format: continuous (it plays until the order is sure or "
+            "'max_games' are played; leave 'rounds' out or write rounds: until_stable)",
+        )
+        return 1, fmt
+    rounds = top.get("rounds", int, 1)
+    top.check("rounds", 1 <= rounds <= 10_000, f"must be from 1 to 10000 (or {UNTIL_STABLE!r})")
+    return rounds, fmt
+
+
+def _continuous(top: _Reader, fmt: str) -> ContinuousConfig:
+    """``confidence``, ``max_games`` and ``min_meetings``: only with format: continuous."""
+    for key in CONTINUOUS_KEYS:
+        top.check(key, not top.has(key) or fmt == "continuous", "only applies to format: continuous")
+    confidence = float(top.get("confidence", (int, float), DEFAULT_CONFIDENCE))
+    top.check("confidence", 0.5 < confidence < 1, "must be a probability between 0.5 and 1, like 0.95")
+    max_games = top.get("max_games", int, DEFAULT_MAX_GAMES)
+    top.check("max_games", 1 <= max_games <= 10_000_000, "must be from 1 to 10000000")
+    min_meetings = top.get("min_meetings", int, 1)
+    top.check("min_meetings", 1 <= min_meetings <= 1000, "must be from 1 to 1000")
+    return ContinuousConfig(confidence, max_games, min_meetings)
 
 
 def _executor(top: _Reader, source: str) -> ExecutorConfig:

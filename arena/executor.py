@@ -214,6 +214,7 @@ class _Slot:
 
 ResultHandler = Callable[[ScheduledGame, GameRecord], None]
 FailureHandler = Callable[[ScheduledGame, str, bool], None]  # game, reason, will retry
+Refill = Callable[[int], Sequence[ScheduledGame]]  # workers idle -> more games (none: no more)
 
 
 class GamePool:
@@ -243,17 +244,24 @@ class GamePool:
         on_result: ResultHandler,
         on_failure: FailureHandler,
         retries: int = 2,
+        refill: Refill | None = None,
     ) -> list[tuple[ScheduledGame, str]]:
         """Play ``games``; return those that failed more than ``retries`` times.
 
         A failure's reason starts with one line naming the game and its bots
-        (an arena error's traceback follows it).
+        (an arena error's traceback follows it).  ``refill(n)``, when given, is
+        asked for more games whenever ``n`` workers would be left idle (after
+        the results before it were handled); the run ends when it has none and
+        no game is in flight.
         """
         queue = deque(games)
         attempts: Counter[str] = Counter()
         failed: list[tuple[ScheduledGame, str]] = []
 
-        def feed() -> None:
+        def feed(more: bool = True) -> None:
+            idle = sum(slot.game is None for slot in self.slots)
+            if more and refill is not None and len(queue) < idle:
+                queue.extend(refill(idle - len(queue)))
             for slot in self.slots:
                 if slot.game is None and queue:
                     slot.game = queue.popleft()
@@ -261,10 +269,13 @@ class GamePool:
                     slot.conn.send(slot.game)
 
         try:
-            self.slots = [self._spawn() for _ in range(min(self.concurrency, len(queue)))]
-            while queue or any(s.game for s in self.slots):
+            workers = self.concurrency if refill is not None else min(self.concurrency, len(queue))
+            self.slots = [self._spawn() for _ in range(workers)]
+            while True:
                 feed()
                 busy = [s for s in self.slots if s.game is not None]
+                if not busy:
+                    break  # feed() leaves no worker idle while a game waits
                 first_limit = min(s.sent_at for s in busy) + self.watchdog_s
                 ready = wait(
                     [s.conn for s in busy] + [s.proc.sentinel for s in busy],
@@ -280,8 +291,11 @@ class GamePool:
                             kind, payload = slot.conn.recv()
                             if kind == "done":
                                 slot.game = None
-                                feed()  # the worker's next game first: storing this one can wait
+                                # The worker's next game first (storing this one can wait), but
+                                # new games are chosen knowing its result.
+                                feed(more=False)
                                 on_result(game, GameRecord.from_dict(payload))
+                                feed()
                                 continue
                             last = payload.strip().splitlines()[-1] if payload.strip() else "?"
                             reason = (

@@ -141,6 +141,10 @@ def schedule_digest(games: Sequence[ScheduledGame]) -> str:
     return h.hexdigest()
 
 
+def _schedule_rows(games: Sequence[ScheduledGame]) -> Iterator[tuple[int, str, int, str, int]]:
+    return ((g.index, g.game_id, g.round, json.dumps(list(g.seats)), g.seed) for g in games)
+
+
 def _schema_version(conn: sqlite3.Connection, path: Path) -> int | None:
     """The store's schema version, checked; None for a new, empty database."""
     name = str(path)
@@ -365,10 +369,7 @@ class ResultStore:
             return
         with self._writing(f"writing the schedule to {str(self.path)!r}", "nothing was lost"), self.conn:
             self.conn.execute("DELETE FROM schedule")
-            self.conn.executemany(
-                "INSERT INTO schedule VALUES (?, ?, ?, ?, ?)",
-                ((g.index, g.game_id, g.round, json.dumps(list(g.seats)), g.seed) for g in games),
-            )
+            self.conn.executemany("INSERT INTO schedule VALUES (?, ?, ?, ?, ?)", _schedule_rows(games))
             moved = 0
             for table in ("games", "summaries"):
                 moved += self.conn.execute(
@@ -377,6 +378,17 @@ class ResultStore:
                 ).rowcount
             if moved:
                 self.conn.execute("DELETE FROM meta WHERE key = 'standings'")
+            self.conn.execute(
+                "INSERT OR REPLACE INTO meta VALUES ('schedule_digest', ?)", (json.dumps(digest),)
+            )
+
+    def extend_schedule(self, games: Sequence[ScheduledGame]) -> None:
+        """Add ``games`` after the schedule's (a continuous league plans its games as it goes)."""
+        if not games:
+            return
+        digest = schedule_digest([*self.schedule(), *games])
+        with self._writing(f"writing the schedule to {str(self.path)!r}", "nothing was lost"), self.conn:
+            self.conn.executemany("INSERT INTO schedule VALUES (?, ?, ?, ?, ?)", _schedule_rows(games))
             self.conn.execute(
                 "INSERT OR REPLACE INTO meta VALUES ('schedule_digest', ?)", (json.dumps(digest),)
             )

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from . import league_changes, results_folder
 from .build import run_build
 from .config import LEGACY_DEFAULT_SEAT_ORDERS, RUN_ONLY_KEYS, BotConfig, TournamentConfig, find_program
+from .continuous import CONTINUOUS_ID, ContinuousLeague
 from .errors import ConfigError
 from .executor import GamePool, GameSettings
 from .league_table import LeagueTable
@@ -197,6 +198,10 @@ class RunState:
     standings: Standings | None = None
     started: float = field(default_factory=time.monotonic)
     retired: list[str] = field(default_factory=list)  # bots in the standings with no new games
+    # A continuous league: ``total`` is its budget; why it stopped choosing games (None: it
+    # did not), and the least certain pair, for progress lines.
+    stopped: str | None = None
+    note: str = ""
 
 
 def open_store(config: TournamentConfig, restart: bool, echo: Callable[[str], None]) -> ResultStore:
@@ -218,8 +223,11 @@ def open_store(config: TournamentConfig, restart: bool, echo: Callable[[str], No
             return store
         # A folder started before schedule version 2 keeps making its games as it did.
         version = store.get_meta("schedule_version") or (1 if old is not None else SCHEDULE_VERSION)
-        fresh = schedule_for(config, version)
-        schedule = fresh if old is None else _changed_schedule(config, store, old, fresh, echo)
+        if config.format == "continuous":
+            schedule = _continuous_schedule(config, store, old, echo)
+        else:
+            fresh = schedule_for(config, version)
+            schedule = fresh if old is None else _changed_schedule(config, store, old, fresh, echo)
         retired = sorted(
             {*(store.get_meta("retired") or []), *league_changes.removed_bots(old or {}, config.raw)}
             - {b.name for b in config.bots}
@@ -248,13 +256,49 @@ def _changed_schedule(
 ) -> list[ScheduledGame]:
     """The schedule after the file changed: refused (naming the key) when the change alters
     how games are played and games were played; else played games kept, new ones added."""
+    finished = store.finished_ids()
+    changes = _allowed_changes(config, store, old, finished)
+    merged = league_changes.merge_schedule(store.schedule(), finished, fresh)
+    _note_changes(config, changes, merged.describe(), echo)
+    return merged.schedule
+
+
+def _continuous_schedule(
+    config: TournamentConfig, store: ResultStore, old: dict[str, Any] | None, echo: Callable[[str], None]
+) -> list[ScheduledGame]:
+    """A continuous league's stored schedule (it plans its games as it goes), without the
+    unplayed games of bots no longer scheduled or of another format."""
+    finished = store.finished_ids()
+    changes = None if old is None else _allowed_changes(config, store, old, finished)
+    active = {b.name for b in config.bots if not b.retired}
+    stored = store.schedule()
+    kept = [
+        g
+        for g in stored
+        if g.game_id in finished or (CONTINUOUS_ID.fullmatch(g.game_id) and active.issuperset(g.seats))
+    ]
+    if changes is not None and old != config.raw:
+        dropped = len(stored) - len(kept)
+        _note_changes(
+            config,
+            changes,
+            f"kept {len(finished)}" + (f", dropped {dropped} unplayed" if dropped else ""),
+            echo,
+        )
+    return kept
+
+
+def _allowed_changes(
+    config: TournamentConfig, store: ResultStore, old: dict[str, Any], finished: set[str]
+) -> league_changes.FileChanges:
+    """How the file changed since ``old``; raises ConfigError when that alters how games are
+    played and games were played."""
     changes = league_changes.compare_files(old, config.raw)
     old_board = (store.get_meta("conditions") or {}).get("board_contents")
     if old_board != config.play_conditions().get("board_contents") and old.get("board") == config.raw.get(
         "board"
     ):
         changes.refused.append(f"board: the contents of {config.raw.get('board')!r} changed")
-    finished = store.finished_ids()
     if finished and changes.refused:
         listing = "\n".join(f"  {c}" for c in changes.refused)
         raise ConfigError(
@@ -264,12 +308,30 @@ def _changed_schedule(
             "added, removed or retired, and rounds, challengers and "
             f"{', '.join(sorted(RUN_ONLY_KEYS - {'rounds'}))} may change between runs.)"
         )
-    merged = league_changes.merge_schedule(store.schedule(), finished, fresh)
+    return changes
+
+
+def _note_changes(
+    config: TournamentConfig, changes: league_changes.FileChanges, outcome: str, echo: Callable[[str], None]
+) -> None:
     listing = "\n".join(f"  {c}" for c in [*changes.refused, *changes.allowed])
-    echo(f"note: {config.path} changed since the last run:\n{listing}\n{merged.describe()}")
+    echo(f"note: {config.path} changed since the last run:\n{listing}\n{outcome}")
     for name in [b.name for b in config.bots if b.retired] + changes.removed:
         echo(f"note: {name!r} is retired: no new games; its games already played still count")
-    return merged.schedule
+
+
+def continuous_league(config: TournamentConfig, store: ResultStore) -> ContinuousLeague:
+    """The continuous league of ``store``'s schedule and finished games."""
+    return ContinuousLeague(
+        [b.name for b in config.bots if not b.retired],
+        config.players,
+        config.seed,
+        config.seat_orders,
+        config.continuous,
+        config.rating,
+        store.schedule(),
+        ((index, seats) for index, _board, seats in store.fit_games()),
+    )
 
 
 def run_tournament(
@@ -306,10 +368,16 @@ def _play_tournament(
         total = store.schedule_size()
         state = RunState(total=total, done=total - len(todo))
         state.retired = [b for b in bots if b not in {c.name for c in config.bots if not c.retired}]
-        echo(
-            f"{state.total} games, {len(todo)} to play; time control {config.time_control.describe()}; "
-            f"sandbox {sandbox_summary(config)}"
-        )
+        league = continuous_league(config, store) if config.format == "continuous" else None
+        if league is None:
+            games = f"{state.total} games, {len(todo)} to play"
+        else:
+            state.total = config.continuous.max_games
+            games = (
+                f"continuous league: until every adjacent pair is ordered at "
+                f"{config.continuous.confidence:.0%}, at most {state.total:,} games"
+            )
+        echo(f"{games}; time control {config.time_control.describe()}; sandbox {sandbox_summary(config)}")
         if state.done:
             echo(f"resuming: {state.done} of {state.total} games already played")
         table = LeagueTable.load(store, bots, config.rating, expected=(g.index for g in todo))
@@ -342,7 +410,11 @@ def _play_tournament(
                     last_report = last_write
 
         def on_result(game: ScheduledGame, record: GameRecord) -> None:
-            table.add(store.save_game(game, record))
+            summary = store.save_game(game, record)
+            table.add(summary)
+            if league is not None:
+                league.add(game.index, [(seat.name, seat.rank) for seat in summary.seats])
+                state.note = league.note()
             state.done += 1
             state.played_now += 1
             # The last game's exact refit comes after the loop (past its progress line): it
@@ -358,8 +430,17 @@ def _play_tournament(
                 state.failures.append((game, reason))
                 table.drop(game.index)
 
+        def refill(wanted: int) -> list[ScheduledGame]:
+            assert league is not None
+            games = league.next_games(wanted)
+            store.extend_schedule(games)
+            state.stopped = league.stop.describe() if league.stop else None
+            return games
+
         try:
-            if todo:
+            if league is not None:
+                pool.run(todo, on_result, on_failure, config.retries, refill)
+            elif todo:
                 pool.run(todo, on_result, on_failure, config.retries)
         except BaseException:
             # The error on its way out is the one to report (a full disk, say, fails the

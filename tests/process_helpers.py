@@ -7,6 +7,7 @@ import os
 import signal
 import sqlite3
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -67,3 +68,24 @@ def interrupt_when_stored(
         if proc.poll() is None:
             proc.kill()
             proc.communicate()
+
+
+# ``python -m arena`` with Python's usual Ctrl-C handler: a suite started with SIGINT ignored
+# (``pytest &`` in a script, nohup) passes that on to every child, and an arena that ignores
+# SIGINT never sees the Ctrl-C a test sends.  Python keeps an inherited "ignore", so the
+# handler is set in the child itself.
+ARENA_WITH_SIGINT = (
+    "import runpy, signal; signal.signal(signal.SIGINT, signal.default_int_handler); "
+    "runpy.run_module('arena', run_name='__main__', alter_sys=True)"
+)
+
+
+def start_run(path: Path, cwd: Path) -> subprocess.Popen[str]:
+    """``arena run PATH`` in a process of its own, its output captured."""
+    return subprocess.Popen(
+        [sys.executable, "-c", ARENA_WITH_SIGINT, "run", str(path)],
+        cwd=cwd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )

@@ -72,6 +72,43 @@ def test_the_fit_agrees_with_trueskill_through_time(players: int, games: int, se
     assert sorted(want, key=lambda b: -want[b][0]) == sorted(want, key=lambda b: -got.ratings[b].mu)
 
 
+def pair_games(*counts: tuple[str, str, int]) -> list[Game]:
+    """``count`` games won by the first bot of each (winner, loser, count)."""
+    return [[(w, 1), (lo, 2)] for w, lo, n in counts for _ in range(n)]
+
+
+@pytest.mark.parametrize(
+    "played",
+    [
+        # Many games between the same two bots with mixed results: undamped parallel sweeps
+        # overshoot more every sweep (a continuous league plays such pairs).
+        pair_games(("b", "a", 36), ("a", "b", 20)),
+        pair_games(
+            ("b", "a", 36),
+            ("a", "b", 20),
+            ("d", "c", 33),
+            ("c", "d", 23),
+            ("a", "c", 1),
+            ("c", "a", 1),
+            ("c", "b", 2),
+            ("d", "a", 2),
+            ("d", "b", 2),
+            ("a", "e", 2),
+            ("b", "e", 2),
+            ("c", "e", 2),
+        ),
+    ],
+    ids=["one-pair", "two-clusters"],
+)
+def test_lopsided_leagues_converge_to_trueskill_through_time(played: list[Game]) -> None:
+    cfg = RatingConfig()
+    got = fit(played, sorted({b for g in played for b, _ in g}), cfg)
+    assert got.converged
+    for bot, (mu, sigma) in oracle(played, cfg).items():
+        assert got.ratings[bot].mu == pytest.approx(mu, abs=0.05), bot
+        assert got.ratings[bot].sigma == pytest.approx(sigma, abs=0.05), bot
+
+
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_shuffling_the_games_changes_no_rating(players: int) -> None:
     played = league(players, players, 200, bots=6)

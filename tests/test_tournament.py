@@ -30,7 +30,7 @@ from arena.store import ResultStore, ResultsWriteError
 from arena.summary import GameSummary
 from arena.tournament import schedule_for
 
-from .process_helpers import interrupt_when_stored, wait_for_games, wait_no_leftovers
+from .process_helpers import interrupt_when_stored, start_run, wait_for_games, wait_no_leftovers
 
 pytestmark = pytest.mark.slow  # many real games: run in CI, skip with -m 'not slow'
 
@@ -53,28 +53,6 @@ def league(
     path = tmp_path / "league.yaml"
     path.write_text(text)
     return path
-
-
-# ``python -m arena`` with Python's usual Ctrl-C handler: a suite started with SIGINT ignored
-# (``pytest &`` in a script, nohup) passes that on to every child, and an arena that ignores
-# SIGINT never sees the Ctrl-C a test sends.  Python keeps an inherited "ignore", so the
-# handler is set in the child itself.
-ARENA_WITH_SIGINT = (
-    "import runpy, signal; signal.signal(signal.SIGINT, signal.default_int_handler); "
-    "runpy.run_module('arena', run_name='__main__', alter_sys=True)"
-)
-
-
-def start_run(path: Path, cwd: Path) -> subprocess.Popen[str]:
-    """``arena run PATH`` in a process of its own, its output captured."""
-    return subprocess.Popen(
-        [sys.executable, "-c", ARENA_WITH_SIGINT, "run", str(path)],
-        cwd=cwd,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-
 
 
 def standings_json(path: Path) -> list[dict[str, object]]:

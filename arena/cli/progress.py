@@ -98,7 +98,7 @@ class Progress:
             return
         line = f"[{state.done}/{state.total}] {printable(game.game_id)}: {game_line(GameSummary.of(record, game.index))}"
         if now - self.last_plain >= PLAIN_LEADERS_EVERY_S or state.done == state.total:
-            top = leaders(state.standings)
+            top = " ".join(t for t in (leaders(state.standings), state.note) if t)
             line += f"   {top}" if top else ""
             self.last_plain = now
         click.echo(f"{line}   {timing(state, now)}")
@@ -107,7 +107,10 @@ class Progress:
         filled = BAR_CELLS * state.done // max(1, state.total)
         bar = "#" * filled + "-" * (BAR_CELLS - filled)
         # The count first: on a narrow terminal it is what survives the cut.
-        text = f"{state.done}/{state.total} games [{bar}] {timing(state, now)}  {leaders(state.standings)}"
+        text = (
+            f"{state.done}/{state.total} games [{bar}] {timing(state, now)}  "
+            f"{leaders(state.standings)} {state.note}"
+        )
         # One column spare: a line that fills the last column wraps on some terminals.
         width = shutil.get_terminal_size().columns - 1
         sys.stdout.write("\r" + cut(text.rstrip(), width) + "\x1b[K")

@@ -103,9 +103,10 @@ def run_cmd(
         "dask": f"on the Dask cluster at {config.executor.scheduler or '?'}",
         "dask-local": f"on a local Dask cluster of {config.executor.workers or config.concurrency} workers",
     }[config.executor.kind]
+    rounds = "continuous" if config.format == "continuous" else f"{config.rounds} round(s)"
     echo(
         f"{config.name}: {len(config.bots)} bots, {config.players} players per game, "
-        f"{config.rounds} round(s), {where} -> {config.output}"
+        f"{rounds}, {where} -> {config.output}"
     )
     progress = Progress(quiet, sys.stdout.isatty())
     try:
@@ -130,6 +131,8 @@ def run_cmd(
         f"results in {config.output}"
     )
     click.echo(progress.summary())
+    if state.stopped:
+        click.echo(f"stopped: {printable(state.stopped)}")
     if state.failures:
         click.echo(
             f"{len(state.failures)} game(s) failed for reasons of the arena (rerun to retry):", err=True

@@ -34,7 +34,7 @@ from distributed import Client, Future, LocalCluster
 
 from ..config import ExecutorConfig
 from ..errors import ClusterError, ConfigError
-from ..executor import FailureHandler, GameSettings, ResultHandler
+from ..executor import FailureHandler, GameSettings, Refill, ResultHandler
 from ..record import GameRecord
 from ..schedule import ScheduledGame
 from .placement import Placement
@@ -190,8 +190,11 @@ class DaskGamePool:
         on_result: ResultHandler,
         on_failure: FailureHandler,
         retries: int = 2,
+        refill: Refill | None = None,
     ) -> list[tuple[ScheduledGame, str]]:
-        """Play ``games``; return those that failed more than ``retries`` times (with why)."""
+        """Play ``games``; return those that failed more than ``retries`` times (with why).
+
+        ``refill``: as for :meth:`arena.executor.GamePool.run`."""
         key = uuid.uuid4().hex[:12]  # this run's plugin, tasks and worker folders
         with connect(self.executor, self.workers) as client:
             try:
@@ -202,7 +205,7 @@ class DaskGamePool:
                     f"on every worker?): {type(e).__name__}: {str(e).strip().splitlines()[:1]}"
                 ) from None
             try:
-                return _Run(client, key, self, on_result, on_failure, retries).play(games)
+                return _Run(client, key, self, on_result, on_failure, retries, refill).play(games)
             finally:
                 with contextlib.suppress(Exception):
                     client.unregister_worker_plugin(plugin_name(key))  # stops the kept bots
@@ -219,7 +222,9 @@ class _Run:
         on_result: ResultHandler,
         on_failure: FailureHandler,
         retries: int,
+        refill: Refill | None = None,
     ) -> None:
+        self.refill = refill
         self.client = client
         self.key = key
         self.pool = pool
@@ -243,7 +248,7 @@ class _Run:
         local = self.pool.executor.workers or self.pool.workers if self.pool.executor.kind == "dask-local" else 0
         gather_until = time.monotonic() + self.pool.no_worker_s
         try:
-            while self.queue or self.inflight:
+            while self._games_waiting() or self.inflight:
                 now = time.monotonic()
                 if local and len(self.roster.fit) + len(self.roster.unfit) < local and now < gather_until:
                     self.roster.poll()
@@ -281,6 +286,15 @@ class _Run:
                 with contextlib.suppress(Exception):
                     self.client.cancel(list(self.inflight))
         return self.failed
+
+    def _games_waiting(self) -> bool:
+        """Whether games wait to be handed out, after asking ``refill`` for more when none
+        does and a worker has room (or nothing is in flight)."""
+        if self.refill is not None and not self.queue:
+            room = GAMES_PER_WORKER * len(self.roster.fit) - len(self.inflight)
+            if room > 0 or not self.inflight:
+                self.queue.extend(self.refill(max(1, room)))
+        return bool(self.queue)
 
     def _feed(self) -> None:
         fit = frozenset(self.roster.fit)
@@ -344,7 +358,9 @@ class _Run:
                 return
             text = str(payload).strip()
             last = text.splitlines()[-1] if text else "?"
-            reason = f"arena error in game {game.game_id} (bots: {_bots(game)}) on worker {worker}: {last}\n{text}"
+            reason = (
+                f"arena error in game {game.game_id} (bots: {_bots(game)}) on worker {worker}: {last}\n{text}"
+            )
         else:
             error: Any = future.exception()
             text = str(error).strip()

@@ -36,6 +36,14 @@ Seats = Sequence[tuple[str, int]]  # (bot, rank) per seat; rank 1 is first, equa
 
 TOLERANCE = 1e-6  # the largest change of any mu or sigma at convergence (trueskillthroughtime's)
 MAX_SWEEPS = 500
+# Damping: when a sweep's (full) step is larger than the last one's, the messages overshoot
+# (every message of a sweep is computed from one posterior, and many games between the same
+# two bots with mixed results all push it the same way: they diverge undamped), so only a
+# share of each change is taken, halved again while steps grow, and raised again (by
+# DAMPING_RISE) after CALM_SWEEPS sweeps of shrinking steps.  The fixed point is the same.
+MIN_DAMPING = 1 / 64
+DAMPING_RISE = 1.5
+CALM_SWEEPS = 5
 CHAIN_SWEEPS = 10  # passes along one game's chain of places (trueskillthroughtime's limit)
 
 
@@ -143,7 +151,9 @@ def _level_shift(levels: list[float]) -> float:
     return d2 * r / (1.0 - r)
 
 
-def fit(games: Iterable[Seats] | GameTable, bots: Sequence[str], cfg: RatingConfig | None = None) -> FitResult:
+def fit(
+    games: Iterable[Seats] | GameTable, bots: Sequence[str], cfg: RatingConfig | None = None
+) -> FitResult:
     """TrueSkill fitted to every game in ``games`` at once; ``bots`` start at the prior."""
     cfg = cfg or RatingConfig()
     if isinstance(games, GameTable):
@@ -164,9 +174,11 @@ def fit(games: Iterable[Seats] | GameTable, bots: Sequence[str], cfg: RatingConf
     mu, sigma = post_tau / post_pi, 1.0 / np.sqrt(post_pi)
     sweeps, converged = 0, not groups
     levels: list[float] = []
+    damping, calm, last_step = 1.0, 0, math.inf
     while not converged and sweeps < MAX_SWEEPS:
         sweeps += 1
-        shift = _level_shift(levels)
+        # The level extrapolates a geometric approach: not one that damping changes.
+        shift = _level_shift(levels) if damping == 1.0 else 0.0
         if shift:
             # Every message follows its cavities when all skills move together, so the slow
             # mode (the league's overall level, held only by the prior) can be jumped along.
@@ -177,7 +189,11 @@ def fit(games: Iterable[Seats] | GameTable, bots: Sequence[str], cfg: RatingConf
         for g in groups:
             cav_pi = post_pi[g.idx] - g.msg_pi
             cav_tau = post_tau[g.idx] - g.msg_tau
-            g.msg_pi, g.msg_tau = _game_messages(cav_tau / cav_pi, 1.0 / cav_pi, g.tie, beta2, margin)
+            new_pi, new_tau = _game_messages(cav_tau / cav_pi, 1.0 / cav_pi, g.tie, beta2, margin)
+            if damping < 1.0:
+                new_pi = g.msg_pi + damping * (new_pi - g.msg_pi)
+                new_tau = g.msg_tau + damping * (new_tau - g.msg_tau)
+            g.msg_pi, g.msg_tau = new_pi, new_tau
         post_pi, post_tau = np.full(n, prior_pi), np.full(n, prior_tau)
         for g in groups:
             post_pi += np.bincount(g.idx.ravel(), g.msg_pi.ravel(), minlength=n)
@@ -186,6 +202,16 @@ def fit(games: Iterable[Seats] | GameTable, bots: Sequence[str], cfg: RatingConf
         step = max(float(np.max(np.abs(new_mu - mu))), float(np.max(np.abs(new_sigma - sigma))))
         mu, sigma = new_mu, new_sigma
         levels.append(float(np.mean(mu)))
-        converged = step < TOLERANCE
+        full = step / damping  # the step an undamped sweep would have taken
+        converged = full < TOLERANCE
+        if full > last_step and damping > MIN_DAMPING:
+            damping, calm = damping / 2, 0
+            levels.clear()
+        elif damping < 1.0:
+            calm += 1
+            if calm >= CALM_SWEEPS:
+                damping, calm = min(1.0, damping * DAMPING_RISE), 0
+                levels.clear()
+        last_step = full
     ratings = {name: trueskill.Rating(float(mu[i]), float(sigma[i])) for i, name in enumerate(names)}
     return FitResult(ratings, sweeps, converged)

@@ -67,6 +67,13 @@ def v_win(x: Array) -> Array:
 
 def truncate(mu: Array, var: Array, margin: Array, tie: NDArray[np.bool_]) -> tuple[Array, Array]:
     """Mean and variance of N(mu, var) cut to (margin, inf) where not ``tie``, to (-margin, margin) where it is."""
+    # Both sides of every np.where below are computed, and far in a tail the side not taken
+    # overflows: numpy's warnings about it would reach the user of ``arena run``.
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        return _truncate(mu, var, margin, tie)
+
+
+def _truncate(mu: Array, var: Array, margin: Array, tie: NDArray[np.bool_]) -> tuple[Array, Array]:
     sigma = np.sqrt(var)
     # A win: d > margin.
     alpha = (margin - mu) / sigma

@@ -7,6 +7,9 @@
  *
  *   greedy            plays a one-ply greedy strategy (see choose_* below)
  *   greedy --random   plays uniformly random legal moves (an "instant" bot)
+ *   greedy --greedy P plays the greedy move with probability P (0 to 1) at each
+ *                     request, else a random one: bots of graded strength
+ *                     (bench/bench_continuous.py)
  *
  * Both are deterministic for a given game seed: ties (and random moves) are
  * drawn from a SplitMix64 generator seeded with the game seed, seat and ply.
@@ -51,6 +54,8 @@ static int is_empty(int i) { return pasture[i] && owner[i] < 0; }
 /* ---- game facts from the `game` line, and the random generator --------- */
 
 static int me = 0, players = 2, contact = 1, holeborder = 0, random_mode = 0;
+static int always_random = 0;   /* --random */
+static double greedy_p = 1.0;   /* --greedy P: the chance of a greedy answer */
 static unsigned long long game_seed = 0;
 static int multigame = 0; /* the referee keeps us for another game after "end" */
 static int forfeited[MAXPLAYERS];
@@ -329,6 +334,9 @@ static void answer_turn(const char *phase, char *rest)
     /* same game seed, seat and ply: same answer */
     rng_state = game_seed ^ (0x9E3779B97F4A7C15ULL * (unsigned long long)(me + 1)) ^
                 ((unsigned long long)ply << 32);
+    /* a draw only when P < 1, so that plain greedy answers as it always did */
+    random_mode = always_random ||
+                  (greedy_p < 1.0 && (double)(splitmix64() >> 11) / 9007199254740992.0 >= greedy_p);
     reset_pick();
     if (!strcmp(phase, "tile")) choose_tile();
     else if (!strcmp(phase, "herd")) choose_herd();
@@ -363,7 +371,9 @@ int main(int argc, char **argv)
     static char line[1 << 16]; /* requests can be several KB long */
     for (int a = 1; a < argc; a++)
         if (!strcmp(argv[a], "--random"))
-            random_mode = 1;
+            always_random = 1;
+        else if (!strcmp(argv[a], "--greedy") && a + 1 < argc)
+            greedy_p = atof(argv[++a]);
     setvbuf(stdout, NULL, _IONBF, 0); /* every answer leaves at once */
 
     while (fgets(line, sizeof line, stdin)) {
@@ -375,7 +385,7 @@ int main(int argc, char **argv)
         else rest = line + strlen(line);
 
         if (!strcmp(word, "hello"))
-            printf("hello 1 %s multigame\n", random_mode ? "random-c" : "greedy-c");
+            printf("hello 1 %s multigame\n", always_random ? "random-c" : "greedy-c");
         else if (!strcmp(word, "game")) {
             read_game(rest);
             printf("ready\n");

@@ -1,0 +1,146 @@
+"""A continuous league against a round robin: games until the true order is known.
+
+Five bots of known, graded strength play through the real arena
+(:func:`arena.tournament.run_tournament`, worker processes, sandbox, store):
+``sample_bots/c/greedy --greedy P`` answers greedily with probability P and
+at random otherwise, for P = 1, 0.75, 0.5, 0.25, 0 (their true order; in 100
+games per pair each beats the next down 60-75% of the time).  For each seed:
+
+- the **continuous** league (``format: continuous``, ``confidence``) plays
+  until every adjacent pair of its standings is ordered at that confidence;
+  its figure is the games it played, and whether its order is the true one;
+- the **round robin** (2 players, both seat orders per board, 20 games a round)
+  is played ``--step`` rounds at a time; after each round the standings of
+  the games so far (the same batch TrueSkill fit) are checked, and its figure
+  is the games of the first round after which every adjacent pair is ordered
+  at the same confidence, and whether that order is the true one.
+
+Both stop on the same test, so the figure compares how fast each gets there.
+Reported: per seed, then the median and range of each and the ratio of the
+medians.  Run from the repository root (builds sample_bots/c first):
+
+    python bench/bench_continuous.py [--seeds 5] [--confidence 0.95] [-j 2] [--max-rounds 150]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+from arena.config import RatingConfig, load_config
+from arena.continuous import adjacent_pairs, ranking
+from arena.stats.game_table import GameTable
+from arena.stats.trueskill_fit import fit
+from arena.store import ResultStore
+from arena.tournament import run_tournament
+
+ROOT = Path(__file__).resolve().parent.parent
+GRADES = {"p100": "1", "p075": "0.75", "p050": "0.5", "p025": "0.25", "p000": "0"}
+TRUE_ORDER = list(GRADES)  # strongest first
+GAMES_PER_ROUND = 20  # 10 pairs, both seat orders
+
+
+def tournament_yaml(folder: Path, seed: int, jobs: int, league: str) -> Path:
+    bots = "".join(
+        f"  - {{name: {name}, command: [sample_bots/c/greedy, --greedy, '{p}']}}\n"
+        for name, p in GRADES.items()
+    )
+    text = (
+        f"name: bench\nseed: {seed}\nplayers: 2\n{league}\ncwd: {ROOT}\nconcurrency: {jobs}\n"
+        f"time_control: {{move: 2s, startup: 10s}}\nend_grace: 200ms\noutput: {folder / 'out'}\n"
+        f"bots:\n{bots}"
+    )
+    path = folder / "t.yaml"
+    path.write_text(text)
+    return path
+
+
+def quiet(_text: str) -> None:
+    pass
+
+
+def ordered_at(games: list[list[tuple[str, int]]], confidence: float) -> tuple[bool, list[str]]:
+    """Whether every adjacent pair of these games' standings is ordered at ``confidence``; the order."""
+    table = GameTable(TRUE_ORDER)
+    for seats in games:
+        table.add(seats)
+    ratings = fit(table, TRUE_ORDER, RatingConfig()).ratings
+    order = ranking(ratings, TRUE_ORDER)
+    return all(p.p >= confidence for p in adjacent_pairs(ratings, order)), order
+
+
+def continuous(seed: int, confidence: float, jobs: int, budget: int) -> tuple[int, bool, str]:
+    with tempfile.TemporaryDirectory() as tmp:
+        league = f"format: continuous\nconfidence: {confidence}\nmax_games: {budget}"
+        state = run_tournament(load_config(tournament_yaml(Path(tmp), seed, jobs, league)), echo=quiet)
+        assert state.standings is not None and not state.failures
+        order = [r.bot for r in state.standings.rows]
+        return state.done, order == TRUE_ORDER, state.stopped or "?"
+
+
+def round_robin(seed: int, confidence: float, jobs: int, step: int, max_rounds: int) -> tuple[int, bool]:
+    """The games of the first round after which the standings are ordered (0: not by max_rounds)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        checked = 0
+        for rounds in range(step, max_rounds + 1, step):
+            path = tournament_yaml(Path(tmp), seed, jobs, f"rounds: {rounds}")
+            run_tournament(load_config(path), echo=quiet)
+            with ResultStore.open(Path(tmp) / "out") as store:
+                round_of = {g.index: g.round for g in store.schedule()}
+                by_round: dict[int, list[list[tuple[str, int]]]] = {}
+                for index, _board, seats in store.fit_games():
+                    by_round.setdefault(round_of[index], []).append(list(seats))
+            for r in range(checked + 1, rounds + 1):
+                games = [g for k in range(1, r + 1) for g in by_round[k]]
+                ok, order = ordered_at(games, confidence)
+                if ok:
+                    return len(games), order == TRUE_ORDER
+            checked = rounds
+    return 0, False
+
+
+def spread(values: list[int]) -> str:
+    return f"median {statistics.median(values):g} (min {min(values)}, max {max(values)})"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", type=int, default=5)
+    parser.add_argument("--confidence", type=float, default=0.95)
+    parser.add_argument("-j", "--jobs", type=int, default=2)
+    parser.add_argument("--step", type=int, default=2, help="round robin rounds played between checks")
+    parser.add_argument("--max-rounds", type=int, default=150)
+    args = parser.parse_args()
+    subprocess.run(["make", "-s", "-C", str(ROOT / "sample_bots" / "c")], check=True)
+    budget = args.max_rounds * GAMES_PER_ROUND
+    print(
+        f"5 graded bots (greedy with probability {', '.join(GRADES.values())}), 2 players, "
+        f"confidence {args.confidence}, -j {args.jobs}"
+    )
+    cont, rr = [], []
+    began = time.monotonic()
+    for seed in range(1, args.seeds + 1):
+        c_games, c_true, why = continuous(seed, args.confidence, args.jobs, budget)
+        r_games, r_true = round_robin(seed, args.confidence, args.jobs, args.step, args.max_rounds)
+        cont.append(c_games)
+        rr.append(r_games or budget)
+        print(
+            f"seed {seed}: continuous {c_games} games (true order: {'yes' if c_true else 'NO'}; {why}); "
+            f"round robin {r_games // GAMES_PER_ROUND if r_games else f'>{args.max_rounds}'} rounds = "
+            f"{r_games or budget} games (true order: {'yes' if r_true else 'NO'})"
+        )
+    print(f"continuous:  {spread(cont)} games")
+    print(f"round robin: {spread(rr)} games")
+    print(
+        f"ratio of medians (round robin / continuous): {statistics.median(rr) / statistics.median(cont):.2f}; "
+        f"per seed {', '.join(f'{r / c:.2f}' for c, r in zip(cont, rr, strict=True))}"
+    )
+    print(f"({time.monotonic() - began:.0f} s)")
+
+
+if __name__ == "__main__":
+    main()

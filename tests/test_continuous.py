@@ -1,0 +1,339 @@
+"""The continuous league: what it chooses, when it stops, and that a resumed one goes on alike.
+
+The chooser and the stopping rules are tested without processes: games are
+"played" by a stand-in that ranks the seats by a known strength plus noise
+drawn from the game's id and seed.  A few end-to-end runs use fast C bots.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import random
+import sys
+from collections import Counter
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+import pytest
+import trueskill
+from click.testing import CliRunner
+
+from arena.cli import main
+from arena.config import ContinuousConfig, RatingConfig, TournamentConfig, load_config
+from arena.continuous import (
+    ContinuousLeague,
+    Pair,
+    StopReason,
+    adjacent_pairs,
+    choose_group,
+    play_out,
+    ranking,
+    refit_point,
+)
+from arena.errors import ConfigError
+from arena.schedule import ScheduledGame, derive_seed
+from arena.stats.game_table import Seats
+from arena.store import ResultStore
+
+from .process_helpers import interrupt_when_stored, start_run, wait_no_leftovers
+
+REPO = Path(__file__).resolve().parent.parent
+R = trueskill.Rating
+
+
+def strengths_play(strength: Mapping[str, float], noise: float = 1.0) -> Callable[[ScheduledGame], Seats]:
+    """A game's result: seats ranked by strength plus noise drawn from the game itself."""
+
+    def play(game: ScheduledGame) -> Seats:
+        rng = random.Random(f"{game.game_id}:{game.seed}")
+        perf = {b: strength[b] + rng.gauss(0, noise) for b in game.seats}
+        order = sorted(game.seats, key=lambda b: -perf[b])
+        return [(b, order.index(b) + 1) for b in game.seats]
+
+    return play
+
+
+def new_league(bots: list[str], seed: int = 1, players: int = 2, **settings: float) -> ContinuousLeague:
+    cfg = ContinuousConfig(**settings)  # type: ignore[arg-type]
+    mode = "balanced" if players == 4 else "all"
+    return ContinuousLeague(bots, players, seed, mode, cfg, RatingConfig())
+
+
+GRADED = {"a": 3.0, "b": 2.0, "c": 1.0, "d": 0.0}
+
+
+# -- the chooser ---------------------------------------------------------------------------
+
+
+def test_the_chooser_picks_the_least_certain_adjacent_pair() -> None:
+    ratings = {"a": R(30, 1), "b": R(20, 1), "c": R(19, 1), "d": R(10, 1), "e": R(9.5, 2)}
+    order = ranking(ratings, ratings)
+    assert order == ["a", "b", "c", "d", "e"]
+    pairs = adjacent_pairs(ratings, order)
+    assert [round(p.p, 2) for p in pairs] == [1.0, 0.76, 1.0, 0.59]
+    assert choose_group(order, pairs, 2, 0.95) == ("d", "e")
+    # A pair ordered at the asked confidence is never chosen; all ordered: nothing.
+    assert choose_group(order, pairs, 2, 0.5) is None
+    tight = [Pair("a", "b", 0.99), Pair("b", "c", 0.9), Pair("c", "d", 0.97), Pair("d", "e", 0.99)]
+    assert choose_group(order, tight, 2, 0.95) == ("b", "c")
+
+
+def test_with_more_players_the_window_with_most_doubt_is_chosen() -> None:
+    order = ["a", "b", "c", "d", "e"]
+    pairs = [Pair("a", "b", 0.99), Pair("b", "c", 0.7), Pair("c", "d", 0.99), Pair("d", "e", 0.6)]
+    # Windows of 3: abc 0.30, bcd 0.30, cde 0.40.
+    assert choose_group(order, pairs, 3, 0.95) == ("c", "d", "e")
+    assert choose_group(order, pairs, 4, 0.95) == ("b", "c", "d", "e")
+
+
+def test_a_meeting_played_often_gives_way_to_another_close_one() -> None:
+    order = ["a", "b", "c"]
+    pairs = [Pair("a", "b", 0.7), Pair("b", "c", 0.8)]
+    assert choose_group(order, pairs, 2, 0.95, {frozenset("ab"): 1, frozenset("bc"): 1}) == ("a", "b")
+    # Equals that no number of games orders do not take every game.
+    assert choose_group(order, pairs, 2, 0.95, {frozenset("ab"): 16, frozenset("bc"): 1}) == ("b", "c")
+
+
+def test_refits_come_at_fixed_counts_ever_further_apart() -> None:
+    points = sorted({refit_point(n) for n in range(3000)})
+    assert points[:4] == [0, 2, 4, 6]
+    steps = [b - a for a, b in itertools.pairwise(points)]
+    assert steps == sorted(steps) and steps[-1] >= 0.05 * points[-2]
+    assert all(refit_point(n) <= n for n in range(3000))
+
+
+# -- sets, ids and seeds -------------------------------------------------------------------
+
+
+def test_every_meeting_comes_first_in_seat_balanced_sets_with_their_own_ids_and_seeds() -> None:
+    league = new_league(["a", "b", "c", "d"], seed=7, min_meetings=2)
+    games = play_out(league, strengths_play(GRADED), limit=24)
+    sets: dict[int, list[ScheduledGame]] = {}
+    for g in games:
+        sets.setdefault(g.round, []).append(g)
+    assert sorted(sets) == list(range(1, 13))
+    meetings = Counter(frozenset(s[0].seats) for s in sets.values())
+    assert len(meetings) == 6 and set(meetings.values()) == {2}
+    for number, s in sets.items():
+        assert [g.game_id for g in s] == [f"c{number}-g001", f"c{number}-g002"]
+        assert s[0].seats == s[1].seats[::-1]  # both seat orders on one board
+        assert s[0].seed == s[1].seed == derive_seed(7, "c", number, *s[0].seats)
+    assert [g.index for g in games] == list(range(24))
+
+
+def test_four_player_sets_hold_each_bot_in_each_seat() -> None:
+    league = new_league(["a", "b", "c", "d", "e"], players=4)
+    games = play_out(league, strengths_play({**GRADED, "e": -1.0}), limit=8)
+    first = [g.seats for g in games if g.round == 1]
+    assert len(first) == 4
+    for bot in first[0]:
+        assert sorted(s.index(bot) for s in first) == [0, 1, 2, 3]
+
+
+# -- stopping ------------------------------------------------------------------------------
+
+
+def test_it_stops_when_every_adjacent_pair_is_ordered() -> None:
+    league = new_league(list(GRADED), confidence=0.9, max_games=2000)
+    games = play_out(league, strengths_play(GRADED, noise=0.7))
+    assert league.stop is not None and league.stop.reason is StopReason.CONFIDENT
+    assert len(games) < 2000
+    assert all(p.p >= 0.9 for p in league.pairs())  # on a fit of every game
+    assert [p.above for p in league.pairs()] == ["a", "b", "c"]
+    assert league.stop.describe() == f"every adjacent pair ordered at 90% after {len(games)} games"
+
+
+def test_it_stops_when_the_budget_is_spent_and_names_the_least_certain_pair() -> None:
+    league = new_league(["x", "y", "z"], max_games=31)
+    games = play_out(league, strengths_play({"x": 0.0, "y": 0.0, "z": 0.0}))
+    assert len(games) == 30  # whole sets only: the 31st game would start a set it cannot finish
+    stop = league.stop
+    assert stop is not None and stop.reason is StopReason.BUDGET and stop.least is not None
+    assert stop.describe() == (
+        f"budget of 31 games spent; uncertain: {stop.least.above} vs {stop.least.below} P={stop.least.p:.2f}"
+    )
+
+
+def test_the_same_seed_plays_the_same_games() -> None:
+    def run(seed: int) -> list[tuple[str, tuple[str, ...], int]]:
+        league = new_league(list(GRADED), seed=seed, max_games=60)
+        return [(g.game_id, g.seats, g.seed) for g in play_out(league, strengths_play(GRADED, 1.5))]
+
+    assert run(5) == run(5)
+    assert run(5) != run(6)
+
+
+@pytest.mark.parametrize("cut", [7, 36])  # within a set, and between sets
+def test_a_resumed_league_goes_on_as_if_never_interrupted(cut: int) -> None:
+    play = strengths_play(GRADED, 2.5)
+    whole = play_out(new_league(list(GRADED), max_games=200), play)
+    assert len(whole) > cut + 20
+    first = new_league(list(GRADED), max_games=200)
+    before = play_out(first, play, limit=cut)
+    # Within a set the rest of it was planned with it; between sets, the next set was chosen
+    # and stored, and not played.
+    planned = [whole[cut]] if cut % 2 else first.next_games(1)
+    schedule = [*before, *planned]
+    done = [(g.index, play(g)) for g in before]
+    # What a run reads back from its store: the schedule and the finished games.
+    resumed = ContinuousLeague(
+        list(GRADED), 2, 1, "all", ContinuousConfig(max_games=200), RatingConfig(), schedule, done
+    )
+    rest = play_out(resumed, play, planned=schedule[cut:])
+    assert before + rest == whole
+
+
+# -- the file ------------------------------------------------------------------------------
+
+BASE = f"""\
+name: t
+cwd: {REPO}
+bots:
+  - name: one
+    command: {sys.executable} sample_bots/random_bot.py
+  - name: two
+    command: {sys.executable} sample_bots/random_bot.py
+"""
+
+
+def load(tmp_path: Path, extra: str) -> TournamentConfig:
+    path = tmp_path / "t.yaml"
+    path.write_text(extra + BASE)
+    return load_config(path)
+
+
+def test_format_continuous_and_rounds_until_stable_are_one_league(tmp_path: Path) -> None:
+    a = load(tmp_path, "format: continuous\nconfidence: 0.9\nmax_games: 300\n")
+    b = load(tmp_path, "rounds: until_stable\nconfidence: 0.9\nmax_games: 300\n")
+    for cfg in (a, b):
+        assert cfg.format == "continuous"
+        assert cfg.continuous == ContinuousConfig(0.9, 300, 1)
+    assert load(tmp_path, "format: continuous\n").continuous == ContinuousConfig()
+
+
+def test_the_example_league_is_a_continuous_one() -> None:
+    cfg = load_config(REPO / "tournaments" / "continuous.yaml")
+    assert cfg.format == "continuous" and cfg.continuous == ContinuousConfig(0.95, 400, 1)
+    assert len(cfg.bots) >= 3 and not cfg.challengers
+
+
+@pytest.mark.parametrize(
+    "extra, wanted",
+    [
+        ("format: continuous\nrounds: 3\n", "t.yaml:2: 'rounds' does not apply to format: continuous"),
+        (
+            "format: gauntlet\nrounds: until_stable\nchallengers: [one]\n",
+            "'until_stable' is a continuous league",
+        ),
+        ("format: continuous\nchallengers: [one]\n", "'challengers' only applies to format: gauntlet"),
+        ("confidence: 0.9\n", "t.yaml:1: 'confidence' only applies to format: continuous"),
+        ("rounds: 2\nmax_games: 10\n", "'max_games' only applies to format: continuous"),
+        ("format: continuous\nconfidence: 95\n", "'confidence' must be a probability between 0.5 and 1"),
+        ("format: continuous\nmax_games: 0\n", "'max_games' must be from 1 to 10000000"),
+        ("format: continuous\nmax_games: lots\n", "'max_games' must be a whole number, got 'lots'"),
+        ("format: continuous\nmin_meetings: 0\n", "'min_meetings' must be from 1 to 1000"),
+        (
+            "format: continuous\nrating: {model: sequential}\n",
+            "'rating.model' must be 'batch' in a continuous",
+        ),
+        ("rounds: until_stabel\n", "'rounds' must be a whole number, got 'until_stabel'"),
+    ],
+)
+def test_config_mistakes_name_the_key(tmp_path: Path, extra: str, wanted: str) -> None:
+    with pytest.raises(ConfigError) as err:
+        load(tmp_path, extra)
+    assert wanted in str(err.value)
+
+
+# -- end to end ----------------------------------------------------------------------------
+
+
+def league_file(tmp_path: Path, marker: str, concurrency: int = 1, extra: str = "") -> Path:
+    """Three fast bots of plain order: greedy, random, and one that crashes at once."""
+    text = f"""\
+name: t
+seed: 3
+format: continuous
+max_games: 60
+cwd: {REPO}
+concurrency: {concurrency}
+time_control: {{move: 2s, startup: 10s}}
+end_grace: 200ms
+{extra}bots:
+  - name: greedy
+    command: [sample_bots/c/greedy, {marker}]
+  - name: random
+    command: [sample_bots/c/greedy, --random, {marker}]
+  - name: crash
+    command: [sh, -c, 'exit 3', {marker}]
+"""
+    path = tmp_path / "t.yaml"
+    path.write_text(text)
+    return path
+
+
+def stored_schedule(folder: Path) -> list[tuple[str, tuple[str, ...], int]]:
+    with ResultStore.open(folder) as store:
+        assert store.finished_ids() == {g.game_id for g in store.schedule()}  # all played
+        return [(g.game_id, g.seats, g.seed) for g in store.schedule()]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("concurrency", [1, 2])
+def test_a_continuous_run_stops_once_the_order_is_sure(tmp_path: Path, marker: str, concurrency: int) -> None:
+    path = league_file(tmp_path, marker, concurrency)
+    result = CliRunner().invoke(main, ["run", str(path)])
+    assert result.exit_code == 0, result.output
+    assert "continuous league: until every adjacent pair is ordered at 95%, at most 60 games" in result.output
+    games = len(stored_schedule(tmp_path / "results" / "t"))
+    assert 6 < games < 60
+    assert f"stopped: every adjacent pair ordered at 95% after {games} games" in result.output
+    standings = CliRunner().invoke(main, ["standings", str(tmp_path / "results" / "t"), "--format", "json"])
+    rows = json.loads(standings.output)["rows"]
+    assert [r["bot"] for r in rows] == ["greedy", "random", "crash"]
+    assert all(r["better_than_next"] >= 0.95 for r in rows[:-1])
+    # Run again: nothing more to play.
+    again = CliRunner().invoke(main, ["run", str(path)])
+    assert (
+        again.exit_code == 0 and f"stopped: every adjacent pair ordered at 95% after {games}" in again.output
+    )
+    assert len(stored_schedule(tmp_path / "results" / "t")) == games
+
+
+@pytest.mark.slow
+def test_ctrl_c_then_resume_plays_what_an_uninterrupted_league_plays(tmp_path: Path, marker: str) -> None:
+    ref = tmp_path / "ref"
+    ref.mkdir()
+    assert CliRunner().invoke(main, ["run", str(league_file(ref, marker)), "-q"]).exit_code == 0
+    path = league_file(tmp_path, marker)
+    store_file = tmp_path / "results" / "t" / "results.sqlite"
+    proc = start_run(path, tmp_path)
+    _out, err = interrupt_when_stored(proc, store_file, 7)
+    assert wait_no_leftovers(marker) == []
+    if proc.returncode == 0:  # it finished before the Ctrl-C arrived: nothing to resume
+        pytest.skip("the league ended before it could be interrupted")
+    assert proc.returncode == 130, err
+    with ResultStore.open(store_file) as store:
+        partial = store.count()
+    result = CliRunner().invoke(main, ["run", str(path)])
+    assert result.exit_code == 0, result.output
+    assert f"resuming: {partial} of 60 games already played" in result.output
+    assert stored_schedule(tmp_path / "results" / "t") == stored_schedule(ref / "results" / "t")
+
+
+@pytest.mark.slow
+def test_a_bot_added_to_a_continuous_league_gets_its_meetings(tmp_path: Path, marker: str) -> None:
+    path = league_file(tmp_path, marker)
+    assert CliRunner().invoke(main, ["run", str(path), "-q"]).exit_code == 0
+    before = stored_schedule(tmp_path / "results" / "t")
+    path.write_text(
+        path.read_text() + f"  - name: random2\n    command: [sample_bots/c/greedy, --random, {marker}-2]\n"
+    )
+    result = CliRunner().invoke(main, ["run", str(path)])
+    assert result.exit_code == 0, result.output
+    assert f"kept {len(before)}" in result.output
+    after = stored_schedule(tmp_path / "results" / "t")
+    assert after[: len(before)] == before
+    met = {frozenset(seats) for _id, seats, _seed in after[len(before) :]}
+    assert {frozenset({"random2", b}) for b in ("greedy", "random", "crash")} <= met
