@@ -403,10 +403,10 @@ def _play_tournament(
                 if state.done > REPORT_MAX_GAMES:
                     return
                 if force:
-                    report.finish(running=False)
+                    report.finish(running=False, games=state.done)
                 elif last_write - last_report >= max(
                     REPORT_EVERY_S, report.cost / REPORT_SHARE
-                ) and report.start(running=True):
+                ) and report.start(running=True, games=state.done):
                     last_report = last_write
 
         def on_result(game: ScheduledGame, record: GameRecord) -> None:

@@ -259,6 +259,17 @@ def test_a_run_writes_its_report_in_a_child_that_reads_the_store_beside_it(
     assert embedded(last)["running"] is False and len(embedded(last)["games"]) == 2  # type: ignore[arg-type]
 
 
+def test_a_small_report_is_made_at_once_without_a_child(record: GameRecord, tmp_path: Path) -> None:
+    from arena.report.background import BackgroundReport
+
+    folder = tmp_path / "results"
+    store_with(tmp_path, [record], 2).close()
+    with BackgroundReport(folder, ["greedy"], RatingConfig()) as bg:
+        assert bg.start(running=True, games=1)
+        assert bg._child is None and not bg.busy()  # written already, in this process
+        assert embedded((folder / "report.html").read_text())["running"] is True
+
+
 def test_a_report_that_cannot_be_written_stops_the_run_with_the_reason(
     record: GameRecord, tmp_path: Path
 ) -> None:

@@ -7,7 +7,8 @@ process's memory for the rest of the run.  A child opens the store read-only
 (WAL: the run keeps writing meanwhile), writes the page in one step and exits,
 taking its memory with it; the run only starts it and later looks whether it is
 done.  One page at a time: a refresh due while a page is still being made is
-skipped, and the last page of a run is waited for.
+skipped, and the last page of a run is waited for.  A page of a few hundred
+games is quicker to make than a child is to start, and is made in place.
 """
 
 from __future__ import annotations
@@ -28,6 +29,9 @@ from ..config import RatingConfig
 from ..errors import ArenaError
 from ..store import ResultStore, ResultsWriteError
 
+# Below this many games a page is made in the run's own process: it takes less time
+# (about 0.5 ms a game) than starting a child does (about 0.2 s), and little memory.
+CHILD_FROM_GAMES = 500
 ERROR_KEEP = 4000  # bytes of a failed child's message kept for the run's error
 
 
@@ -87,10 +91,16 @@ class BackgroundReport:
         proc.wait()
         self.cost = time.monotonic() - self._began
 
-    def start(self, running: bool = True) -> bool:
-        """Start making a page, unless one is still being made; whether it started."""
+    def start(self, running: bool = True, games: int = CHILD_FROM_GAMES) -> bool:
+        """Start making a page of ``games`` games, unless one is still being made; whether
+        it started.  A small page is made here and now: that is quicker than starting a child."""
         if self.busy():
             return False
+        if games < CHILD_FROM_GAMES:
+            self._began = time.monotonic()
+            write_page(self.folder, self.bots, self.rating, running)
+            self.cost = time.monotonic() - self._began
+            return True
         rating = json.dumps(dataclasses.asdict(self.rating))
         argv = [sys.executable, "-m", __name__, str(self.folder), json.dumps(self.bots), rating]
         # A file, not a pipe: nobody reads it until the child is done.  Closed in busy()/close().
@@ -116,10 +126,10 @@ class BackgroundReport:
             self._child[0].wait()
             self.busy()
 
-    def finish(self, running: bool = False) -> None:
+    def finish(self, running: bool = False, games: int = CHILD_FROM_GAMES) -> None:
         """Write the run's last page and wait for it (after the one being made, if any)."""
         self.wait()
-        self.start(running)
+        self.start(running, games)
         self.wait()
 
     def close(self) -> None:
