@@ -508,18 +508,13 @@ def _strength_pairs(opts: CheckOptions, cmd: Sequence[str], name: str, start: in
     plan = strength_plan(opts, cmd, name, start, count)
     records = run_plan(plan, opts)
     opponents_started(plan, records)
-    pairs: dict[int, list[float]] = {}
+    boards, pairs = sprt.BoardPairs(), []
     for g, r in zip(plan, records, strict=True):
         if r is not None:
-            pairs.setdefault(g.seed, []).append(game_scores(r)[g.seat])
-    return [sum(p) for p in pairs.values() if len(p) == 2]
-
-
-def _counts(pair_points: Sequence[float]) -> list[int]:
-    counts = [0] * 5
-    for p in pair_points:
-        counts[round(2 * p)] += 1
-    return counts
+            pair = boards.add(g.seed, game_scores(r)[g.seat])
+            if pair is not None:
+                pairs.append(pair)
+    return pairs
 
 
 def _elo_text(est: sprt.EloEstimate) -> str:
@@ -555,7 +550,7 @@ def _fixed_strength(opts: CheckOptions, report: CheckReport) -> CheckResult:
         name = f"against{i + 1}"
         pairs = _strength_pairs(opts, cmd, name, 0, opts.games)
         all_pairs += pairs
-        counts = _counts(pairs)
+        counts = sprt.pair_counts(pairs)
         games = 2 * len(pairs)
         per[shlex.join(cmd)] = {
             "games": games,
@@ -564,7 +559,7 @@ def _fixed_strength(opts: CheckOptions, report: CheckReport) -> CheckResult:
         }
     games = 2 * len(all_pairs)
     mean = sum(all_pairs) / games if games else 0.0
-    counts = _counts(all_pairs)
+    counts = sprt.pair_counts(all_pairs)
     low, high = sprt.points_interval(counts)
     report.strength = {
         "mode": "fixed",
@@ -605,7 +600,7 @@ def _sprt(opts: CheckOptions, report: CheckReport, echo: Callable[[str], None]) 
             break
         pairs += _strength_pairs(opts, sp.baseline, "baseline", played, count)
         played += count
-        counts = _counts(pairs)
+        counts = sprt.pair_counts(pairs)
         value = sprt.llr(counts, sp.elo0, sp.elo1)
         echo(
             f"  sprt: {2 * len(pairs)} games ({len(pairs)} board pairs {counts}), "
@@ -617,7 +612,7 @@ def _sprt(opts: CheckOptions, report: CheckReport, echo: Callable[[str], None]) 
         if value <= lower:
             verdict = "H0"
             break
-    counts = _counts(pairs)
+    counts = sprt.pair_counts(pairs)
     est = sprt.elo_estimate(counts)
     games = 2 * len(pairs)
     mean = sum(pairs) / games if games else 0.0

@@ -311,7 +311,7 @@ def _play_tournament(
         )
         if state.done:
             echo(f"resuming: {state.done} of {state.total} games already played")
-        table = LeagueTable.load(store, bots, config.rating, expected=(g.index for g in todo))
+        table = LeagueTable.load(store, bots, config.rating, expected=(g.index for g in todo), retired=state.retired)
         # The first refresh waits like the others: games handed out first arrive first.
         last_write = time.monotonic()
         last_report, report_cost = -REPORT_EVERY_S, 0.0

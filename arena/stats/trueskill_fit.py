@@ -18,7 +18,7 @@ identical games (the same bots in the same order of places, ties alike) start
 with the same messages and see the same cavities, so their messages stay equal
 at every sweep: each distinct game is iterated once and weighted by how many
 times it was played, which gives the same fit as iterating every copy.  With
-few bots most games repeat (5 bots in 4-player games have a few hundred
+few bots most games repeat (5,000 4-player games of 5 bots had 66
 distinct outcomes), so a sweep costs little whatever the league's size.
 """
 
@@ -34,14 +34,13 @@ import trueskill
 from numpy.typing import NDArray
 
 from ..config import RatingConfig
+from . import MAX_SWEEPS, TOLERANCE
 from .game_table import GameTable
 from .truncated import truncate
 
 Array = NDArray[np.float64]
 Seats = Sequence[tuple[str, int]]  # (bot, rank) per seat; rank 1 is first, equal ranks tie
 
-TOLERANCE = 1e-6  # the largest change of any mu or sigma at convergence (trueskillthroughtime's)
-MAX_SWEEPS = 500
 CHAIN_SWEEPS = 10  # passes along one game's chain of places (trueskillthroughtime's limit)
 
 
