@@ -136,7 +136,7 @@ class CheckOptions:
     opponents: tuple[tuple[str, ...], ...] = ()
     against: tuple[tuple[str, ...], ...] = ()
     games: int = 20
-    min_score: float = 0.5
+    min_points: float = 0.5
     sprt: SprtOptions | None = None
     conformance: bool = True
     fail_fast: bool = False
@@ -563,7 +563,8 @@ def _fixed_strength(opts: CheckOptions, report: CheckReport) -> CheckResult:
     low, high = sprt.points_interval(counts)
     report.strength = {
         "mode": "fixed",
-        "min_score": opts.min_score,
+        "min_points": opts.min_points,
+        "min_score": opts.min_points,  # its name in reports before 'points' was the one word
         "points": round(mean, 4),
         "interval95": [round(low, 4), round(high, 4)],
         "pairs": counts,
@@ -572,12 +573,12 @@ def _fixed_strength(opts: CheckOptions, report: CheckReport) -> CheckResult:
     # What this gate tests: the mean points of these games reach the threshold. It is a
     # point estimate; the interval says how far the same bots could land on other boards.
     # Mirrored pairs (deterministic self-play) are no evidence either way: they fail.
-    verdict = "pass" if games and mean >= opts.min_score and not sprt.mirrored(counts) else "fail"
-    noise = " (the threshold is inside the interval: within noise)" if low < opts.min_score < high else ""
+    verdict = "pass" if games and mean >= opts.min_points and not sprt.mirrored(counts) else "fail"
+    noise = " (the threshold is inside the interval: within noise)" if low < opts.min_points < high else ""
     listing = "; ".join(f"{k}: {v['points']:.3f} over {v['games']} games" for k, v in per.items())
     text = (
         f"points {mean:.3f} over {games} games, 95% interval {low:.3f}-{high:.3f} over "
-        f"{len(all_pairs)} board pairs (needs a mean of at least {opts.min_score:g}){noise}"
+        f"{len(all_pairs)} board pairs (needs a mean of at least {opts.min_points:g}){noise}"
         f" — {listing}{_mirror_warning(counts)}"
     )
     return CheckResult("strength", verdict, text, games)

@@ -194,7 +194,7 @@ def test_pairwise_counts_every_two_bots_of_a_four_player_game() -> None:
     assert sum(g for row in table.values() for _, g in row.values()) == 2 * 12
 
 
-def test_rating_history_ends_at_the_sequential_standings_score() -> None:
+def test_rating_history_ends_at_the_sequential_standings_rating() -> None:
     """The chart rates game after game: its end is the standings of ``model: sequential``."""
     games = [
         fake_game(f"g{i}", ["a", "b", "c"][i % 3 :] + ["a", "b", "c"][: i % 3], [1, 2, 3]) for i in range(7)

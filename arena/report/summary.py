@@ -31,7 +31,7 @@ class PlayerGroup:
     players: int
     standings: Standings
     pairwise: Pairwise
-    # bot -> [(games of this group rated so far, its score mu - 3 sigma after them)]
+    # bot -> [(games of this group rated so far, its rating mu - 3 sigma after them)]
     history: dict[str, list[tuple[int, float]]]
     fault_kinds: tuple[str, ...]  # the kinds of fault that happened, in FaultKind order
     seat_text: str
