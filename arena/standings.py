@@ -121,6 +121,11 @@ def legend(st: Standings) -> str:
         if st.players == 2
         else "W-D-L: against each opponent in each game, placed ahead, in the same place, behind. "
     )
+    retired = (
+        f" {RETIRED_MARK}: removed from the league or retired, it plays no new games; its games played still count."
+        if any(r.retired for r in st.rows)
+        else ""
+    )
     return (
         f"Ranked by {SORT_KEY}. rating: mu - 3 sigma of the bot's skill, {model}. "
         f"95% low/high: mu's 95% interval. P(better): the probability that the bot's skill is "
@@ -130,8 +135,7 @@ def legend(st: Standings) -> str:
         f"points: mean share of opponents finished above (a tie "
         f"counts half; 1 is a clean win, 0 last place). wins: outright first places; shared: "
         f"first places shared with another bot. hexes: pasture hexes held at the end. A forfeit "
-        f"ranks the bot below every other player of its game. {RETIRED_MARK}: removed from the "
-        f"league or retired, it plays no new games; its games played still count."
+        f"ranks the bot below every other player of its game.{retired}"
     )
 
 
