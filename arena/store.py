@@ -542,12 +542,17 @@ class ResultStore:
                 "FROM seats t JOIN summaries g USING (game_id) GROUP BY g.players, t.seat"
             ):
                 tally.seats[players, seat] = [n, half]
-            # Between every two bots of a game (any size): placed ahead, same place, behind.
+            # Between every two bots of a game (any size): placed ahead, same place, behind.  Each
+            # two seats once (the later seat's results are the same games read the other way).
             for me, other, ahead, tied, behind in q(
                 "SELECT a.bot, b.bot, sum(a.rank < b.rank), sum(a.rank = b.rank), sum(a.rank > b.rank) "
-                "FROM seats a JOIN seats b ON b.game_id = a.game_id AND b.bot != a.bot GROUP BY a.bot, b.bot"
+                "FROM seats a JOIN seats b ON b.game_id = a.game_id AND b.seat > a.seat AND b.bot != a.bot "
+                "GROUP BY a.bot, b.bot"
             ):
-                tally.cross[me][other] = [ahead, tied, behind, 0, 0, 0, 0, 0]
+                for x, y, sums in ((me, other, (ahead, tied, behind)), (other, me, (behind, tied, ahead))):
+                    cell = tally.cross[x].setdefault(y, [0] * 8)
+                    for i, n in enumerate(sums):
+                        cell[i] += n
             # 2-player board pairs: a board's two games between the same two bots.
             two = (
                 "FROM summaries g JOIN seats a ON a.game_id = g.game_id "
