@@ -41,6 +41,7 @@ from .truncated import truncate
 Array = NDArray[np.float64]
 Seats = Sequence[tuple[str, int]]  # (bot, rank) per seat; rank 1 is first, equal ranks tie
 
+MIN_DAMPING = 1 / 1024
 CHAIN_SWEEPS = 10  # passes along one game's chain of places (trueskillthroughtime's limit)
 
 
@@ -135,22 +136,38 @@ def draw_margin(cfg: RatingConfig) -> float:
     return NormalDist().inv_cdf((cfg.draw_probability + 1.0) / 2.0) * math.sqrt(2.0) * cfg.beta
 
 
-def _level_shift(mu: Array, post_pi: Array, prior_pi: float, prior_mu: float) -> float:
-    """The shift of every message that brings the league's mean mu to the prior's mean (0 if none can).
+def _components(groups: Sequence[_Group], n: int) -> NDArray[np.int64]:
+    """Each bot's connected component (bots linked by games), labelled by its lowest bot number."""
+    label = np.arange(n)
+    while True:
+        before = label.copy()
+        for g in groups:
+            low = label[g.idx].min(axis=1)
+            for column in g.idx.T:
+                np.minimum.at(label, column, low)
+        if np.array_equal(label, before):
+            return label
 
-    When every skill moves by the same amount, every message follows its cavity (a game
-    depends only on differences), so this is the league's overall level, held only by the
-    prior: sweeps move it by a small fraction each (137 sweeps for 5 bots in 5,000
-    4-player games).  At the fit's fixed point the mean mu is the prior's (every bot has
-    the same prior and no game says anything about the mean), so it is set there each
-    sweep; the fit still ends only when a sweep changes nothing, so this decides how fast
-    it converges, never where to.  Shifting messages by ``s`` moves each mu by
-    ``s (1 - prior_pi / post_pi)``.
+
+def _level_shift(mu: Array, post_pi: Array, prior_pi: float, prior_mu: float, comp: NDArray[np.int64]) -> Array:
+    """The shift of each bot's messages that brings the mean mu of its component to the prior's.
+
+    When every skill of a component (bots linked by games) moves by the same amount,
+    every message follows its cavity (a game depends only on differences), so this is
+    the component's overall level, held only by the prior: sweeps move it by a small
+    fraction each (137 sweeps for 5 bots in 5,000 4-player games).  At the fit's fixed
+    point each component's mean mu is the prior's (every bot has the same prior and no
+    game says anything about the mean), so it is set there each sweep; the fit still ends
+    only when a sweep changes nothing, so this decides how fast it converges, never
+    where to.  Shifting messages by ``s`` moves each mu by ``s (1 - prior_pi / post_pi)``.
     """
-    moved = float(np.mean(1.0 - prior_pi / post_pi))
-    if moved < 1e-12:
-        return 0.0
-    return (prior_mu - float(np.mean(mu))) / moved
+    size = np.bincount(comp, minlength=len(mu)).astype(np.float64)
+    size[size == 0] = 1.0
+    moved = np.bincount(comp, 1.0 - prior_pi / post_pi, minlength=len(mu)) / size
+    gap = prior_mu - np.bincount(comp, mu, minlength=len(mu)) / size
+    shift = np.where(moved > 1e-12, gap / np.where(moved > 1e-12, moved, 1.0), 0.0)
+    out: Array = shift[comp]
+    return out
 
 
 def fit(
@@ -183,26 +200,41 @@ def fit(
     post_pi, post_tau = np.full(n, prior_pi), np.full(n, prior_tau)
     mu, sigma = post_tau / post_pi, 1.0 / np.sqrt(post_pi)
     sweeps, converged = 0, not groups
+    comp = _components(groups, n)
+    # Parallel EP can overshoot and swing (two bots and many games between them swing
+    # further each sweep): messages then move only part of the way, ``damping``, halved
+    # whenever a sweep moves more than the one before, or swings back by more than half
+    # as much.  The fixed point is the same; only the way there changes.
+    damping, last_step, last_move = 1.0, math.inf, np.zeros(n)
     while not converged and sweeps < limit:
         sweeps += 1
-        shift = _level_shift(mu, post_pi, prior_pi, cfg.mu)
-        if shift:
+        shift = _level_shift(mu, post_pi, prior_pi, cfg.mu, comp)
+        if np.any(shift):
             for g in groups:
-                g.msg_tau = g.msg_tau + g.msg_pi * shift
+                g.msg_tau = g.msg_tau + g.msg_pi * shift[g.idx]
             post_tau = post_tau + (post_pi - prior_pi) * shift
             # The sweep's change is measured from here: a fixed point of the sweep itself.
             mu = post_tau / post_pi
         for g in groups:
             cav_pi = post_pi[g.idx] - g.msg_pi
             cav_tau = post_tau[g.idx] - g.msg_tau
-            g.msg_pi, g.msg_tau = _game_messages(cav_tau / cav_pi, 1.0 / cav_pi, g.tie, beta2, margin)
+            new_pi, new_tau = _game_messages(cav_tau / cav_pi, 1.0 / cav_pi, g.tie, beta2, margin)
+            g.msg_pi = g.msg_pi + damping * (new_pi - g.msg_pi)
+            g.msg_tau = g.msg_tau + damping * (new_tau - g.msg_tau)
         post_pi, post_tau = np.full(n, prior_pi), np.full(n, prior_tau)
         for g in groups:
             post_pi += np.bincount(g.idx.ravel(), (g.msg_pi * g.count).ravel(), minlength=n)
             post_tau += np.bincount(g.idx.ravel(), (g.msg_tau * g.count).ravel(), minlength=n)
         new_mu, new_sigma = post_tau / post_pi, 1.0 / np.sqrt(post_pi)
-        step = max(float(np.max(np.abs(new_mu - mu))), float(np.max(np.abs(new_sigma - sigma))))
+        move = new_mu - mu
+        step = max(float(np.max(np.abs(move))), float(np.max(np.abs(new_sigma - sigma))))
         mu, sigma = new_mu, new_sigma
         converged = step < TOLERANCE
+        swing = float(np.dot(move, last_move)) < 0
+        if step > last_step or (swing and step > 0.5 * last_step):
+            damping = max(damping / 2, MIN_DAMPING)
+        elif not swing and step < 0.5 * last_step:
+            damping = min(damping * 2, 1.0)
+        last_step, last_move = step, move
     ratings = {name: trueskill.Rating(float(mu[i]), float(sigma[i])) for i, name in enumerate(names)}
     return FitResult(ratings, sweeps, converged)
