@@ -508,7 +508,8 @@ def _strength_pairs(opts: CheckOptions, cmd: Sequence[str], name: str, start: in
     plan = strength_plan(opts, cmd, name, start, count)
     records = run_plan(plan, opts)
     opponents_started(plan, records)
-    boards, pairs = sprt.BoardPairs(), []
+    boards: sprt.BoardPairs[int] = sprt.BoardPairs()
+    pairs = []
     for g, r in zip(plan, records, strict=True):
         if r is not None:
             pair = boards.add(g.seed, game_scores(r)[g.seat])

@@ -23,6 +23,7 @@ import random
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
+from typing import Generic, TypeVar
 
 PAIR_SCORES = (0.0, 0.25, 0.5, 0.75, 1.0)  # a pair's points / 2, per count
 GAME_SCORES = (0.0, 0.5, 1.0)  # loss, draw, win
@@ -51,7 +52,10 @@ def pentanomial(scores: Sequence[float]) -> list[int]:
     return pair_counts(scores[i] + scores[i + 1] for i in range(0, len(scores) - 1, 2))
 
 
-class BoardPairs:
+K = TypeVar("K", bound=Hashable)
+
+
+class BoardPairs(Generic[K]):
     """Games put into board pairs as they arrive, in any order: the two games with one key
     (a board and the two bots on it, seats swapped) make a pair.
 
@@ -60,9 +64,9 @@ class BoardPairs:
     """
 
     def __init__(self) -> None:
-        self.waiting: dict[Hashable, float] = {}
+        self.waiting: dict[K, float] = {}
 
-    def add(self, key: Hashable, points: float) -> float | None:
+    def add(self, key: K, points: float) -> float | None:
         """One side's points in a game; the pair's points (0 to 2) when it completes one, else None."""
         first = self.waiting.pop(key, None)
         if first is None:

@@ -44,12 +44,12 @@ def _counts_text(counts: tuple[int, ...] | None) -> str:
     return "" if counts is None else " ".join(map(str, counts))
 
 
+RETIRED_MARK = "(retired)"  # beside a bot that gets no new games (see the legend)
+PTNML = "Ptnml(0-2)"  # fastchess's and fishtest's name for the pentanomial counts
+
+
 def _bot_text(row: Row, escape: Escape) -> str:
     return escape(row.bot) + (f" {RETIRED_MARK}" if row.retired else "")
-
-
-RETIRED_MARK = "(retired)"
-PTNML = "Ptnml(0-2)"  # fastchess's and fishtest's name for the pentanomial counts
 
 
 def table_rows(st: Standings, escape: Escape = printable, split: bool = False) -> tuple[list[str], list[list[Any]]]:

@@ -200,7 +200,6 @@ class Standings:
             ],
         }
 
-
     def model_json(self) -> dict[str, Any]:
         """How the ratings were made: the model, and whether its fit converged."""
         out: dict[str, Any] = {"name": self.rating.model}
@@ -248,7 +247,7 @@ class Tally:
         self.cross: defaultdict[str, dict[str, list[int]]] = defaultdict(dict)
         # 2-player games waiting for the other game of their board pair: (board, bot, bot) -> half
         # points of the first bot (by name) in the game that came.
-        self.boards = BoardPairs()
+        self.boards: BoardPairs[tuple[int, str, str]] = BoardPairs()
         self.first: tuple[int, int] | None = None  # (index, players) of the first game in the schedule
 
     def add(self, game: GameSummary) -> None:
@@ -277,7 +276,10 @@ class Tally:
                 cell[0 if me.rank < other.rank else 1 if me.rank == other.rank else 2] += 1
         if game.players == 2 and game.names[0] != game.names[1]:
             (a, b), (ha, hb) = game.names, halves
-            self.board_game(game.seed, a, b, ha) if a < b else self.board_game(game.seed, b, a, hb)
+            if a < b:
+                self.board_game(game.seed, a, b, ha)
+            else:
+                self.board_game(game.seed, b, a, hb)
 
     def board_game(self, board: int, a: str, b: str, half: int) -> None:
         """A 2-player game on ``board`` in which ``a`` (before ``b`` by name) scored ``half`` half points."""
@@ -300,7 +302,7 @@ class Tally:
             "faults": {n: dict(c) for n, c in self.faults.items()},
             "seats": [[p, s, *v] for (p, s), v in self.seats.items()],
             "cross": self.cross,
-            "waiting": [[*key, half] for key, half in self.boards.waiting.items()],  # type: ignore[misc]
+            "waiting": [[*key, half] for key, half in self.boards.waiting.items()],
         }
 
     @classmethod
