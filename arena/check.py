@@ -136,7 +136,7 @@ class CheckOptions:
     opponents: tuple[tuple[str, ...], ...] = ()
     against: tuple[tuple[str, ...], ...] = ()
     games: int = 20
-    min_score: float = 0.5
+    min_points: float = 0.5
     sprt: SprtOptions | None = None
     conformance: bool = True
     fail_fast: bool = False
@@ -512,18 +512,14 @@ def _strength_pairs(opts: CheckOptions, cmd: Sequence[str], name: str, start: in
     plan = strength_plan(opts, cmd, name, start, count)
     records = run_plan(plan, opts)
     opponents_started(plan, records)
-    pairs: dict[int, list[float]] = {}
+    boards: sprt.BoardPairs[int] = sprt.BoardPairs()
+    pairs = []
     for g, r in zip(plan, records, strict=True):
         if r is not None:
-            pairs.setdefault(g.seed, []).append(game_scores(r)[g.seat])
-    return [sum(p) for p in pairs.values() if len(p) == 2]
-
-
-def _counts(pair_points: Sequence[float]) -> list[int]:
-    counts = [0] * 5
-    for p in pair_points:
-        counts[round(2 * p)] += 1
-    return counts
+            pair = boards.add(g.seed, game_scores(r)[g.seat])
+            if pair is not None:
+                pairs.append(pair)
+    return pairs
 
 
 def _elo_text(est: sprt.EloEstimate) -> str:
@@ -559,7 +555,7 @@ def _fixed_strength(opts: CheckOptions, report: CheckReport) -> CheckResult:
         name = f"against{i + 1}"
         pairs = _strength_pairs(opts, cmd, name, 0, opts.games)
         all_pairs += pairs
-        counts = _counts(pairs)
+        counts = sprt.pair_counts(pairs)
         games = 2 * len(pairs)
         per[shlex.join(cmd)] = {
             "games": games,
@@ -568,11 +564,12 @@ def _fixed_strength(opts: CheckOptions, report: CheckReport) -> CheckResult:
         }
     games = 2 * len(all_pairs)
     mean = sum(all_pairs) / games if games else 0.0
-    counts = _counts(all_pairs)
+    counts = sprt.pair_counts(all_pairs)
     low, high = sprt.points_interval(counts)
     report.strength = {
         "mode": "fixed",
-        "min_score": opts.min_score,
+        "min_points": opts.min_points,
+        "min_score": opts.min_points,  # its name in reports before 'points' was the one word
         "points": round(mean, 4),
         "interval95": [round(low, 4), round(high, 4)],
         "pairs": counts,
@@ -581,12 +578,12 @@ def _fixed_strength(opts: CheckOptions, report: CheckReport) -> CheckResult:
     # What this gate tests: the mean points of these games reach the threshold. It is a
     # point estimate; the interval says how far the same bots could land on other boards.
     # Mirrored pairs (deterministic self-play) are no evidence either way: they fail.
-    verdict = "pass" if games and mean >= opts.min_score and not sprt.mirrored(counts) else "fail"
-    noise = " (the threshold is inside the interval: within noise)" if low < opts.min_score < high else ""
+    verdict = "pass" if games and mean >= opts.min_points and not sprt.mirrored(counts) else "fail"
+    noise = " (the threshold is inside the interval: within noise)" if low < opts.min_points < high else ""
     listing = "; ".join(f"{k}: {v['points']:.3f} over {v['games']} games" for k, v in per.items())
     text = (
         f"points {mean:.3f} over {games} games, 95% interval {low:.3f}-{high:.3f} over "
-        f"{len(all_pairs)} board pairs (needs a mean of at least {opts.min_score:g}){noise}"
+        f"{len(all_pairs)} board pairs (needs a mean of at least {opts.min_points:g}){noise}"
         f" — {listing}{_mirror_warning(counts)}"
     )
     return CheckResult("strength", verdict, text, games)
@@ -609,7 +606,7 @@ def _sprt(opts: CheckOptions, report: CheckReport, echo: Callable[[str], None]) 
             break
         pairs += _strength_pairs(opts, sp.baseline, "baseline", played, count)
         played += count
-        counts = _counts(pairs)
+        counts = sprt.pair_counts(pairs)
         value = sprt.llr(counts, sp.elo0, sp.elo1)
         echo(
             f"  sprt: {2 * len(pairs)} games ({len(pairs)} board pairs {counts}), "
@@ -621,7 +618,7 @@ def _sprt(opts: CheckOptions, report: CheckReport, echo: Callable[[str], None]) 
         if value <= lower:
             verdict = "H0"
             break
-    counts = _counts(pairs)
+    counts = sprt.pair_counts(pairs)
     est = sprt.elo_estimate(counts)
     games = 2 * len(pairs)
     mean = sum(pairs) / games if games else 0.0

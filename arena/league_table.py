@@ -32,8 +32,10 @@ class LeagueTable:
         expected: Iterable[int] = (),
         tally: Tally | None = None,
         ledger: Ledger | None = None,
+        retired: Sequence[str] = (),
     ) -> None:
         self.bots = list(bots)
+        self.retired = list(retired)  # bots marked retired in the standings
         self.tally = tally or Tally()
         self.ledger = ledger or make_ledger(bots, rating, expected)
 
@@ -44,6 +46,7 @@ class LeagueTable:
         bots: Sequence[str],
         rating: RatingConfig | None = None,
         expected: Iterable[int] = (),
+        retired: Sequence[str] = (),
     ) -> LeagueTable:
         """The table of every game in ``store``, ready for the ``expected`` ones to be added."""
         rating = rating or RatingConfig()
@@ -76,7 +79,7 @@ class LeagueTable:
             ledger = make_ledger(bots, rating, expected, start)
             for index, seats in store.rating_games(start.through if start else 0):
                 ledger.add(index, seats)
-        return cls(bots, tally=tally or store.tally(), ledger=ledger)
+        return cls(bots, tally=tally or store.tally(), ledger=ledger, retired=retired)
 
     def save(self, store: ResultStore) -> None:
         """Keep where the standings got to in ``store`` (which holds every game added)."""
@@ -93,13 +96,12 @@ class LeagueTable:
     def standings(self, exact: bool = True) -> Standings:
         """The standings; not ``exact``: the batch fit may be one of a few fewer games (cheaper)."""
         ratings = self.ledger.ratings(exact)
-        if isinstance(self.ledger, BatchLedger):
-            return self.tally.standings(self.bots, ratings, self.ledger.cfg, self.ledger.elo(), self.ledger.seats())
-        return self.tally.standings(self.bots, ratings, self.ledger.cfg)
+        fitted = self.ledger.checkpoint() if isinstance(self.ledger, BatchLedger) else None
+        return self.tally.standings(self.bots, ratings, self.ledger.cfg, fitted, self.retired)
 
 
 def stored_standings(
-    store: ResultStore, bots: Sequence[str], rating: RatingConfig | None = None
+    store: ResultStore, bots: Sequence[str], rating: RatingConfig | None = None, retired: Sequence[str] = ()
 ) -> Standings:
-    """The standings of every game in ``store`` (no record is read)."""
-    return LeagueTable.load(store, bots, rating).standings()
+    """The standings of every game in ``store`` (no record is read); ``retired`` bots marked."""
+    return LeagueTable.load(store, bots, rating, retired=retired).standings()

@@ -74,6 +74,9 @@ class RatingCheckpoint:
     elo: dict[str, tuple[float, float, float]] | None = None
     # And each seat's 95% interval of mean points over boards: players -> (boards, intervals).
     seats: dict[int, tuple[int, list[tuple[float, float]]]] | None = None
+    # The batch fit's sweeps, and whether it converged (False: stopped at its sweep limit).
+    sweeps: int | None = None
+    converged: bool | None = None
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {
@@ -86,6 +89,8 @@ class RatingCheckpoint:
             d["elo"] = {n: list(v) for n, v in self.elo.items()}
         if self.seats is not None:
             d["seats"] = {str(k): [b, [list(i) for i in v]] for k, (b, v) in self.seats.items()}
+        if self.converged is not None:
+            d["fit"] = {"sweeps": self.sweeps, "converged": self.converged}
         return d
 
     @classmethod
@@ -103,7 +108,11 @@ class RatingCheckpoint:
                 seats = {
                     int(k): (int(b), [(float(lo), float(hi)) for lo, hi in v]) for k, (b, v) in d["seats"].items()
                 }
-            return cls(int(d["through"]), int(d["games"]), config, ratings, elo, seats)
+            sweeps, converged = None, None
+            if config.model == "batch":
+                # A fit saved before its convergence was kept cannot say it: fitted again.
+                sweeps, converged = int(d["fit"]["sweeps"]), bool(d["fit"]["converged"])
+            return cls(int(d["through"]), int(d["games"]), config, ratings, elo, seats, sweeps, converged)
         except (KeyError, TypeError, ValueError, AttributeError):
             return None
 
@@ -249,18 +258,12 @@ class BatchLedger:
                 if math.isfinite(e.low)
             }
             seats = seat_intervals(self._games)
-            self._fit = fit = RatingCheckpoint(self._through, count, self.cfg, ratings, elo, seats)
+            self._fit = fit = RatingCheckpoint(
+                self._through, count, self.cfg, ratings, elo, seats, result.sweeps, result.converged
+            )
             self._fitted_at = time.monotonic()
             self._fit_cost = self._fitted_at - began
         return _from_checkpoint(fit, self.bots)
-
-    def seats(self) -> dict[int, tuple[int, list[tuple[float, float]]]]:
-        """Each seat's interval over boards, per number of players, of the last fit."""
-        return dict(self._fit.seats or {}) if self._fit is not None else {}
-
-    def elo(self) -> dict[str, tuple[float, float, float]]:
-        """The Elo figures of the last fit (call :meth:`ratings` first)."""
-        return dict(self._fit.elo or {}) if self._fit is not None else {}
 
     def checkpoint(self) -> RatingCheckpoint:
         """The last fit (its ``games`` say how many games it covers)."""

@@ -20,9 +20,10 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Sequence
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
+from typing import Generic, TypeVar
 
 PAIR_SCORES = (0.0, 0.25, 0.5, 0.75, 1.0)  # a pair's points / 2, per count
 GAME_SCORES = (0.0, 0.5, 1.0)  # loss, draw, win
@@ -38,12 +39,40 @@ def score_to_elo(score: float) -> float:
     return -400 * math.log10(1 / score - 1)
 
 
+def pair_counts(pair_points: Iterable[float]) -> list[int]:
+    """The pentanomial: counts of board pairs scoring 0, 0.5, 1, 1.5 and 2 points."""
+    counts = [0] * 5
+    for p in pair_points:
+        counts[round(2 * p)] += 1
+    return counts
+
+
 def pentanomial(scores: Sequence[float]) -> list[int]:
     """Counts of pairs scoring 0, 0.5, 1, 1.5 and 2 points; ``scores`` are per game, pairs consecutive."""
-    counts = [0] * 5
-    for i in range(0, len(scores) - 1, 2):
-        counts[round(2 * (scores[i] + scores[i + 1]))] += 1
-    return counts
+    return pair_counts(scores[i] + scores[i + 1] for i in range(0, len(scores) - 1, 2))
+
+
+K = TypeVar("K", bound=Hashable)
+
+
+class BoardPairs(Generic[K]):
+    """Games put into board pairs as they arrive, in any order: the two games with one key
+    (a board and the two bots on it, seats swapped) make a pair.
+
+    Only the games still waiting for their partner are kept (``waiting``: key -> one
+    side's points in the first game), so a league of any size costs the games in flight.
+    """
+
+    def __init__(self) -> None:
+        self.waiting: dict[K, float] = {}
+
+    def add(self, key: K, points: float) -> float | None:
+        """One side's points in a game; the pair's points (0 to 2) when it completes one, else None."""
+        first = self.waiting.pop(key, None)
+        if first is None:
+            self.waiting[key] = points
+            return None
+        return first + points
 
 
 def _best_with_mean(counts: Sequence[float], values: Sequence[float], s: float) -> list[float]:

@@ -16,10 +16,12 @@ from typing import Any
 from tabulate import tabulate
 
 from .results_folder import write_atomic
+from .stats import TOLERANCE
 from .store import store_path, write_error
 
 # The computation lives in arena.tally; these names stay importable from here.
 from .tally import CLEAR, SORT_KEY
+from .tally import Pairwise as Pairwise
 from .tally import Row as Row
 from .tally import Standings as Standings
 from .tally import compute_standings as compute_standings
@@ -38,8 +40,25 @@ def _fault_text(row: Row, escape: Escape) -> str:
     return ", ".join(f"{escape(k)} {v}" for k, v in row.faults_by_kind.items()) or "-"
 
 
-def table_rows(st: Standings, escape: Escape = printable) -> tuple[list[str], list[list[Any]]]:
-    """The standings table, its text cells escaped with ``escape`` (see :data:`LEGEND`)."""
+def _counts_text(counts: tuple[int, ...] | None) -> str:
+    return "" if counts is None else " ".join(map(str, counts))
+
+
+RETIRED_MARK = "(retired)"  # beside a bot that gets no new games (see the legend)
+PTNML = "Ptnml(0-2)"  # fastchess's and fishtest's name for the pentanomial counts
+
+
+def _bot_text(row: Row, escape: Escape) -> str:
+    return escape(row.bot) + (f" {RETIRED_MARK}" if row.retired else "")
+
+
+def table_rows(st: Standings, escape: Escape = printable, split: bool = False) -> tuple[list[str], list[list[Any]]]:
+    """The standings table, its text cells escaped with ``escape`` (see :func:`legend`).
+
+    ``split``: one column per count (W, D, L and each pentanomial count) and a retired
+    column, for tools (CSV), instead of one text cell each and a mark beside the name.
+    """
+    pairs = st.players == 2
     headers = [
         "rank",
         "bot",
@@ -50,33 +69,41 @@ def table_rows(st: Standings, escape: Escape = printable) -> tuple[list[str], li
         "P(better)",
         "Elo (95%)",
         "games",
+        *(["W", "D", "L"] if split else ["W-D-L"]),
+        *(([f"ptnml {p}" for p in ("0", "0.5", "1", "1.5", "2")] if split else [PTNML]) if pairs else []),
         "points",
         "wins",
         "shared",
         "avg place",
         "avg hexes",
         "faults",
+        *(["retired"] if split else []),
     ]
-    body = [
-        [
-            f"{r.rank}?" if r.close else str(r.rank),
-            escape(r.bot),
-            f"{r.rating:.2f}",
-            f"{r.mu:.2f}",
-            f"{r.mu_low:.2f}",
-            f"{r.mu_high:.2f}",
-            "" if r.better_than_next is None else f"{r.better_than_next:.2f}",
-            "" if r.elo is None else f"{r.elo[0]:+.0f} ({r.elo[1]:+.0f}..{r.elo[2]:+.0f})",
-            r.games,
-            f"{r.points:.3f}",
-            r.wins,
-            r.shared_firsts,
-            f"{r.avg_place:.2f}",
-            f"{r.avg_hexes:.1f}",
-            _fault_text(r, escape),
-        ]
-        for r in st.rows
-    ]
+    body = []
+    for r in st.rows:
+        penta = r.pentanomial or (0,) * 5
+        body.append(
+            [
+                f"{r.rank}?" if r.close else str(r.rank),
+                escape(r.bot) if split else _bot_text(r, escape),
+                f"{r.rating:.2f}",
+                f"{r.mu:.2f}",
+                f"{r.mu_low:.2f}",
+                f"{r.mu_high:.2f}",
+                "" if r.better_than_next is None else f"{r.better_than_next:.2f}",
+                "" if r.elo is None else f"{r.elo[0]:+.0f} ({r.elo[1]:+.0f}..{r.elo[2]:+.0f})",
+                r.games,
+                *(list(r.wdl) if split else ["-".join(map(str, r.wdl))]),
+                *((list(penta) if split else [_counts_text(r.pentanomial)]) if pairs else []),
+                f"{r.points:.3f}",
+                r.wins,
+                r.shared_firsts,
+                f"{r.avg_place:.2f}",
+                f"{r.avg_hexes:.1f}",
+                _fault_text(r, escape),
+                *([str(r.retired).lower()] if split else []),
+            ]
+        )
     return headers, body
 
 
@@ -87,15 +114,39 @@ def legend(st: Standings) -> str:
         if st.rating.model == "batch"
         else "TrueSkill rated game after game in schedule order (model: sequential)"
     )
+    wdl = (
+        "W-D-L: games won, drawn (a shared place is a draw), lost. "
+        f"{PTNML}: board pairs (the two games of one board, seats swapped) in which the bot scored "
+        "0, 0.5, 1, 1.5 and 2 points. "
+        if st.players == 2
+        else "W-D-L: against each opponent in each game, placed ahead, in the same place, behind. "
+    )
+    retired = (
+        f" {RETIRED_MARK}: removed from the league or retired, it plays no new games; its games played still count."
+        if any(r.retired for r in st.rows)
+        else ""
+    )
     return (
         f"Ranked by {SORT_KEY}. rating: mu - 3 sigma of the bot's skill, {model}. "
         f"95% low/high: mu's 95% interval. P(better): the probability that the bot's skill is "
         f"above the next one's down; a rank marked ? is within noise of the next "
         f"(P(better) below {CLEAR:.2f}). Elo: the same games as pairwise results, on the Elo "
-        f"scale (mean 0), with a 95% interval from resampling boards (batch model only). points: mean share of opponents finished above (a tie "
+        f"scale (mean 0), with a 95% interval from resampling boards (batch model only). {wdl}"
+        f"points: mean share of opponents finished above (a tie "
         f"counts half; 1 is a clean win, 0 last place). wins: outright first places; shared: "
-        f"first places shared with another bot. A forfeit ranks the bot below every other "
-        f"player of its game."
+        f"first places shared with another bot. hexes: pasture hexes held at the end. A forfeit "
+        f"ranks the bot below every other player of its game.{retired}"
+    )
+
+
+def fit_warning(st: Standings) -> str | None:
+    """A line saying the rating fit did not converge, if it did not."""
+    if st.fit_converged is not False:
+        return None
+    return (
+        f"WARNING: the rating fit stopped at its limit of {st.fit_sweeps} sweeps without converging "
+        f"(some mu or sigma still moved by more than {TOLERANCE:g} a sweep): the ratings and ranks "
+        "are approximate."
     )
 
 
@@ -129,19 +180,44 @@ def isolation_line(st: Standings, escape: Escape = printable) -> str:
     return text
 
 
-def crosstable_rows(st: Standings, escape: Escape = printable) -> tuple[list[str], list[list[str]]]:
+def crosstable_rows(
+    st: Standings, escape: Escape = printable, cell: Callable[[Pairwise], str] = lambda c: "-".join(map(str, c.wdl))
+) -> tuple[list[str], list[list[str]]]:
+    """Bot against bot: ``cell`` of the row's bot's results against the column's ("-": never met)."""
     bots = [r.bot for r in st.rows]
     body = []
     for b in bots:
         line = [escape(b)]
         for o in bots:
-            if o == b:
-                line.append("")
-            else:
-                p, g = st.crosstable.get(b, {}).get(o, (0.0, 0))
-                line.append(f"{p:g}/{g}" if g else "-")
+            found = st.crosstable.get(b, {}).get(o)
+            line.append("" if o == b else cell(found) if found is not None and found.games else "-")
         body.append(line)
     return ["", *map(escape, bots)], body
+
+
+def crosstables(st: Standings, escape: Escape = printable) -> list[tuple[str, list[str], list[list[str]]]]:
+    """The crosstables to show, each with its title: W-D-L, and for 2 players the board pairs."""
+    if not any(st.crosstable.values()):
+        return []
+    tables = [
+        (
+            "crosstable: W-D-L of the row's bot against the column's "
+            + (
+                "(games won, drawn, lost)"
+                if st.players == 2
+                else "(games it placed ahead of it, in the same place, behind)"
+            ),
+            *crosstable_rows(st, escape),
+        )
+    ]
+    if st.players == 2:
+        tables.append(
+            (
+                f"board pairs, {PTNML}: the row's bot's pairs against the column's scoring 0, 0.5, 1, 1.5, 2",
+                *crosstable_rows(st, escape, lambda c: _counts_text(c.pentanomial)),
+            )
+        )
+    return tables
 
 
 def render(st: Standings, fmt: str) -> str:
@@ -149,7 +225,7 @@ def render(st: Standings, fmt: str) -> str:
     if fmt == "json":
         return json.dumps(st.to_json(), indent=1)
     escape = ESCAPES[fmt]
-    headers, body = table_rows(st, escape)
+    headers, body = table_rows(st, escape, split=fmt == "csv")
     if fmt == "csv":
         out = io.StringIO()
         w = csv.writer(out, lineterminator="\n")
@@ -158,22 +234,20 @@ def render(st: Standings, fmt: str) -> str:
         return out.getvalue().rstrip("\n")
     # 'unsafehtml': the cells are escaped here already, as every other format's are.
     tablefmt = {"plain": "simple", "github": "github", "html": "unsafehtml"}[fmt]
-    parts = [tabulate(body, headers=headers, tablefmt=tablefmt, disable_numparse=True)]
+    parts = []
+    warning = fit_warning(st)
+    if warning is not None:
+        parts.append(f"<p><strong>{html(warning)}</strong></p>" if fmt == "html" else warning)
+    parts.append(tabulate(body, headers=headers, tablefmt=tablefmt, disable_numparse=True))
     if fmt != "html":
         text = legend(st)
         parts.append(textwrap.fill(text, 100) if fmt == "plain" else text)
         parts.append(seat_line(st))
         if st.games:
             parts.append(isolation_line(st, escape))
-    if st.players == 2 and st.crosstable:
-        ch, cb = crosstable_rows(st, escape)
-        if fmt == "html":
-            parts.append(tabulate(cb, headers=ch, tablefmt=tablefmt, disable_numparse=True))
-        else:
-            parts.append(
-                "crosstable (points of the row's bot against the column's / games):\n"
-                + tabulate(cb, headers=ch, tablefmt=tablefmt, disable_numparse=True)
-            )
+    for title, ch, cb in crosstables(st, escape):
+        table = tabulate(cb, headers=ch, tablefmt=tablefmt, disable_numparse=True)
+        parts.append(f"<p>{html(title)}</p>\n{table}" if fmt == "html" else f"{title}:\n{table}")
     return "\n\n".join(parts)
 
 

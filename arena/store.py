@@ -554,12 +554,37 @@ class ResultStore:
                 "FROM seats t JOIN summaries g USING (game_id) GROUP BY g.players, t.seat"
             ):
                 tally.seats[players, seat] = [n, half]
-            for me, other, half, n in q(
-                "SELECT a.bot, b.bot, sum(a.half_points), count(*) FROM summaries g "
-                "JOIN seats a ON a.game_id = g.game_id JOIN seats b ON b.game_id = g.game_id AND b.seat != a.seat "
-                "WHERE g.players = 2 GROUP BY a.bot, b.bot"
+            # Between every two bots of a game (any size): placed ahead, same place, behind.  Each
+            # two seats once (the later seat's results are the same games read the other way).
+            for me, other, ahead, tied, behind in q(
+                "SELECT a.bot, b.bot, sum(a.rank < b.rank), sum(a.rank = b.rank), sum(a.rank > b.rank) "
+                "FROM seats a JOIN seats b ON b.game_id = a.game_id AND b.seat > a.seat AND b.bot != a.bot "
+                "GROUP BY a.bot, b.bot"
             ):
-                tally.cross[me][other] = [half, n]
+                for x, y, sums in ((me, other, (ahead, tied, behind)), (other, me, (behind, tied, ahead))):
+                    cell = tally.cross[x].setdefault(y, [0] * 8)
+                    for i, n in enumerate(sums):
+                        cell[i] += n
+            # 2-player board pairs: a board's two games between the same two bots.
+            two = (
+                "FROM summaries g JOIN seats a ON a.game_id = g.game_id "
+                "JOIN seats b ON b.game_id = g.game_id AND b.seat != a.seat WHERE g.players = 2 AND a.bot < b.bot"
+            )
+            odd = []
+            for board, a, b, n, half in q(
+                f"SELECT g.seed, a.bot, b.bot, count(*), sum(a.half_points) {two} GROUP BY g.seed, a.bot, b.bot"
+            ):
+                if n == 2:
+                    tally.board_pair(a, b, half)
+                else:
+                    odd.append((board, a, b))
+            # A game waiting for its pair (or, off any schedule, a third one): paired in schedule order.
+            for board, a, b in odd:
+                for (half,) in q(
+                    f"SELECT a.half_points {two} AND g.seed = ? AND a.bot = ? AND b.bot = ? ORDER BY g.idx, g.game_id",
+                    (board, a, b),
+                ):
+                    tally.board_game(board, a, b, half)
             first = q(
                 f"SELECT {_ORDER} AS o, g.players FROM summaries g LEFT JOIN schedule s USING (game_id) "
                 "ORDER BY o LIMIT 1"

@@ -5,9 +5,16 @@ counting half: (beaten + tied / 2) / (players - 1).  They are 1 for a clean win
 and 0 for last place, whatever the number of players.  A *win* is an outright
 first place; a first place shared with another bot is counted apart.
 
+Between two bots, each game they shared counts once: the one placed ahead, or a
+tie (W-D-L; for 2 players wins, draws, losses, a shared place being a draw).  In
+2-player games the two games of one board (seats swapped) are a *board pair*,
+scored 0, 0.5, 1, 1.5 or 2 points: their counts are the pentanomial of
+fastchess and fishtest, the unit of evidence when a board favours a seat.
+
 A :class:`Tally` holds sums per bot (and per pair of bots), never the games, so
-its size and the cost of adding a game do not grow with the league; every sum
-is an integer, so the order games are added in changes nothing.  The ratings
+its size and the cost of adding a game do not grow with the league (besides the
+board pairs still waiting for their second game); every sum is an integer, so the
+order games are added in changes nothing.  The ratings
 come from :mod:`arena.rating` (the batch fit ignores order; the sequential model
 must see games in schedule order).
 """
@@ -18,7 +25,7 @@ import dataclasses
 import itertools
 import math
 from collections import Counter, defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from statistics import NormalDist
 from typing import Any
@@ -26,11 +33,15 @@ from typing import Any
 import trueskill
 
 from .config import RatingConfig
-from .rating import BatchLedger, conservative, make_ledger
+from .rating import BatchLedger, RatingCheckpoint, conservative, make_ledger
 from .record import GameRecord
+from .sprt import BoardPairs
+from .stats import MAX_SWEEPS, TOLERANCE
 from .summary import GameSummary
 
-TALLY_VERSION = 2  # of Tally.to_dict (2: shared first places counted apart)
+# Of Tally.to_dict (2: shared first places counted apart; 3: W-D-L of every pair of bots
+# in games of any size, and board pairs).  An older one is added up again from the store.
+TALLY_VERSION = 3
 
 
 def game_scores(rec: GameRecord) -> list[float]:
@@ -46,7 +57,42 @@ def game_scores(rec: GameRecord) -> list[float]:
 CLEAR = 0.95
 Z95 = NormalDist().inv_cdf(0.975)  # half-width of a 95% interval, in sigmas
 SORT_KEY = "rating (mu - 3 sigma), then mu, then name"
-FORMAT_VERSION = 2  # of standings.json: an object with rows, crosstable, seats and the model
+# Of standings.json: 2 an object with rows, crosstable, seats and the model's settings; 3 adds
+# W-D-L and pentanomial counts (rows and crosstable, which now covers 3-4 players too), the
+# fit's convergence (model) and retired bots.  Every field of 2 keeps its name and meaning.
+FORMAT_VERSION = 3
+
+
+@dataclass(frozen=True)
+class Pairwise:
+    """One bot's results against another over the games they shared (a crosstable cell)."""
+
+    ahead: int  # games it placed ahead of the other (2 players: wins)
+    tied: int  # games they shared a place (2 players: draws)
+    behind: int
+    # 2 players: board pairs (the two games of one board) in which it scored 0, 0.5, 1, 1.5, 2.
+    pentanomial: tuple[int, ...] | None = None
+
+    @property
+    def games(self) -> int:
+        return self.ahead + self.tied + self.behind
+
+    @property
+    def wdl(self) -> tuple[int, int, int]:
+        return self.ahead, self.tied, self.behind
+
+    @property
+    def points(self) -> float:
+        """1 for each game it placed ahead, 1/2 for each tie."""
+        return self.ahead + self.tied / 2
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "games": self.games,
+            "points": self.points,
+            "wdl": list(self.wdl),
+            "pentanomial": None if self.pentanomial is None else list(self.pentanomial),
+        }
 
 
 @dataclass
@@ -70,6 +116,10 @@ class Row:
     shared_firsts: int = 0  # first places shared with another bot (not wins)
     better_than_next: float | None = None  # P(skill above the next row's), from the fit; None: last
     elo: tuple[float, float, float] | None = None  # Elo, 95% low, 95% high (batch model, bots that played)
+    # Against each opponent in each game: placed ahead, same place, behind (2 players: W-D-L).
+    wdl: tuple[int, int, int] = (0, 0, 0)
+    pentanomial: tuple[int, ...] | None = None  # 2 players: its board pairs scoring 0 ... 2 points
+    retired: bool = False  # removed from the league or retired: no new games, its games count
 
     @property
     def mu_low(self) -> float:
@@ -92,11 +142,13 @@ class Standings:
     games: int
     players: int
     seat_scores: list[float]  # mean points of each seat
-    crosstable: dict[str, dict[str, tuple[float, int]]]  # bot -> opponent -> (points, games), 2 players
+    crosstable: dict[str, dict[str, Pairwise]]  # bot -> opponent -> its results against it
     rating: RatingConfig = field(default_factory=RatingConfig)
     seat_games: list[int] = field(default_factory=list)  # games counted in each seat's mean
     seat_boards: int = 0  # boards the seat intervals are over (0: none computed)
     seat_intervals: list[tuple[float, float]] = field(default_factory=list)  # 95%, over boards
+    fit_sweeps: int | None = None  # the batch fit's sweeps (None: no fit, the sequential model)
+    fit_converged: bool | None = None  # False: it stopped at its sweep limit, the ratings are approximate
 
     def to_json_rows(self) -> list[dict[str, Any]]:
         return [
@@ -110,6 +162,8 @@ class Standings:
                 "better_than_next": None if r.better_than_next is None else round(r.better_than_next, 4),
                 "close": r.close,
                 "elo": None if r.elo is None else [round(x, 1) for x in r.elo],
+                "wdl": list(r.wdl),
+                "pentanomial": None if r.pentanomial is None else list(r.pentanomial),
                 "avg_place": round(r.avg_place, 3),
                 "points": round(r.points, 3),
                 "avg_hexes": round(r.avg_hexes, 2),
@@ -126,11 +180,12 @@ class Standings:
             "players": self.players,
             "sort": SORT_KEY,
             "rating": asdict(self.rating),
+            "model": self.model_json(),
             "within_noise_below": CLEAR,
             "rows": self.to_json_rows(),
             # Sorted: the games' arrival order (which differs between runs) must not show.
             "crosstable": {
-                me: {other: {"points": p, "games": g} for other, (p, g) in sorted(row.items())}
+                me: {other: cell.to_json() for other, cell in sorted(row.items())}
                 for me, row in sorted(self.crosstable.items())
             },
             "seats": [
@@ -144,6 +199,18 @@ class Standings:
                 for i, (s, g) in enumerate(zip(self.seat_scores, self.seat_games, strict=False))
             ],
         }
+
+    def model_json(self) -> dict[str, Any]:
+        """How the ratings were made: the model, and whether its fit converged."""
+        out: dict[str, Any] = {"name": self.rating.model}
+        if self.rating.model == "batch":
+            out |= {
+                "converged": self.fit_converged,
+                "sweeps": self.fit_sweeps,
+                "max_sweeps": MAX_SWEEPS,
+                "tolerance": TOLERANCE,
+            }
+        return out
 
 
 def better_than(a: trueskill.Rating, b: trueskill.Rating) -> float:
@@ -176,8 +243,11 @@ class Tally:
         self.faults: defaultdict[str, Counter[str]] = defaultdict(Counter)
         # (players, seat) -> [games, half points]
         self.seats: defaultdict[tuple[int, int], list[int]] = defaultdict(lambda: [0, 0])
-        # bot -> opponent -> [half points, games], in 2-player games
+        # bot -> opponent -> [ahead, tied, behind, board pairs scoring 0, 0.5, 1, 1.5, 2 points]
         self.cross: defaultdict[str, dict[str, list[int]]] = defaultdict(dict)
+        # 2-player games waiting for the other game of their board pair: (board, bot, bot) -> half
+        # points of the first bot (by name) in the game that came.
+        self.boards: BoardPairs[tuple[int, str, str]] = BoardPairs()
         self.first: tuple[int, int] | None = None  # (index, players) of the first game in the schedule
 
     def add(self, game: GameSummary) -> None:
@@ -200,12 +270,27 @@ class Tally:
             at_seat = self.seats[game.players, seat]
             at_seat[0] += 1
             at_seat[1] += half
-        if game.players == 2:
+        for me, other in itertools.permutations(game.seats, 2):
+            if me.name != other.name:  # a bot against itself: no result between two bots
+                cell = self.cross[me.name].setdefault(other.name, [0] * 8)
+                cell[0 if me.rank < other.rank else 1 if me.rank == other.rank else 2] += 1
+        if game.players == 2 and game.names[0] != game.names[1]:
             (a, b), (ha, hb) = game.names, halves
-            for me, other, half in ((a, b, ha), (b, a, hb)):
-                pair = self.cross[me].setdefault(other, [0, 0])
-                pair[0] += half
-                pair[1] += 1
+            if a < b:
+                self.board_game(game.seed, a, b, ha)
+            else:
+                self.board_game(game.seed, b, a, hb)
+
+    def board_game(self, board: int, a: str, b: str, half: int) -> None:
+        """A 2-player game on ``board`` in which ``a`` (before ``b`` by name) scored ``half`` half points."""
+        pair = self.boards.add((board, a, b), half)
+        if pair is not None:
+            self.board_pair(a, b, int(pair))
+
+    def board_pair(self, a: str, b: str, half: int) -> None:
+        """A board pair in which ``a`` scored ``half`` half points (0 to 4: the index of its count)."""
+        self.cross[a][b][3 + half] += 1
+        self.cross[b][a][7 - half] += 1
 
     def to_dict(self) -> dict[str, Any]:
         """The sums as JSON data (a few per bot and pair of bots, whatever the league's size)."""
@@ -217,6 +302,7 @@ class Tally:
             "faults": {n: dict(c) for n, c in self.faults.items()},
             "seats": [[p, s, *v] for (p, s), v in self.seats.items()],
             "cross": self.cross,
+            "waiting": [[*key, half] for key, half in self.boards.waiting.items()],
         }
 
     @classmethod
@@ -235,7 +321,11 @@ class Tally:
             for p, s, games, half in d["seats"]:
                 tally.seats[int(p), int(s)] = [int(games), int(half)]
             for me, row in d["cross"].items():
-                tally.cross[me] = {str(o): [int(half), int(g)] for o, (half, g) in row.items()}
+                tally.cross[me] = {str(o): [int(x) for x in cell] for o, cell in row.items()}
+                if any(len(cell) != 8 for cell in tally.cross[me].values()):
+                    return None
+            for board, a, b, half in d["waiting"]:
+                tally.boards.waiting[int(board), str(a), str(b)] = int(half)
         except (KeyError, TypeError, ValueError, AttributeError):
             return None
         return tally
@@ -245,10 +335,22 @@ class Tally:
         bots: Sequence[str],
         ratings: Mapping[str, trueskill.Rating],
         rating: RatingConfig | None = None,
-        elo: Mapping[str, tuple[float, float, float]] | None = None,
-        seats: Mapping[int, tuple[int, list[tuple[float, float]]]] | None = None,
+        fitted: RatingCheckpoint | None = None,
+        retired: Collection[str] = (),
     ) -> Standings:
-        """The rows for ``bots`` (every entrant) and whoever else played, with these ratings (of ``rating``)."""
+        """The rows for ``bots`` (every entrant) and whoever else played, with these ratings (of ``rating``).
+
+        ``fitted`` is the batch fit they come from (its Elo, seat intervals and convergence);
+        ``retired`` bots are marked as such.
+        """
+        players = self.first[1] if self.first else 2
+        cross = {
+            me: {
+                other: Pairwise(c[0], c[1], c[2], tuple(c[3:]) if players == 2 else None)
+                for other, c in sorted(row.items())
+            }
+            for me, row in sorted(self.cross.items())
+        }
         names = list(dict.fromkeys([*bots, *ratings]))
         per_bot: defaultdict[str, BotTotals] = defaultdict(BotTotals)
         score_sum: defaultdict[str, float] = defaultdict(float)
@@ -268,6 +370,7 @@ class Tally:
             b = per_bot[n]
             g = b.games
             faults = self.faults.get(n, Counter())
+            cells = list(cross.get(n, {}).values())
             rows.append(
                 Row(
                     rank=0,
@@ -285,7 +388,12 @@ class Tally:
                     unsandboxed=b.unsandboxed,
                     network=b.network,
                     shared_firsts=b.shared_firsts,
-                    elo=(elo or {}).get(n),
+                    elo=(fitted.elo or {}).get(n) if fitted else None,
+                    wdl=(sum(c.ahead for c in cells), sum(c.tied for c in cells), sum(c.behind for c in cells)),
+                    pentanomial=tuple(sum((c.pentanomial or (0,) * 5)[i] for c in cells) for i in range(5))
+                    if players == 2
+                    else None,
+                    retired=n in retired,
                 )
             )
         rows.sort(key=lambda r: (-r.rating, -r.mu, r.bot))
@@ -293,18 +401,24 @@ class Tally:
             row.rank = i
         for row, below in itertools.pairwise(rows):
             row.better_than_next = better_than(ratings[row.bot], ratings[below.bot])
-        players = self.first[1] if self.first else 2
         seat_scores, seat_games = [], []
         for seat in range(players):
             g, half = self.seats.get((players, seat), (0, 0))
             seat_scores.append(half / (2 * (players - 1)) / g if g else 0.0)
             seat_games.append(g)
-        cross = {
-            me: {other: (half / 2, g) for other, (half, g) in row.items()} for me, row in self.cross.items()
-        }
-        boards, intervals = (seats or {}).get(players, (0, []))
+        boards, intervals = ((fitted.seats if fitted else None) or {}).get(players, (0, []))
         return Standings(
-            rows, self.count, players, seat_scores, cross, rating or RatingConfig(), seat_games, boards, intervals
+            rows,
+            self.count,
+            players,
+            seat_scores,
+            cross,
+            rating or RatingConfig(),
+            seat_games,
+            boards,
+            intervals,
+            fitted.sweeps if fitted else None,
+            fitted.converged if fitted else None,
         )
 
 
@@ -319,6 +433,4 @@ def compute_standings(
         tally.add(game)
         ledger.add(i, [(s.name, s.rank) for s in game.seats], game.seed)
     ratings = ledger.ratings()
-    if isinstance(ledger, BatchLedger):
-        return tally.standings(bots, ratings, rating, ledger.elo(), ledger.seats())
-    return tally.standings(bots, ratings, rating)
+    return tally.standings(bots, ratings, rating, ledger.checkpoint() if isinstance(ledger, BatchLedger) else None)

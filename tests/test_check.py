@@ -205,7 +205,7 @@ def test_too_few_conformance_games_is_refused_before_any_game() -> None:
 
 def test_strength_gate_passes_for_mcts_against_random_and_fails_the_other_way() -> None:
     mcts, rnd = f"{PY} sample_bots/mcts_bot.py", f"{PY} sample_bots/random_bot.py"
-    common = ["--skip-conformance", "--games", "6", "--min-score", "0.6", "--move-time", "250ms"]
+    common = ["--skip-conformance", "--games", "6", "--min-points", "0.6", "--move-time", "250ms"]
     code, out = check(mcts, "--against", rnd, *common)
     assert code == 0 and statuses(out) == {"strength": "PASS"}, out
     code, out = check(rnd, "--against", mcts, *common)

@@ -152,6 +152,64 @@ def test_a_fit_is_fast_enough_for_a_league() -> None:
     assert result.converged and result.sweeps < 150
 
 
+def test_a_four_player_league_of_few_bots_converges_in_few_sweeps() -> None:
+    """Its overall level used to creep towards the prior's for 137 sweeps (5,000 games, 5 bots)."""
+    bots = [f"b{i}" for i in range(5)]
+    result = fit(league(405, 4, 2000), bots)
+    assert result.converged and result.sweeps < 60
+    # Where it ends is the fixed point: one more sweep from there moves nothing.
+    assert fit(league(405, 4, 2000), bots, max_sweeps=result.sweeps + 20).ratings == result.ratings
+
+
+def test_repeated_games_weigh_as_many_games_as_trueskill_through_time_counts() -> None:
+    """Identical games are iterated once and counted as many: the oracle iterates every copy."""
+    distinct = league(12, 4, 4)
+    played = [g for g in distinct for _ in range(10)] + league(13, 4, 3)
+    cfg = RatingConfig()
+    got = fit(played, [f"b{i}" for i in range(5)], cfg)
+    for bot, (mu, sigma) in oracle(played, cfg).items():
+        assert got.ratings[bot].mu == pytest.approx(mu, abs=0.05), bot
+        assert got.ratings[bot].sigma == pytest.approx(sigma, abs=0.05), bot
+
+
+@pytest.mark.parametrize(("games", "share"), [(10, 0.9), (60, 0.9), (60, 0.6), (20, 1.0)])
+def test_two_bots_with_many_games_between_them_converge_to_the_oracle(games: int, share: float) -> None:
+    """Parallel updates of many games between two bots used to swing further each sweep
+    (a league of two bots ended at mu -8.6 for the one that won 9 games in 10, instead of 29.3)."""
+    rng = random.Random(1)
+    played = [[("a", 1), ("b", 2)] if rng.random() < share else [("a", 2), ("b", 1)] for _ in range(games)]
+    cfg = RatingConfig()
+    got = fit(played, ["a", "b"], cfg)
+    assert got.converged
+    for bot, (mu, sigma) in oracle(played, cfg).items():
+        assert got.ratings[bot].mu == pytest.approx(mu, abs=0.05), bot
+        assert got.ratings[bot].sigma == pytest.approx(sigma, abs=0.05), bot
+
+
+def test_leagues_that_never_meet_each_keep_their_own_level() -> None:
+    """Bots in separate groups (no game links them): each group's level is fitted apart."""
+    rng = random.Random(1)
+    played = []
+    for _ in range(60):
+        played.append([("a", 1), ("b", 2)] if rng.random() < 0.9 else [("a", 2), ("b", 1)])
+        played.append([("c", 1), ("d", 2)] if rng.random() < 0.6 else [("c", 2), ("d", 1)])
+        played.append([("e", 1), ("f", 2), ("g", 3)] if rng.random() < 0.8 else [("e", 2), ("f", 1), ("g", 1)])
+    cfg = RatingConfig()
+    got = fit(played, [*"abcdefg", "idle"], cfg)
+    assert got.converged and got.ratings["idle"].mu == cfg.mu
+    for bot, (mu, sigma) in oracle(played, cfg).items():
+        assert got.ratings[bot].mu == pytest.approx(mu, abs=0.05), bot
+        assert got.ratings[bot].sigma == pytest.approx(sigma, abs=0.05), bot
+
+
+def test_a_fit_stopped_at_its_sweep_limit_says_it_did_not_converge() -> None:
+    played = league(405, 4, 500)
+    bots = [f"b{i}" for i in range(5)]
+    stopped = fit(played, bots, max_sweeps=2)
+    assert (stopped.sweeps, stopped.converged) == (2, False)
+    assert fit(played, bots).converged
+
+
 def test_a_checkpoint_from_before_the_batch_fit_is_a_sequential_one() -> None:
     cp = RatingCheckpoint(3, 3, RatingConfig(model="sequential"), {"a": (0.1, 2.5)})
     old = cp.to_dict()

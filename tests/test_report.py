@@ -20,7 +20,7 @@ from arena.cli.play_cmds import step_action
 from arena.config import RatingConfig
 from arena.record import Fault, FaultKind, GameRecord, SeatRecord
 from arena.report import replay_page, report_page, tournament_report
-from arena.report.summary import build_report_data, pairwise, rating_history
+from arena.report.summary import build_report_data, rating_history
 from arena.rules import Params, Standing
 from arena.schedule import ScheduledGame
 from arena.standings import compute_standings
@@ -184,14 +184,17 @@ def test_pairwise_counts_every_two_bots_of_a_four_player_game() -> None:
         fake_game("g1", ["a", "b", "c", "d"], [1, 2, 2, 4]),
         fake_game("g2", ["b", "a", "d", "c"], [1, 3, 2, 4], fault=3),
     ]
-    table = pairwise(games)
+    table = {
+        me: {o: (c.points, c.games) for o, c in row.items()}
+        for me, row in compute_standings(games, ["a", "b", "c", "d"]).crosstable.items()
+    }
     assert table["a"]["b"] == (1.0, 2)  # above it once, below it once
     assert table["b"]["c"] == (1.5, 2)  # tied once, above once
     assert table["d"]["a"] == (1.0, 2) and table["a"]["d"] == (1.0, 2)
     assert sum(g for row in table.values() for _, g in row.values()) == 2 * 12
 
 
-def test_rating_history_ends_at_the_sequential_standings_score() -> None:
+def test_rating_history_ends_at_the_sequential_standings_rating() -> None:
     """The chart rates game after game: its end is the standings of ``model: sequential``."""
     games = [
         fake_game(f"g{i}", ["a", "b", "c"][i % 3 :] + ["a", "b", "c"][: i % 3], [1, 2, 3]) for i in range(7)

@@ -4,21 +4,25 @@ from __future__ import annotations
 
 import json
 import math
+import random
 
 import pytest
 import trueskill
 
 from arena.config import RatingConfig
-from arena.standings import render
+from arena.record import GameRecord, SeatRecord
+from arena.rules import Params, Standing
+from arena.standings import compute_standings, render
+from arena.stats import MAX_SWEEPS, TOLERANCE
 from arena.summary import GameSummary, SeatSummary
 from arena.tally import CLEAR, FORMAT_VERSION, Tally
 
 
-def game(index: int, *seats: tuple[str, int]) -> GameSummary:
+def game(index: int, *seats: tuple[str, int], board: int | None = None) -> GameSummary:
     return GameSummary(
         f"g{index}",
         index,
-        index,
+        index if board is None else board,
         len(seats),
         10,
         1.0,
@@ -76,7 +80,15 @@ def test_standings_json_has_a_format_version_and_what_is_needed_to_read_it() -> 
     data = json.loads(render(st, "json"))
     assert data["format"] == FORMAT_VERSION and data["games"] == 2
     assert data["rating"]["beta"] == 3.0 and data["rating"]["model"] == "batch"
-    assert data["crosstable"]["a"]["b"] == {"points": 1.5, "games": 2}
+    # Format 2's fields keep their meaning; 3 adds W-D-L and the board pairs (none here: two boards).
+    assert data["crosstable"]["a"]["b"] == {"points": 1.5, "games": 2, "wdl": [1, 1, 0], "pentanomial": [0] * 5}
+    assert data["model"] == {
+        "name": "batch",
+        "converged": None,
+        "sweeps": None,
+        "max_sweeps": MAX_SWEEPS,
+        "tolerance": TOLERANCE,
+    }
     assert [{k: s[k] for k in ("seat", "points", "games")} for s in data["seats"]] == [
         {"seat": "a", "points": 0.75, "games": 2},
         {"seat": "b", "points": 0.25, "games": 2},
@@ -92,3 +104,125 @@ def test_a_tally_saved_before_shared_firsts_were_counted_is_added_up_again() -> 
     assert Tally.from_dict(saved) is not None
     del saved["version"]
     assert Tally.from_dict(saved) is None
+
+
+def fake_record(index: int, seats: list[tuple[str, int]]) -> GameRecord:
+    """A record with just what the standings read: seats, ranking, board."""
+    return GameRecord(
+        game_id=f"g{index}",
+        seed=index // 2,
+        params=Params(players=len(seats)),
+        time_control={"move_ms": 100},
+        start_position="",
+        seats=tuple(SeatRecord(n, ("x",)) for n, _ in seats),
+        moves=(),
+        final_position="",
+        standings=tuple(Standing(i, r, 10 - r, 1, 0, False) for i, (_, r) in enumerate(seats)),
+    )
+
+
+def two_player_games() -> list[GameSummary]:
+    """Board pairs of a and b (seats swapped), one of a and c, and a game still without its pair."""
+    return [
+        game(0, ("a", 1), ("b", 2), board=7),
+        game(1, ("b", 2), ("a", 1), board=7),  # a wins both: a pair of 2 points for a
+        game(2, ("a", 1), ("b", 1), board=8),  # a draw (a shared place) ...
+        game(3, ("b", 1), ("a", 2), board=8),  # ... and a loss: 0.5 points for a
+        game(4, ("a", 1), ("c", 2), board=7),  # same board, other bots: another pair
+        game(5, ("c", 1), ("a", 1), board=7),  # 1.5 points for a
+        game(6, ("b", 1), ("c", 2), board=9),  # its partner has not come
+    ]
+
+
+def test_two_player_rows_and_crosstable_have_w_d_l_and_the_board_pairs() -> None:
+    tally = Tally()
+    for g in two_player_games():
+        tally.add(g)
+    st = tally.standings("abc", {n: trueskill.Rating() for n in "abc"})
+    rows = {r.bot: r for r in st.rows}
+    assert rows["a"].wdl == (3, 2, 1) and rows["b"].wdl == (2, 1, 2) and rows["c"].wdl == (0, 1, 2)
+    # Counts of pairs scoring 0, 0.5, 1, 1.5, 2: a's are 0.5 (vs b), 1.5 (vs c) and 2 (vs b).
+    assert rows["a"].pentanomial == (0, 1, 0, 1, 1)
+    assert rows["b"].pentanomial == (1, 0, 0, 1, 0) and rows["c"].pentanomial == (0, 1, 0, 0, 0)
+    ab, ba = st.crosstable["a"]["b"], st.crosstable["b"]["a"]
+    assert (ab.wdl, ab.pentanomial, ab.points, ab.games) == ((2, 1, 1), (0, 1, 0, 0, 1), 2.5, 4)
+    assert (ba.wdl, ba.pentanomial) == ((1, 1, 2), (1, 0, 0, 1, 0))
+    assert st.crosstable["b"]["c"].pentanomial == (0, 0, 0, 0, 0)  # one game of board 9: no pair yet
+    plain = render(st, "plain")
+    assert "3-2-1" in plain and "0 1 0 1 1" in plain and "Ptnml(0-2)" in plain
+    assert "board pairs" in plain and "0 1 0 0 1" in plain  # a's pairs against b, in the crosstable
+    header, a_line = render(st, "csv").splitlines()[:2]
+    cells = dict(zip(header.split(","), a_line.split(","), strict=True))
+    assert [cells[k] for k in ("W", "D", "L", "ptnml_0", "ptnml_0.5", "ptnml_1", "ptnml_1.5", "ptnml_2")] == [
+        "3", "2", "1", "0", "1", "0", "1", "1",
+    ]  # fmt: skip
+    row = json.loads(render(st, "json"))["rows"][0]
+    assert (row["bot"], row["wdl"], row["pentanomial"]) == ("a", [3, 2, 1], [0, 1, 0, 1, 1])
+
+
+def test_board_pairs_do_not_depend_on_the_order_games_come_in_or_a_checkpoint_between() -> None:
+    games = two_player_games()
+    ratings = {n: trueskill.Rating() for n in "abc"}
+    first = Tally()
+    for g in games:
+        first.add(g)
+    rng = random.Random(3)
+    for _ in range(5):
+        shuffled = rng.sample(games, len(games))
+        half = Tally()
+        for g in shuffled[:3]:
+            half.add(g)
+        resumed = Tally.from_dict(json.loads(json.dumps(half.to_dict())))  # as the store keeps it
+        assert resumed is not None
+        for g in shuffled[3:]:
+            resumed.add(g)
+        assert resumed.standings("abc", ratings) == first.standings("abc", ratings)
+
+
+def test_four_player_crosstable_counts_places_ahead_tied_and_behind_per_pair() -> None:
+    tally = Tally()
+    tally.add(game(0, ("a", 1), ("b", 2), ("c", 2), ("d", 4)))
+    tally.add(game(1, ("b", 1), ("a", 3), ("d", 2), ("c", 4)))
+    st = tally.standings("abcd", {n: trueskill.Rating() for n in "abcd"})
+    assert st.crosstable["b"]["c"].wdl == (1, 1, 0) and st.crosstable["c"]["b"].wdl == (0, 1, 1)
+    assert st.crosstable["a"]["d"].wdl == (1, 0, 1) and st.crosstable["a"]["d"].pentanomial is None
+    rows = {r.bot: r for r in st.rows}
+    assert rows["a"].wdl == (4, 0, 2) and rows["c"].wdl == (1, 1, 4) and rows["a"].pentanomial is None
+    data = json.loads(render(st, "json"))
+    assert data["crosstable"]["b"]["c"] == {"games": 2, "points": 1.5, "wdl": [1, 1, 0], "pentanomial": None}
+    for fmt in ("plain", "github", "html"):
+        text = render(st, fmt)
+        assert "crosstable" in text and "placed ahead" in text and "1-1-0" in text, fmt
+        assert "Ptnml" not in text and "board pairs" not in text, fmt
+
+
+def test_a_fit_stopped_at_its_sweep_limit_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
+    records = [
+        fake_record(i, [("a", 1), ("b", 2)] if i % 3 else [("b", 1), ("a", 2)]) for i in range(12)
+    ]
+    fine = compute_standings(records, ["a", "b"])
+    assert fine.fit_converged is True and fine.fit_sweeps is not None
+    assert "rating fit stopped" not in render(fine, "plain")
+    monkeypatch.setattr("arena.stats.trueskill_fit.MAX_SWEEPS", 2)
+    stopped = compute_standings(records, ["a", "b"])
+    assert (stopped.fit_converged, stopped.fit_sweeps) == (False, 2)
+    for fmt in ("plain", "github", "html"):
+        assert "WARNING: the rating fit stopped at its limit of 2 sweeps without converging" in render(
+            stopped, fmt
+        ), fmt
+    model = json.loads(render(stopped, "json"))["model"]
+    assert (model["converged"], model["sweeps"]) == (False, 2)
+
+
+def test_retired_bots_are_marked_in_every_format() -> None:
+    tally = Tally()
+    tally.add(game(0, ("a", 1), ("b", 2)))
+    st = tally.standings("ab", {n: trueskill.Rating() for n in "ab"}, retired=["b"])
+    assert [r.retired for r in st.rows] == [False, True]
+    plain = render(st, "plain")
+    assert "b (retired)" in plain and "a (retired)" not in plain
+    assert "(retired): removed from the league or retired" in " ".join(plain.split())
+    assert "b (retired)" in render(st, "github") and "b (retired)" in render(st, "html")
+    header, a_line, b_line = render(st, "csv").splitlines()
+    assert header.endswith(",retired") and a_line.endswith(",false") and b_line.endswith(",true")
+    assert [r["retired"] for r in json.loads(render(st, "json"))["rows"]] == [False, True]

@@ -29,7 +29,7 @@ from arena.rules import Params, Standing
 from arena.schedule import ScheduledGame, make_schedule
 from arena.store import SCHEMA_VERSION, ResultStore, StoreError
 from arena.summary import GameSummary
-from arena.tally import Standings, compute_standings
+from arena.tally import Standings, Tally, compute_standings
 from arena.tournament import run_tournament, schedule_for
 
 BOTS = ["ann", "bob", "cid", "dan"]
@@ -161,6 +161,26 @@ def test_summary_rows_agree_with_records_and_standings_with_the_old_computation(
     assert_matches_reference(from_summaries, in_order, BOTS)
     # The published (batch) rating: the same whatever order the records come in.
     assert fitted == compute_standings(rng.sample(in_order, len(in_order)), BOTS)
+
+
+def test_the_store_adds_up_w_d_l_and_board_pairs_as_the_games_do(tmp_path: Path) -> None:
+    rng = random.Random(8)
+    schedule = league_schedule(2, rounds=2)
+    played = schedule[:-1]  # the last game's partner waits for it
+    records = {g.game_id: fake_record(g, rng) for g in played}
+    with ResultStore.create(tmp_path) as store:
+        store.set_schedule(schedule)
+        for g in rng.sample(played, len(played)):
+            store.save_game(g, records[g.game_id])
+        summed = store.tally()  # by SQLite (no checkpoint)
+    added = Tally()
+    for g in played:
+        added.add(GameSummary.of(records[g.game_id], g.index))
+    assert summed.cross == added.cross and summed.boards.waiting == added.boards.waiting
+    assert len(added.boards.waiting) == 1
+    cells = [c for row in added.cross.values() for c in row.values()]
+    assert sum(sum(c[:3]) for c in cells) == 2 * len(played)  # each game: one result per side
+    assert sum(sum(c[3:]) for c in cells) == 2 * (len(played) - 1) // 2  # each pair counted per side
 
 
 def test_games_listing_is_what_it_was_when_read_from_records(tmp_path: Path) -> None:

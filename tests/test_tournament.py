@@ -225,6 +225,12 @@ def test_a_league_grows_and_shrinks_without_replaying_a_game(tmp_path: Path, mar
     same = runner.invoke(main, ["run", str(path), "--without", "dee"])
     assert same.exit_code == 0 and "'dee' is retired" in same.output and "0 played now" in same.output
     assert "retired (no new games; their games played still count): dee" in same.output
+    # The standings files and 'arena standings' mark it too.
+    assert {r["bot"]: r["retired"] for r in standings_json(out)} == {
+        "ann": False, "bob": False, "cid": False, "dee": True,
+    }  # fmt: skip
+    assert "| dee (retired) " in (out / "standings.md").read_text()
+    assert "dee (retired)" in runner.invoke(main, ["standings", str(out)]).output
     typo = runner.invoke(main, ["run", str(path), "--without", "dea"])
     assert typo.exit_code == 2 and "did you mean 'dee'" in typo.output
     path.write_text(path.read_text().replace(bot, ""))
@@ -232,6 +238,9 @@ def test_a_league_grows_and_shrinks_without_replaying_a_game(tmp_path: Path, mar
     assert shrunk.exit_code == 0 and "'dee' removed" in shrunk.output, shrunk.output
     rows = standings_json(out)
     assert {r["bot"]: r["games"] for r in rows}["dee"] == 6
+    assert [r["bot"] for r in rows if r["retired"]] == ["dee"]
+    listed = runner.invoke(main, ["standings", str(out), "--format", "csv"]).output.splitlines()
+    assert [line.split(",")[1] for line in listed[1:] if line.endswith(",true")] == ["dee"]
 
 
 def test_ctrl_c_stops_cleanly_and_keeps_finished_games(tmp_path: Path, marker: str) -> None:

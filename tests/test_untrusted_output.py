@@ -189,7 +189,7 @@ def test_standings_in_every_format_escape_bot_names(records: list[GameRecord]) -
             assert_markdown_safe(text, rows=2 * len(names))
         elif fmt == "html":
             tags = set(re.findall(r"</?([A-Za-z]+)", text))
-            assert tags <= {"table", "thead", "tbody", "tr", "th", "td"}, tags
+            assert tags <= {"table", "thead", "tbody", "tr", "th", "td", "p", "strong"}, tags
             assert "onerror=alert" not in text.replace("onerror=alert(1)&gt;", "")
         elif fmt == "csv":
             rows = list(csv.DictReader(io.StringIO(text)))

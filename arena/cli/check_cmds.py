@@ -131,12 +131,15 @@ def _argv(command: str, what: str) -> tuple[str, ...]:
     help="Strength games per --against bot (both seat orders on each board).",
 )
 @click.option(
-    "--min-score",
+    "--min-points",
+    "--min-score",  # its name before 'points' meant game points everywhere: still accepted
+    "min_points",
     type=click.FloatRange(0, 1),
     default=0.5,
     show_default=True,
     help="Strength gate: the least mean points per game (1 win, 0.5 tie, 0 loss) to pass "
-    "(a point estimate: its 95% interval over board pairs is shown beside it).",
+    "(a point estimate: its 95% interval over board pairs is shown beside it). "
+    "--min-score is its old name.",
 )
 @click.option(
     "--sprt",
@@ -184,7 +187,7 @@ def check_cmd(
     concurrency: int,
     against: tuple[str, ...],
     games: int,
-    min_score: float,
+    min_points: float,
     sprt_baseline: str | None,
     elo0: float,
     elo1: float,
@@ -239,7 +242,7 @@ def check_cmd(
         opponents=tuple(_argv(o, "--opponent") for o in opponents),
         against=tuple(_argv(a, "--against") for a in against),
         games=games,
-        min_score=min_score,
+        min_points=min_points,
         sprt=sprt,
         conformance=not skip_conformance,
         fail_fast=fail_fast,

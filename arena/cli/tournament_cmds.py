@@ -212,19 +212,34 @@ def standings_cmd(results: Path, fmt: str) -> None:
     name; each row shows mu's 95% interval and the probability that the bot is
     better than the next one down (a rank marked ? is within noise of the next).
     points are mean game points (share of opponents finished above, a tie half),
-    wins are outright first places and shared the first places shared.
+    wins are outright first places and shared the first places shared. W-D-L
+    counts, per opponent per game, placed ahead / same place / behind (2
+    players: won, drawn, lost); Ptnml(0-2) (2 players) counts board pairs (one
+    board, seats swapped) scoring 0, 0.5, 1, 1.5, 2. A bot marked (retired)
+    gets no new games; its games played count. A WARNING line says when the
+    rating fit stopped at its sweep limit without converging.
 
-    The JSON format (the same as standings.json) is an object: format (2),
-    games, players, sort, rating (the model's settings), within_noise_below,
+    The JSON format (the same as standings.json) is an object: format (3),
+    games, players, sort, rating (the model's settings), model (name, and for
+    batch: converged, sweeps, max_sweeps, tolerance), within_noise_below,
     rows (rank, bot, rating, mu, sigma, mu_low, mu_high, better_than_next,
-    close, elo, games, points, wins, shared_firsts, avg_place, avg_hexes, faults,
-    faults_by_kind, unsandboxed, network), crosstable (2 players: bot ->
-    opponent -> points, games) and seats (mean points and games per seat).
+    close, elo, games, wdl, pentanomial, points, wins, shared_firsts,
+    avg_place, avg_hexes, faults, faults_by_kind, unsandboxed, network,
+    retired), crosstable (bot -> opponent -> games, points, wdl, pentanomial)
+    and seats (mean points and games per seat).
     """
     store, bots, rating = _open_results(results)
     with store:
-        st = stored_standings(store, bots, rating)
+        st = stored_standings(store, bots, rating, _retired(store))
     click.echo(render(st, fmt))
+
+
+def _retired(store: ResultStore) -> list[str]:
+    """The bots the last run scheduled no games for: retired in its file (or ``--without``), or removed."""
+    raw = store.get_meta("config") or {}
+    bots = raw.get("bots", []) if isinstance(raw, dict) else []
+    marked = [b.get("name") for b in bots if isinstance(b, dict) and b.get("retired") is True]
+    return [b for b in [*marked, *(store.get_meta("retired") or [])] if isinstance(b, str)]
 
 
 def _game_json(g: GameSummary) -> dict[str, Any]:

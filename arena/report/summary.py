@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
-from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -32,7 +31,7 @@ class PlayerGroup:
     players: int
     standings: Standings
     pairwise: Pairwise
-    # bot -> [(games of this group rated so far, its score mu - 3 sigma after them)]
+    # bot -> [(games of this group rated so far, its rating mu - 3 sigma after them)]
     history: dict[str, list[tuple[int, float]]]
     fault_kinds: tuple[str, ...]  # the kinds of fault that happened, in FaultKind order
     seat_text: str
@@ -72,23 +71,6 @@ class ReportData:
     bots: tuple[str, ...]
 
 
-def pairwise(records: Sequence[GameRecord]) -> Pairwise:
-    """For every two bots that met: points of one against the other (1 for finishing
-    above it, 1/2 for a tie) and how often they met, whatever the number of players."""
-    table: defaultdict[str, dict[str, tuple[float, int]]] = defaultdict(dict)
-    for rec in records:
-        ranks = rec.ranking
-        names = [s.name for s in rec.seats]
-        for i, me in enumerate(names):
-            for j, other in enumerate(names):
-                if i == j or me == other:
-                    continue
-                points = 1.0 if ranks[i] < ranks[j] else 0.5 if ranks[i] == ranks[j] else 0.0
-                p, g = table[me].get(other, (0.0, 0))
-                table[me][other] = (p + points, g + 1)
-    return dict(table)
-
-
 def rating_history(
     records: Sequence[GameRecord], bots: Sequence[str], rating: RatingConfig | None
 ) -> dict[str, list[tuple[int, float]]]:
@@ -118,7 +100,7 @@ def player_groups(
             PlayerGroup(
                 players=players or st.players,
                 standings=st,
-                pairwise=pairwise(games),
+                pairwise={me: {o: (c.points, c.games) for o, c in row.items()} for me, row in st.crosstable.items()},
                 history=rating_history(games, bots, rating),
                 fault_kinds=tuple(k.value for k in FaultKind if k.value in seen),
                 seat_text=seat_line(st),

@@ -2,3 +2,9 @@
 
 Nothing here reads a store or a record: every function takes plain values.
 """
+
+# The batch fit's stopping rule (here, not in trueskill_fit, so that showing it loads no numpy):
+# it has converged when no mu or sigma moves by TOLERANCE in a sweep (trueskillthroughtime's
+# figure), and it gives up after MAX_SWEEPS, saying it did not converge.
+TOLERANCE = 1e-6
+MAX_SWEEPS = 500

@@ -21,7 +21,7 @@ cwd=$(python3 -c 'import os, sys, yaml; print(os.path.join(sys.argv[2], yaml.saf
 
 gate=()
 if [ -n "$baseline" ]; then
-  gate=(--against "$baseline" --games 20 --min-score 0.55)
+  gate=(--against "$baseline" --games 20 --min-points 0.55)
 fi
 arena check "$command" --cwd "$cwd" --json "$dir/$name.check.json" "${gate[@]}"
 
