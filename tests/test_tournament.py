@@ -119,13 +119,14 @@ def test_standings_formats_and_game_listings(tmp_path: Path, marker: str) -> Non
 
 
 def test_sigkill_mid_run_then_resume_matches_an_uninterrupted_run(tmp_path: Path, marker: str) -> None:
-    # The uninterrupted reference, one game at a time.
+    # The uninterrupted reference, one game at a time.  Enough games that the kill comes
+    # mid-run: bots kept between games play a dozen in well under a second.
     ref_dir = tmp_path / "ref"
     ref_dir.mkdir()
-    ref = league(ref_dir, marker, rounds=2, extra="")
+    ref = league(ref_dir, marker, rounds=8, extra="")
     assert CliRunner().invoke(main, ["run", str(ref), "--quiet", "-j", "1"]).exit_code == 0
     # The same league, killed with SIGKILL after a few games, then resumed.
-    path = league(tmp_path, marker, rounds=2)
+    path = league(tmp_path, marker, rounds=8)
     store_file = tmp_path / "results" / "t" / "results.sqlite"
     proc = subprocess.Popen(
         [sys.executable, "-m", "arena", "run", str(path), "-q"],
@@ -141,13 +142,13 @@ def test_sigkill_mid_run_then_resume_matches_an_uninterrupted_run(tmp_path: Path
     assert wait_no_leftovers(marker) == []  # workers and their bots followed the arena
     with ResultStore.open(store_file) as store:
         partial = store.count()
-    assert 3 <= partial < 12
+    assert 3 <= partial < 48
     result = CliRunner().invoke(main, ["run", str(path)])
     assert result.exit_code == 0, result.output
-    assert f"resuming: {partial} of 12 games already played" in result.output
+    assert f"resuming: {partial} of 48 games already played" in result.output
     with ResultStore.open(store_file) as store:
         ids = [r.game_id for r in store.records()]
-    assert sorted(ids) == sorted(g.game_id for g in schedule_for(load_config(path))) and len(set(ids)) == 12
+    assert sorted(ids) == sorted(g.game_id for g in schedule_for(load_config(path))) and len(set(ids)) == 48
     assert standings_json(store_file.parent) == standings_json(ref_dir / "results" / "t")
 
 
