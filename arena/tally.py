@@ -423,9 +423,12 @@ class Tally:
 
 
 def compute_standings(
-    records: Sequence[GameRecord], bots: Sequence[str], rating: RatingConfig | None = None
+    records: Sequence[GameRecord],
+    bots: Sequence[str],
+    rating: RatingConfig | None = None,
+    retired: Collection[str] = (),
 ) -> Standings:
-    """Standings after ``records`` (in schedule order) for ``bots`` (every entrant)."""
+    """Standings after ``records`` (in schedule order) for ``bots`` (every entrant); ``retired`` marked."""
     tally = Tally()
     ledger = make_ledger(bots, rating)
     for i, rec in enumerate(records):
@@ -433,4 +436,5 @@ def compute_standings(
         tally.add(game)
         ledger.add(i, [(s.name, s.rank) for s in game.seats], game.seed)
     ratings = ledger.ratings()
-    return tally.standings(bots, ratings, rating, ledger.checkpoint() if isinstance(ledger, BatchLedger) else None)
+    fitted = ledger.checkpoint() if isinstance(ledger, BatchLedger) else None
+    return tally.standings(bots, ratings, rating, fitted, retired)

@@ -231,6 +231,27 @@ def test_the_report_says_how_much_of_the_schedule_is_done_and_reloads_while_runn
     assert "reloads itself" in html and embedded(html)["running"] is True
 
 
+def test_the_report_shows_w_d_l_board_pairs_and_retired_bots_as_the_standings_do(
+    record: GameRecord, tmp_path: Path
+) -> None:
+    names = [s.name for s in record.seats]
+    swapped = replace(record, seats=record.seats[::-1], standings=record.standings)  # other seat order
+    with store_with(tmp_path, [record, swapped, record], 3) as store:
+        store.set_meta(retired=[names[1]])
+        data = tournament_report(store, names)
+    st = data.groups[0].standings
+    assert [r.retired for r in st.rows if r.bot == names[1]] == [True]
+    rows = {r.bot: r for r in st.rows}
+    assert sum(r.wdl[0] for r in st.rows) == sum(r.wdl[2] for r in st.rows) > 0  # every win is a loss too
+    page = parse(report_page(data))
+    text = " ".join("".join(page.text).split())
+    for bot, row in rows.items():
+        assert "-".join(map(str, row.wdl)) in text
+        assert row.pentanomial is not None and " ".join(map(str, row.pentanomial)) in text
+    assert f"{names[1]} (retired)" in text and f"{names[0]} (retired)" not in text
+    assert "W-D-L" in text and "Ptnml(0-2)" in text
+
+
 def test_arena_report_writes_the_page_beside_the_store(record: GameRecord, tmp_path: Path) -> None:
     store_with(tmp_path, [record], 1).close()
     result = CliRunner().invoke(main, ["report", str(tmp_path / "results")])

@@ -17,7 +17,7 @@ from tabulate import tabulate
 
 from ..config import RatingConfig, load_config
 from ..errors import ConfigError
-from ..league_table import stored_standings
+from ..league_table import retired_bots, stored_standings
 from ..record import FaultKind, GameRecord
 from ..rules import PLAYER_LETTERS
 from ..standings import FORMATS, render
@@ -230,16 +230,8 @@ def standings_cmd(results: Path, fmt: str) -> None:
     """
     store, bots, rating = _open_results(results)
     with store:
-        st = stored_standings(store, bots, rating, _retired(store))
+        st = stored_standings(store, bots, rating, retired_bots(store))
     click.echo(render(st, fmt))
-
-
-def _retired(store: ResultStore) -> list[str]:
-    """The bots the last run scheduled no games for: retired in its file (or ``--without``), or removed."""
-    raw = store.get_meta("config") or {}
-    bots = raw.get("bots", []) if isinstance(raw, dict) else []
-    marked = [b.get("name") for b in bots if isinstance(b, dict) and b.get("retired") is True]
-    return [b for b in [*marked, *(store.get_meta("retired") or [])] if isinstance(b, str)]
 
 
 def _game_json(g: GameSummary) -> dict[str, Any]:

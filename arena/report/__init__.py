@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..config import RatingConfig
+from ..league_table import retired_bots
 from ..record import GameRecord
 from ..results_folder import write_atomic
 from ..store import ResultStore, store_path, write_error
@@ -51,6 +52,7 @@ def tournament_report(
         rounds={g.game_id: g.round for g in schedule},
         rating=rating,
         running=running,
+        retired=retired_bots(store),
     )
 
 

@@ -19,7 +19,7 @@ from ..errors import ArenaError
 from ..rating import conservative, environment, rate_game
 from ..record import FaultKind, GameRecord
 from ..rules import PLAYER_LETTERS
-from ..standings import Standings, compute_standings, isolation_line, seat_line
+from ..standings import Standings, compute_standings, fit_warning, isolation_line, seat_line
 
 Pairwise = dict[str, dict[str, tuple[float, int]]]  # bot -> opponent -> (points, games met)
 
@@ -36,6 +36,7 @@ class PlayerGroup:
     fault_kinds: tuple[str, ...]  # the kinds of fault that happened, in FaultKind order
     seat_text: str
     isolation_text: str
+    warning: str | None = None  # the rating fit did not converge
 
 
 @dataclass(frozen=True)
@@ -87,14 +88,17 @@ def rating_history(
 
 
 def player_groups(
-    records: Sequence[GameRecord], bots: Sequence[str], rating: RatingConfig | None
+    records: Sequence[GameRecord],
+    bots: Sequence[str],
+    rating: RatingConfig | None,
+    retired: Sequence[str] = (),
 ) -> list[PlayerGroup]:
     """One group per number of players that the games have (the entrants' group if none yet)."""
     counts = sorted({r.params.players for r in records})
     groups = []
     for players in counts or [0]:
         games = [r for r in records if r.params.players == players]
-        st = compute_standings(games, bots, rating)
+        st = compute_standings(games, bots, rating, retired)
         seen = {k for row in st.rows for k in row.faults_by_kind}
         groups.append(
             PlayerGroup(
@@ -105,6 +109,7 @@ def player_groups(
                 fault_kinds=tuple(k.value for k in FaultKind if k.value in seen),
                 seat_text=seat_line(st),
                 isolation_text=isolation_line(st) if st.games else "",
+                warning=fit_warning(st),
             )
         )
     return groups
@@ -173,8 +178,10 @@ def build_report_data(
     rounds: Mapping[str, int] | None = None,
     rating: RatingConfig | None = None,
     running: bool = False,
+    retired: Sequence[str] = (),
 ) -> ReportData:
-    """The report of a tournament's finished ``records`` (in schedule order) out of ``total``."""
+    """The report of a tournament's finished ``records`` (in schedule order) out of ``total``;
+    ``retired`` bots are marked."""
     raw = dict(raw_config or {})
     names = list(dict.fromkeys([*bots, *(s.name for r in records for s in r.seats)]))
     return ReportData(
@@ -185,7 +192,7 @@ def build_report_data(
         running=running,
         settings=tuple(settings(raw, records)),
         config_text=json.dumps(raw, indent=1, sort_keys=True, default=str),
-        groups=tuple(player_groups(records, bots, rating)),
+        groups=tuple(player_groups(records, bots, rating, retired)),
         games=tuple(game_row(i, r, rounds or {}) for i, r in enumerate(records, 1)),
         records=tuple(records),
         bots=tuple(names),
