@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field, fields
 from enum import Enum
 from typing import Any
 
@@ -33,6 +33,21 @@ class FaultKind(Enum):
     PROTOCOL_ERROR = "protocol_error"
     STARTUP_FAILURE = "startup_failure"
 
+
+
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def flat_dict(value: Any) -> dict[str, Any]:
+    """A dataclass's fields as a dict, in order, values as they are (no deep copy).
+
+    ``dataclasses.asdict`` copies recursively and was most of the cost of storing a
+    game; the records' fields are plain values, and the callers convert the rest.
+    """
+    names = _FIELD_NAMES.get(type(value))
+    if names is None:
+        names = _FIELD_NAMES[type(value)] = tuple(f.name for f in fields(value))
+    return {name: getattr(value, name) for name in names}
 
 @dataclass(frozen=True, slots=True)
 class Fault:
@@ -87,7 +102,8 @@ class SeatRecord:
         return self.isolation.get("sandbox") == "bwrap"
 
     def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
+        d = flat_dict(self)
+        d["isolation"] = dict(self.isolation)
         d["command"] = list(self.command)
         d["infos"] = list(self.infos)
         d["info_plies"] = list(self.info_plies)
@@ -159,13 +175,13 @@ class GameRecord:
             "format": RECORD_FORMAT,
             "game_id": self.game_id,
             "seed": self.seed,
-            "params": asdict(self.params),
+            "params": flat_dict(self.params),
             "time_control": dict(self.time_control),
             "start_position": self.start_position,
             "seats": [s.to_dict() for s in self.seats],
             "moves": [[m.player, m.move, m.ms] for m in self.moves],
             "final_position": self.final_position,
-            "standings": [asdict(s) for s in self.standings],
+            "standings": [flat_dict(s) for s in self.standings],
             "duration_ms": self.duration_ms,
             "started_at": self.started_at,
             "extra": self.extra,
