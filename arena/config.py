@@ -105,8 +105,9 @@ class RatingConfig:
 class ContinuousConfig:
     """When a continuous league (``format: continuous``) stops, and the least it plays.
 
-    It stops once every adjacent pair of the ranking is ordered with probability
-    ``confidence``, or when ``max_games`` are scheduled; before choosing by
+    It stops once the ranking's whole order is sure with probability ``confidence``
+    (each of the n - 1 adjacent pairs at 1 - (1 - confidence) / (n - 1)), or when
+    ``max_games`` are scheduled; before choosing by
     uncertainty, every meeting is played ``min_meetings`` times.
     """
 

@@ -374,7 +374,7 @@ def _play_tournament(
         else:
             state.total = config.continuous.max_games
             games = (
-                f"continuous league: until every adjacent pair is ordered at "
+                f"continuous league: until the order is sure at "
                 f"{config.continuous.confidence:.0%}, at most {state.total:,} games"
             )
         echo(f"{games}; time control {config.time_control.describe()}; sandbox {sandbox_summary(config)}")

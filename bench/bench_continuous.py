@@ -7,13 +7,14 @@ at random otherwise, for P = 1, 0.75, 0.5, 0.25, 0 (their true order; in 100
 games per pair each beats the next down 60-75% of the time).  For each seed:
 
 - the **continuous** league (``format: continuous``, ``confidence``) plays
-  until every adjacent pair of its standings is ordered at that confidence;
-  its figure is the games it played, and whether its order is the true one;
+  until its standings' order is sure at that confidence (every adjacent pair
+  at 1 - (1 - confidence) / 4: four pairs); its figure is the games it played,
+  and whether its order is the true one;
 - the **round robin** (2 players, both seat orders per board, 20 games a round)
   is played ``--step`` rounds at a time; after each round the standings of
   the games so far (the same batch TrueSkill fit) are checked, and its figure
-  is the games of the first round after which every adjacent pair is ordered
-  at the same confidence, and whether that order is the true one.
+  is the games of the first round after which its order is sure by the same
+  test, and whether that order is the true one.
 
 Both stop on the same test, so the figure compares how fast each gets there.
 Reported: per seed, then the median and range of each and the ratio of the
@@ -32,7 +33,7 @@ import time
 from pathlib import Path
 
 from arena.config import RatingConfig, load_config
-from arena.continuous import adjacent_pairs, ranking
+from arena.continuous import adjacent_pairs, pair_confidence, ranking
 from arena.stats.game_table import GameTable
 from arena.stats.trueskill_fit import fit
 from arena.store import ResultStore
@@ -64,13 +65,15 @@ def quiet(_text: str) -> None:
 
 
 def ordered_at(games: list[list[tuple[str, int]]], confidence: float) -> tuple[bool, list[str]]:
-    """Whether every adjacent pair of these games' standings is ordered at ``confidence``; the order."""
+    """Whether these games' standings are ordered at ``confidence`` (every adjacent pair at
+    the level the continuous league asks of it); the order."""
     table = GameTable(TRUE_ORDER)
     for seats in games:
         table.add(seats)
     ratings = fit(table, TRUE_ORDER, RatingConfig()).ratings
     order = ranking(ratings, TRUE_ORDER)
-    return all(p.p >= confidence for p in adjacent_pairs(ratings, order)), order
+    level = pair_confidence(confidence, len(TRUE_ORDER) - 1)
+    return all(p.p >= level for p in adjacent_pairs(ratings, order)), order
 
 
 def continuous(seed: int, confidence: float, jobs: int, budget: int) -> tuple[int, bool, str]:

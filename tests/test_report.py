@@ -245,7 +245,7 @@ def test_the_report_shows_w_d_l_board_pairs_and_retired_bots_as_the_standings_do
     assert sum(r.wdl[0] for r in st.rows) == sum(r.wdl[2] for r in st.rows) > 0  # every win is a loss too
     page = parse(report_page(data))
     text = " ".join("".join(page.text).split())
-    for bot, row in rows.items():
+    for row in rows.values():
         assert "-".join(map(str, row.wdl)) in text
         assert row.pentanomial is not None and " ".join(map(str, row.pentanomial)) in text
     assert f"{names[1]} (retired)" in text and f"{names[0]} (retired)" not in text
