@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import re
 import shlex
@@ -25,6 +26,7 @@ from .errors import ArenaError, ConfigError
 from .protocol import NAME_RE
 from .rules import Board, Params, format_board_file, parse_board_file
 from .sandbox import DEFAULT_TMP_MB, MODES, SandboxPolicy
+from .schedule import seat_orders as seat_orders_of
 from .textfile import BOARD_FILE_MAX_BYTES, TOURNAMENT_FILE_MAX_BYTES, read_text
 from .yamlfile import Node, load_nodes, plain
 
@@ -506,6 +508,8 @@ def parse_config(text: str, path: Path) -> TournamentConfig:
         f"is {str(output)!r}, inside a system folder; results need an ordinary folder",
     )
     bots = _hide_from_bots(bots, output)
+    if fmt == "continuous":
+        _check_first_phase(top, continuous, players, seat_orders, sum(not b.retired for b in bots))
     return TournamentConfig(
         name=name,
         path=path.resolve(),
@@ -567,6 +571,23 @@ def _continuous(top: _Reader, fmt: str) -> ContinuousConfig:
     min_meetings = top.get("min_meetings", int, 1)
     top.check("min_meetings", 1 <= min_meetings <= 1000, "must be from 1 to 1000")
     return ContinuousConfig(confidence, max_games, min_meetings)
+
+
+def _check_first_phase(
+    top: _Reader, continuous: ContinuousConfig, players: int, seat_mode: str, active: int
+) -> None:
+    """A continuous league first plays every meeting ``min_meetings`` times: a budget short of
+    that would spend itself on the file's first bots (or, below one set, play nothing)."""
+    meetings = math.comb(active, players)
+    set_size = len(seat_orders_of([str(i) for i in range(players)], seat_mode))
+    needed = meetings * set_size * continuous.min_meetings
+    top.check(
+        "max_games",
+        continuous.max_games >= needed,
+        f"is {continuous.max_games}, fewer than a continuous league plays before it chooses: "
+        f"{meetings} meetings x {set_size} games (a set) x min_meetings {continuous.min_meetings} "
+        f"= {needed}; raise max_games or lower min_meetings",
+    )
 
 
 def _executor(top: _Reader, source: str) -> ExecutorConfig:

@@ -20,11 +20,13 @@ round ``n`` and the seed ``derive_seed(seed, "c", n, *group)``.
 
 Choices are a function of the games finished when they are made: the ratings
 are the batch fit of the first ``refit_point(F)`` of the ``F`` finished games
-(in schedule order; refits at fixed counts keep the cost per game flat), or of
+(in the order they finished, those of earlier runs first in schedule order;
+refits at fixed counts keep the cost per game flat), or of
 all ``F`` when that one already says "ordered" (the league only stops on a fit
 of every game).  With one worker a set is chosen when the last one finished,
 so a league, and one interrupted and resumed, makes the same choices from the
-same seed; with several workers a choice depends on which games had finished
+same seed (unless a game was given up after its retries: a resumed run plays
+it again first); with several workers a choice depends on which games had finished
 when a worker came free, which is timing (what was played is stored, and a
 resumed league goes on from it).
 """

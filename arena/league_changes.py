@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .config import RUN_ONLY_KEYS
+from .config import RUN_ONLY_KEYS, UNTIL_STABLE
 from .schedule import ScheduledGame
 
 # Keys that change which games are played, not how any game is played.
@@ -99,8 +99,12 @@ def compare_files(old: Mapping[str, Any], new: Mapping[str, Any]) -> FileChanges
     refused: list[str] = []
     allowed: list[str] = []
     for key in sorted((set(old) | set(new)) - {"bots"}):
-        changes = describe_changes(old.get(key, _ABSENT), new.get(key, _ABSENT), key)
-        (allowed if key in RUN_ONLY_KEYS or key in SCHEDULE_KEYS else refused).extend(changes)
+        before, after = old.get(key, _ABSENT), new.get(key, _ABSENT)
+        changes = describe_changes(before, after, key)
+        # 'rounds: until_stable' is a continuous league: to or from it is a change of format.
+        of_format = key == "rounds" and (before == UNTIL_STABLE) != (after == UNTIL_STABLE)
+        schedule_only = key in RUN_ONLY_KEYS or key in SCHEDULE_KEYS
+        (allowed if schedule_only and not of_format else refused).extend(changes)
     old_bots = _bots(old)
     new_bots = _bots(new)
     added = [name for name in new_bots if name not in old_bots]

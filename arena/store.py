@@ -386,12 +386,11 @@ class ResultStore:
         """Add ``games`` after the schedule's (a continuous league plans its games as it goes)."""
         if not games:
             return
-        digest = schedule_digest([*self.schedule(), *games])
         with self._writing(f"writing the schedule to {str(self.path)!r}", "nothing was lost"), self.conn:
             self.conn.executemany("INSERT INTO schedule VALUES (?, ?, ?, ?, ?)", _schedule_rows(games))
-            self.conn.execute(
-                "INSERT OR REPLACE INTO meta VALUES ('schedule_digest', ?)", (json.dumps(digest),)
-            )
+            # No digest: it would mean reading the whole schedule for every set planned (a
+            # league's cost growing with its square).  The next run's set_schedule makes one.
+            self.conn.execute("DELETE FROM meta WHERE key = 'schedule_digest'")
 
     def schedule_size(self) -> int:
         return self._count("schedule")

@@ -372,7 +372,8 @@ def _play_tournament(
         if league is None:
             games = f"{state.total} games, {len(todo)} to play"
         else:
-            state.total = config.continuous.max_games
+            # A lowered budget still plays the games already planned.
+            state.total = max(config.continuous.max_games, store.schedule_size())
             games = (
                 f"continuous league: until the order is sure at "
                 f"{config.continuous.confidence:.0%}, at most {state.total:,} games"
@@ -402,6 +403,7 @@ def _play_tournament(
                 # open: 'arena report' makes one.
                 if state.done > REPORT_MAX_GAMES:
                     return
+                report.busy()  # a page done is noticed here, and a failed one stops the run
                 if force:
                     report.finish(running=False, games=state.done)
                 elif last_write - last_report >= max(

@@ -241,6 +241,13 @@ def test_the_example_league_is_a_continuous_one() -> None:
             "'rating.model' must be 'batch' in a continuous",
         ),
         ("rounds: until_stabel\n", "'rounds' must be a whole number, got 'until_stabel'"),
+        # A budget short of every meeting once would go to the file's first bots, or to nothing.
+        (
+            "format: continuous\nmax_games: 1\n",
+            "'max_games' is 1, fewer than a continuous league plays before it chooses: "
+            "1 meetings x 2 games (a set) x min_meetings 1 = 2",
+        ),
+        ("format: continuous\nmin_meetings: 3\nmax_games: 5\n", "x min_meetings 3 = 6; raise max_games"),
     ],
 )
 def test_config_mistakes_name_the_key(tmp_path: Path, extra: str, wanted: str) -> None:

@@ -91,8 +91,23 @@ def changed(edit: Any) -> dict[str, Any]:
             ["bots: reordered (ann, bob, cid, dan -> dan, cid, bob, ann)"],
             [],
         ),
+        # A round robin turned into a continuous league is a change of format, however spelt.
+        (lambda f: f.update(rounds="until_stable"), ["rounds: 2 -> 'until_stable'"], []),
+        (lambda f: f.update(format="continuous"), ["format: added ('continuous')"], []),
     ],
-    ids=["added", "removed", "retired", "rounds", "time-control", "command", "seed", "players", "reordered"],
+    ids=[
+        "added",
+        "removed",
+        "retired",
+        "rounds",
+        "time-control",
+        "command",
+        "seed",
+        "players",
+        "reordered",
+        "until-stable",
+        "format",
+    ],
 )
 def test_each_change_is_named_and_judged(edit: Any, refused: list[str], allowed: list[str]) -> None:
     changes = compare_files(FILE, changed(edit))

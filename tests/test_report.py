@@ -283,6 +283,25 @@ def test_a_run_writes_its_report_in_a_child_that_reads_the_store_beside_it(
     assert embedded(last)["running"] is False and len(embedded(last)["games"]) == 2  # type: ignore[arg-type]
 
 
+def test_a_page_costs_what_its_child_took_not_the_wait_until_the_run_looked(
+    record: GameRecord, tmp_path: Path
+) -> None:
+    import time
+
+    from arena.report.background import BackgroundReport
+
+    store_with(tmp_path, [record], 1).close()
+    with BackgroundReport(tmp_path / "results", ["greedy"], RatingConfig()) as bg:
+        began = time.monotonic()
+        bg.start()
+        assert bg._child is not None
+        bg._child[0].wait()  # done, but the run has not looked yet
+        time.sleep(2.0)
+        assert not bg.busy()
+        # The run spaces pages by this (20 times it): the two seconds asleep are not the page's.
+        assert 0 < bg.cost < time.monotonic() - began - 1.5
+
+
 def test_a_small_report_is_made_at_once_without_a_child(record: GameRecord, tmp_path: Path) -> None:
     from arena.report.background import BackgroundReport
 

@@ -13,8 +13,10 @@ games is quicker to make than a child is to start, and is made in place.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
+import math
 import os
 import subprocess
 import sys
@@ -32,7 +34,8 @@ from ..store import ResultStore, ResultsWriteError
 # Below this many games a page is made in the run's own process: it takes less time
 # (about 0.5 ms a game) than starting a child does (about 0.2 s), and little memory.
 CHILD_FROM_GAMES = 500
-ERROR_KEEP = 4000  # bytes of a failed child's message kept for the run's error
+ERROR_KEEP = 4000
+ARENA_ERROR_EXIT = 3  # the child's exit code for an arena error (Python's own failures exit 1)  # bytes of a failed child's message kept for the run's error
 
 
 def write_page(folder: Path, bots: Sequence[str], rating: RatingConfig, running: bool) -> None:
@@ -51,7 +54,7 @@ class BackgroundReport:
         self.folder = folder
         self.bots = list(bots)
         self.rating = rating
-        self._child: tuple[subprocess.Popen[bytes], IO[bytes]] | None = None
+        self._child: tuple[subprocess.Popen[bytes], IO[bytes], IO[bytes]] | None = None
         self._began = 0.0
         self.cost = 0.0  # wall seconds the last page took, the child's start included
 
@@ -65,59 +68,68 @@ class BackgroundReport:
         """Whether a page is being made; raises the error of one that failed."""
         if self._child is None:
             return False
-        proc, err = self._child
+        proc, out, err = self._child
         if proc.poll() is None:
             return True
         self._reap()
+        out.seek(0)
+        took = math.nan
+        with contextlib.suppress(ValueError):  # the child says how long it took, start included
+            took = float(out.read(100).decode("ascii", "replace").strip() or "nan")
+        out.close()
+        # Without its word (it failed), the time until this look: at least that long.
+        self.cost = took if math.isfinite(took) and took >= 0 else time.monotonic() - self._began
+        err.seek(0)
+        why = err.read(ERROR_KEEP).decode("utf-8", "replace").strip().splitlines()
+        err.close()
+        if proc.returncode == ARENA_ERROR_EXIT and why:
+            raise ResultsWriteError(why[-1])  # a failed write (a full disk) stops the run
         if proc.returncode != 0:
-            err.seek(0)
-            why = err.read(ERROR_KEEP).decode("utf-8", "replace").strip().splitlines()
-            err.close()
-            # A failed write (a full disk) stops the run, as any failed write does.
-            if proc.returncode == 1 and why:
-                raise ResultsWriteError(why[-1])
             last = why[-1] if why else "no message"
             raise ResultsWriteError(
                 f"making report.html failed (its process ended with exit code {proc.returncode}: "
                 f"{last}); every finished game is kept"
             )
-        err.close()
         return False
 
     def _reap(self) -> None:
         assert self._child is not None
-        proc, _err = self._child
+        proc = self._child[0]
         self._child = None
         proc.wait()
-        self.cost = time.monotonic() - self._began
 
     def start(self, running: bool = True, games: int = CHILD_FROM_GAMES) -> bool:
         """Start making a page of ``games`` games, unless one is still being made; whether
         it started.  A small page is made here and now: that is quicker than starting a child."""
         if self.busy():
             return False
+        self._began = time.monotonic()
         if games < CHILD_FROM_GAMES:
-            self._began = time.monotonic()
             write_page(self.folder, self.bots, self.rating, running)
             self.cost = time.monotonic() - self._began
             return True
         rating = json.dumps(dataclasses.asdict(self.rating))
         argv = [sys.executable, "-m", __name__, str(self.folder), json.dumps(self.bots), rating]
-        # A file, not a pipe: nobody reads it until the child is done.  Closed in busy()/close().
-        err = tempfile.TemporaryFile()  # noqa: SIM115
-        self._began = time.monotonic()
+        argv += ["running" if running else "finished", repr(time.time())]
         # The arena this process runs, wherever it was imported from (installed or not).
         package_root = str(Path(__file__).resolve().parents[2])
         path = os.pathsep.join(p for p in (package_root, os.environ.get("PYTHONPATH")) if p)
-        proc = subprocess.Popen(
-            [*argv, "running" if running else "finished"],
-            env={**os.environ, "PYTHONPATH": path},
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=err,
-            start_new_session=True,  # Ctrl-C is the run's to handle: it waits or stops this child
-        )
-        self._child = (proc, err)
+        # Files, not pipes: nobody reads them until the child is done.  Closed in busy()/close().
+        out, err = tempfile.TemporaryFile(), tempfile.TemporaryFile()  # noqa: SIM115
+        try:
+            proc = subprocess.Popen(
+                argv,
+                env={**os.environ, "PYTHONPATH": path},
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=err,
+                start_new_session=True,  # Ctrl-C is the run's to handle: it waits or stops this child
+            )
+        except BaseException:
+            out.close()
+            err.close()
+            raise
+        self._child = (proc, out, err)
         return True
 
     def wait(self) -> None:
@@ -135,22 +147,25 @@ class BackgroundReport:
     def close(self) -> None:
         """Stop making pages: a page still being made is abandoned (the last one written stays)."""
         if self._child is not None:
-            proc, err = self._child
+            proc, out, err = self._child
             proc.kill()  # an interrupted run does not wait for a page
             self._reap()
+            out.close()
             err.close()
 
 
 def main(argv: Sequence[str]) -> int:
-    folder, bots, rating, state = argv
+    folder, bots, rating, state, launched = argv
     try:
         write_page(Path(folder), json.loads(bots), RatingConfig(**json.loads(rating)), state == "running")
     except ArenaError as e:
         print(e, file=sys.stderr)  # the run stops with this line, as if it had written the page
-        return 1
+        return ARENA_ERROR_EXIT
     except Exception:
         traceback.print_exc(limit=6)
         return 2
+    # How long the page took, this process's start included: the run spaces pages by it.
+    print(f"{time.time() - float(launched):.3f}")
     return 0
 
 
