@@ -646,7 +646,7 @@ def _sprt(opts: CheckOptions, report: CheckReport, echo: Callable[[str], None]) 
         "inconclusive": f"no decision within {max_games} games",
     }[verdict]
     text = (
-        f"{verdict}: {meaning}; {games} games, pairs {counts} (0 to 2 points), LLR {value:.2f} in "
+        f"{verdict}: {meaning}; {games} games, Ptnml(0-2) {' '.join(map(str, counts))}, LLR {value:.2f} in "
         f"[{lower:.2f}, {upper:.2f}]; {_elo_text(est)}{_mirror_warning(counts)}"
     )
     return CheckResult("sprt", "pass" if verdict == "H1" else "fail", text, games)
