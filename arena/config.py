@@ -35,6 +35,7 @@ FORMATS = ("round_robin", "gauntlet", "continuous")
 UNTIL_STABLE = "until_stable"
 DEFAULT_CONFIDENCE = 0.95
 DEFAULT_MAX_GAMES = 2000
+CONTINUOUS_KEYS = ("confidence", "max_games", "min_meetings")
 # Keys that change how a run goes, not how its games are played: they may change between runs.
 RUN_ONLY_KEYS = frozenset(
     {
@@ -49,9 +50,7 @@ RUN_ONLY_KEYS = frozenset(
         "multigame",
         "restart_every",
         "executor",
-        "confidence",
-        "max_games",
-        "min_meetings",
+        *CONTINUOUS_KEYS,
     }
 )
 DEFAULT_BUILD_TIMEOUT_MS = 600_000
@@ -282,11 +281,8 @@ TOP_KEYS = {
     "multigame",
     "restart_every",
     "executor",
-    "confidence",
-    "max_games",
-    "min_meetings",
+    *CONTINUOUS_KEYS,
 }
-CONTINUOUS_KEYS = ("confidence", "max_games", "min_meetings")
 BOT_KEYS = {
     "name",
     "command",
