@@ -108,27 +108,39 @@ class BackgroundReport:
             write_page(self.folder, self.bots, self.rating, running)
             self.cost = time.monotonic() - self._began
             return True
-        rating = json.dumps(dataclasses.asdict(self.rating))
-        argv = [sys.executable, "-m", __name__, str(self.folder), json.dumps(self.bots), rating]
-        argv += ["running" if running else "finished", repr(time.time())]
+        # The job goes in on stdin, from a file: a league's list of bots can be longer than
+        # one command-line argument may be (128 KiB on Linux).
+        job = {
+            "folder": str(self.folder),
+            "bots": self.bots,
+            "rating": dataclasses.asdict(self.rating),
+            "running": running,
+            "launched": time.time(),
+        }
         # The arena this process runs, wherever it was imported from (installed or not).
         package_root = str(Path(__file__).resolve().parents[2])
         path = os.pathsep.join(p for p in (package_root, os.environ.get("PYTHONPATH")) if p)
-        # Files, not pipes: nobody reads them until the child is done.  Closed in busy()/close().
-        out, err = tempfile.TemporaryFile(), tempfile.TemporaryFile()  # noqa: SIM115
+        # Files, not pipes: written whole before the child starts, read after it ends (so
+        # neither side ever waits on the other).  Closed in busy()/close().
+        files = [tempfile.TemporaryFile() for _ in range(3)]  # noqa: SIM115
+        job_in, out, err = files
         try:
+            job_in.write(json.dumps(job).encode())
+            job_in.seek(0)
             proc = subprocess.Popen(
-                argv,
+                [sys.executable, "-m", __name__],
                 env={**os.environ, "PYTHONPATH": path},
-                stdin=subprocess.DEVNULL,
+                stdin=job_in,
                 stdout=out,
                 stderr=err,
                 start_new_session=True,  # Ctrl-C is the run's to handle: it waits or stops this child
             )
         except BaseException:
-            out.close()
-            err.close()
+            for f in files:
+                f.close()
             raise
+        finally:
+            job_in.close()  # the child has its own copy of the descriptor
         self._child = (proc, out, err)
         return True
 
@@ -154,10 +166,10 @@ class BackgroundReport:
             err.close()
 
 
-def main(argv: Sequence[str]) -> int:
-    folder, bots, rating, state, launched = argv
+def main() -> int:
+    job = json.load(sys.stdin)
     try:
-        write_page(Path(folder), json.loads(bots), RatingConfig(**json.loads(rating)), state == "running")
+        write_page(Path(job["folder"]), job["bots"], RatingConfig(**job["rating"]), job["running"])
     except ArenaError as e:
         print(e, file=sys.stderr)  # the run stops with this line, as if it had written the page
         return ARENA_ERROR_EXIT
@@ -165,10 +177,10 @@ def main(argv: Sequence[str]) -> int:
         traceback.print_exc(limit=6)
         return 2
     # How long the page took, this process's start included: the run spaces pages by it.
-    print(f"{time.time() - float(launched):.3f}")
+    print(f"{time.time() - job['launched']:.3f}")
     return 0
 
 
 if __name__ == "__main__":
     # Not a command for people ('arena report' is): the run's child for one page.
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(main())
