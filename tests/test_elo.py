@@ -74,3 +74,20 @@ def test_the_seat_advantage_interval_is_over_boards() -> None:
             lopsided.add([("a", 1 if seat_a_wins else 2), ("b", 2 if seat_a_wins else 1)], board)
     (lo, hi), _ = seat_intervals(lopsided)[2][1]
     assert lo < 2 / 3 < hi and hi - lo > 0.2
+
+
+def test_resamples_are_fitted_in_chunks_of_bounded_size_with_the_same_figures(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from arena.stats import elo as elo_module
+
+    # A league file may list many bots: 200 resamples of bots x bots matrices at once took
+    # 14 GB a matrix for 3,000 of them.  Chunks bound that; the figures stay the same.
+    t = table(league(3, 300, {f"b{i}": i / 10 for i in range(12)}))
+    whole = board_bootstrap(t)
+    monkeypatch.setattr(elo_module, "MATRIX_BYTES", 8 * 12 * 12 * 7)  # 7 resamples a chunk
+    chunked = board_bootstrap(t)
+    assert whole.keys() == chunked.keys()
+    for name, e in whole.items():
+        c = chunked[name]
+        assert (c.elo, c.low, c.high) == pytest.approx((e.elo, e.low, e.high), abs=1e-6)

@@ -23,6 +23,7 @@ from .game_table import GameTable
 
 SAMPLES = 200  # bootstrap resamples
 _MM_SWEEPS = 200
+MATRIX_BYTES = 32 * 2**20  # the most one bots x bots matrix of a chunk of resamples may take
 
 
 @dataclass(frozen=True)
@@ -94,10 +95,17 @@ def board_bootstrap(table: GameTable, samples: int = SAMPLES, seed: int = 0) -> 
     estimate = _bradley_terry(pts[None], cnt[None])[0]
     rng = np.random.default_rng(seed)
     uniform = np.full(boards, 1.0 / boards)
-    # One resample at a time: all at once would hold samples x boards counts (80 MB at 50,000 boards).
-    stacked = [matrices(rng.multinomial(boards, uniform).astype(float)) for _ in range(samples)]
-    resampled = _bradley_terry(np.stack([p for p, _ in stacked]), np.stack([c for _, c in stacked]))
-    low, high = np.quantile(resampled, [0.025, 0.975], axis=0)
+    # One resample's counts at a time (all at once would hold samples x boards: 80 MB at
+    # 50,000 boards), fitted in chunks whose bots x bots matrices stay within MATRIX_BYTES
+    # (all 200 at once held 14 GB a matrix for 3,000 bots).
+    chunk = max(1, MATRIX_BYTES // (8 * n * n))
+    fitted = []
+    for start in range(0, samples, chunk):
+        stacked = [
+            matrices(rng.multinomial(boards, uniform).astype(float)) for _ in range(min(chunk, samples - start))
+        ]
+        fitted.append(_bradley_terry(np.stack([p for p, _ in stacked]), np.stack([c for _, c in stacked])))
+    low, high = np.quantile(np.concatenate(fitted), [0.025, 0.975], axis=0)
     played = cnt.sum(axis=1) > 0
     return {
         name: Elo(float(estimate[i]), float(low[i]), float(high[i]))
