@@ -21,6 +21,8 @@ import functools
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import compress
+from operator import ne
 
 from .errors import ProtocolError
 
@@ -228,6 +230,85 @@ def _board_text(board: tuple[tuple[int, int], ...]) -> str:
 
 def _join_names(names: Sequence[str]) -> str:
     return ",".join(names) if names else "-"
+
+
+class TurnWriter:
+    """One game's turn requests, written from the position itself.
+
+    The line is exactly what ``format_message(TurnRequest(...))`` writes for the same
+    position (tests hold the two equal), but a referee writes one per ply and that
+    line stands between a bot's answer and the next bot's request.  So nothing is
+    built that the line does not need: the board's and the daisies' text are kept
+    until the board changes, each hex's stack text is kept, and only the hexes whose
+    stack changed since the last request are written again.
+
+    ``since`` items come from :meth:`since_item`; ``owner`` and ``height`` are per
+    hex in board order (owner -1: no stack), as :class:`~arena.rules.GameState`
+    keeps them; ``daisies`` is the board's count per hex in the same order.
+    """
+
+    __slots__ = ("_board_text", "_coords", "_daisies", "_daisies_text", "_height", "_hex_texts", "_owner", "_texts")
+
+    def __init__(self) -> None:
+        self._coords: tuple[tuple[int, int], ...] | None = None
+        self._daisies: Sequence[int] | None = None
+        self._board_text = "-"
+        self._daisies_text = "-"
+        self._hex_texts: list[str] = []
+        self._owner: list[int] = []
+        self._height: list[int] = []
+        self._texts: list[str] = []  # per hex: its stack's text, or "" for none
+
+    @staticmethod
+    def since_item(player: int, move: str) -> str:
+        return f"{_LETTERS[player]}:{move}"
+
+    def _new_board(self, coords: tuple[tuple[int, int], ...], daisies: Sequence[int]) -> None:
+        self._coords, self._daisies = coords, daisies
+        self._hex_texts = [f"{q},{r}" for q, r in coords]
+        self._board_text = _join(self._hex_texts)
+        self._daisies_text = _join([f"{h},{n}" for h, n in zip(self._hex_texts, daisies, strict=True) if n])
+        size = len(coords)
+        self._owner, self._height, self._texts = [-1] * size, [0] * size, [""] * size
+
+    def _stacks(self, owner: Sequence[int], height: Sequence[int]) -> str:
+        kept_owner, kept_height, texts, hexes = self._owner, self._height, self._texts, self._hex_texts
+        # A stack that appears, grows or shrinks changes its height: write again the hexes
+        # whose height changed (a move changes two), found by a loop that runs in C.
+        for i in compress(range(len(height)), map(ne, height, kept_height)):
+            o = kept_owner[i] = owner[i]
+            texts[i] = f"{hexes[i]},{_LETTERS[o]},{height[i]}" if o >= 0 else ""
+        kept_height[:] = height
+        if kept_owner != owner:  # an owner changed alone: not in a game, but write them all
+            kept_owner[:] = owner
+            for i, o in enumerate(owner):
+                texts[i] = f"{hexes[i]},{_LETTERS[o]},{height[i]}" if o >= 0 else ""
+        return ";".join(filter(None, texts)) or "-"
+
+    def line(
+        self,
+        phase: str,
+        time: int,
+        ply: int,
+        clocks: Sequence[float | None],
+        since: Sequence[str],
+        coords: tuple[tuple[int, int], ...],
+        daisies: Sequence[int],
+        owner: Sequence[int],
+        height: Sequence[int],
+        tiles: Sequence[int],
+        forfeited: Sequence[bool],
+    ) -> str:
+        """The request line (no newline) for the position given."""
+        if coords is not self._coords or daisies is not self._daisies:
+            self._new_board(coords, daisies)
+        clocks_text = ";".join(["-" if c is None else str(int(c)) for c in clocks]) or "-"
+        forfeit = "".join([_LETTERS[p] for p, out in enumerate(forfeited) if out]) if True in forfeited else ""
+        return (
+            f"{phase} time={time} ply={ply} clocks={clocks_text} since={';'.join(since) or '-'} "
+            f"board={self._board_text} stacks={self._stacks(owner, height)} "
+            f"tiles={';'.join(map(str, tiles)) or '-'} forfeit={forfeit or '-'} daisies={self._daisies_text}"
+        )
 
 
 # --- parsing -------------------------------------------------------------------

@@ -29,12 +29,12 @@ from .protocol import (
     HelloReply,
     MoveReply,
     Ready,
-    TurnRequest,
+    TurnWriter,
     format_message,
     parse_bot_line,
 )
 from .record import Fault, FaultKind, GameRecord, MoveRecord, SeatRecord
-from .rules import Board, GameState, Params, Phase, format_position, parse_move
+from .rules import Board, GameState, Params, Phase, format_position, read_move
 
 __all__ = ["BotChannel", "BotHost", "BotSpec", "GameSetup", "ProcessChannel", "Referee", "play_game"]
 
@@ -102,6 +102,8 @@ def request(channel: BotChannel, line: str, timeout_s: float, ply: int | None = 
     return channel.receive(timeout_s)
 
 
+_PHASE_WORDS = {Phase.TILES: "tile", Phase.HERDS: "herd", Phase.MOVES: "move"}  # a turn request's first word
+
 Observer = Callable[[GameState, MoveRecord | None, tuple[int, Fault] | None], None]
 
 
@@ -131,7 +133,8 @@ class Referee:
         self.moves: list[MoveRecord] = []
         self.clocks = [Clock(setup.time_control) for _ in specs]
         self.state = GameState(setup.params, setup.board)
-        self._daisies: tuple[Board | None, tuple[tuple[int, int, int], ...]] = (None, ())
+        self.writer = TurnWriter()  # this game's turn requests
+        self.since: list[str] = []  # each move as a request's "since" lists it
         self.last_seen = [0] * len(specs)  # moves each player has already been told of
 
     # -- faults ------------------------------------------------------------------------
@@ -282,61 +285,50 @@ class Referee:
             multigame=p in self.multigame,
         )
 
-    def _turn_request(self, p: int, phase: str, budget_ms: int) -> TurnRequest:
-        st = self.state
-        board = st.board
-        coords = board.coords
-        height = st.height
-        if self._daisies[0] is not board:  # daisies only change with the board
-            self._daisies = (
-                board,
-                tuple((q, r, d) for (q, r), d in zip(coords, board.daisies, strict=True) if d),
-            )
-        return TurnRequest(
-            phase=phase,
-            time=budget_ms,
-            ply=len(self.moves),
-            # Lists turned into tuples, not generators: this runs on every move.
-            clocks=tuple([None if c.remaining_ms is None else int(c.remaining_ms) for c in self.clocks]),
-            since=tuple([(m.player, m.move) for m in self.moves[self.last_seen[p] :]]),
-            board=coords,
-            stacks=tuple([(*coords[i], o, height[i]) for i, o in enumerate(st.owner) if o >= 0]),
-            tiles=tuple(st.tiles_left),
-            forfeited=tuple([i for i, f in enumerate(st.forfeited) if f]),
-            daisies=self._daisies[1],
-        )
-
     def _play_turn(self) -> None:
         st = self.state
         p = st.to_move
         ch = self.channels[p]
         assert not isinstance(ch, BotFault)
-        phase = {Phase.TILES: "tile", Phase.HERDS: "herd", Phase.MOVES: "move"}[st.phase]
+        phase = _PHASE_WORDS[st.phase]
         clock = self.clocks[p]
         budget = clock.budget_ms()
         if budget <= 0:  # the margin absorbs measuring noise; it is no time to play on
             raise BotFault(FaultKind.TIMEOUT, "its clock ran out")
         timeout_s = (budget + self.setup.time_control.margin_ms) / 1000
-        turn = self._turn_request(p, phase, budget)
-        line, elapsed = request(ch, format_message(turn), timeout_s, turn.ply)
+        ply = len(self.moves)
+        board = st.board
+        turn = self.writer.line(
+            phase,
+            budget,
+            ply,
+            [c.remaining_ms for c in self.clocks],
+            self.since[self.last_seen[p] :],
+            board.coords,
+            board.daisies,
+            st.owner,
+            st.height,
+            st.tiles_left,
+            st.forfeited,
+        )
+        line, elapsed = request(ch, turn, timeout_s, ply)
         msg = self._parse(line)
         if not isinstance(msg, MoveReply) or msg.phase != phase:
             raise BotFault(FaultKind.PROTOCOL_ERROR, f"expected '{phase} MOVE', got {line!r}")
         if not clock.charge(elapsed * 1000):
             raise BotFault(FaultKind.TIMEOUT, f"answered after {elapsed * 1000:.0f} ms")
         try:
-            move = parse_move(msg.move)
+            move, text = read_move(msg.move)
         except NotationError as e:
             raise BotFault(FaultKind.PROTOCOL_ERROR, f"{e} in line {line!r}") from None
         try:
             st.apply(move)  # checks the move once, without generating the others
         except IllegalMoveError as e:
-            raise BotFault(
-                FaultKind.ILLEGAL_MOVE, f"{msg.move!r} at ply {len(self.moves) + 1}: {e.reason}"
-            ) from None
-        record = MoveRecord(p, str(move), elapsed * 1000)
+            raise BotFault(FaultKind.ILLEGAL_MOVE, f"{msg.move!r} at ply {ply + 1}: {e.reason}") from None
+        record = MoveRecord(p, text, elapsed * 1000)
         self.moves.append(record)
-        self.last_seen[p] = len(self.moves)  # "since" never repeats a bot's own move
+        self.since.append(TurnWriter.since_item(p, text))
+        self.last_seen[p] = ply + 1  # "since" never repeats a bot's own move
         if self.observer:
             self.observer(st, record, None)
 

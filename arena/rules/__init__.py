@@ -15,7 +15,7 @@ from .board import (
     random_board,
 )
 from .hexgrid import DIRECTION_VECTORS, ORIENTATIONS, TILE_SHAPES, Direction, Hex, tile_hexes
-from .moves import HerdPlacement, Move, SheepMove, TilePlacement, parse_move
+from .moves import HerdPlacement, Move, SheepMove, TilePlacement, parse_move, read_move
 from .notation import format_position, parse_position
 from .perft import divide, perft
 from .playout import random_playout
@@ -51,6 +51,7 @@ __all__ = [
     "perft",
     "random_board",
     "random_playout",
+    "read_move",
     "render",
     "tile_hexes",
 ]

@@ -94,20 +94,27 @@ INT64_DIGITS = 19  # a number of more digits does not fit a signed 64-bit intege
 _DIRECTIONS = {d.name: d for d in Direction}
 
 
-# Moves read so far, by their text: the referee reads one per ply and the same few
-# hundred texts come up game after game.  Bounded, since a bot chooses the text.
-_PARSED: dict[str, Move] = {}
+# Moves read so far, with their canonical text, by the text read: the referee reads one
+# per ply and the same few hundred texts come up game after game.  Bounded, since a bot
+# chooses the text.
+_PARSED: dict[str, tuple[Move, str]] = {}
 _PARSED_KEPT = 20_000
 
 
 def parse_move(text: str) -> Move:
     """Read one move token; the shape tells the phase (see the module doc)."""
-    move = _PARSED.get(text)
-    if move is None:
+    return read_move(text)[0]
+
+
+def read_move(text: str) -> tuple[Move, str]:
+    """:func:`parse_move`, and the move's canonical text (``str(move)``) with it."""
+    known = _PARSED.get(text)
+    if known is None:
         move = _parse_move(text)
+        known = (move, str(move))
         if len(_PARSED) < _PARSED_KEPT:
-            _PARSED[text] = move
-    return move
+            _PARSED[text] = known
+    return known
 
 
 def _parse_move(text: str) -> Move:
