@@ -90,16 +90,20 @@ class ProcessChannel:
         return True
 
     def send(self, line: str, ply: int | None = None) -> None:
-        stray = self.pool.stray_line(self.bot)
-        if stray is not None:
-            self._note(f"bot> {stray}")
-            raise BotFault(FaultKind.PROTOCOL_ERROR, f"sent {stray[:200]!r} without being asked")
-        self._note(f"ref> {line}")
-        self.sent_at = self.pool.send(self.bot, line, ply)
+        bot = self.bot
+        if bot.lines or bot.flooded:  # (tested inline: this runs on every move)
+            stray = self.pool.stray_line(bot)
+            if stray is not None:
+                self._note(f"bot> {stray}")
+                raise BotFault(FaultKind.PROTOCOL_ERROR, f"sent {stray[:200]!r} without being asked")
+        if self.transcript is not None:
+            self.transcript.append(f"ref> {line}")
+        self.sent_at = self.pool.send(bot, line, ply)
 
     def receive(self, timeout_s: float, deadline: float | None = None) -> tuple[str, float]:
         answer, arrived = self.pool.read_line(self.bot, deadline or self.sent_at + timeout_s)
-        self._note(f"bot> {answer}")
+        if self.transcript is not None:
+            self.transcript.append(f"bot> {answer}")
         return answer, arrived - self.sent_at
 
     def wait(self, until: float) -> None:

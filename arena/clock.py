@@ -64,9 +64,10 @@ class Clock:
 
     def budget_ms(self) -> int:
         """The time the bot has for its next answer, as told to it."""
-        c = self.control
-        options = [x for x in (c.move_ms, self.remaining_ms) if x is not None]
-        return max(0, int(min(options)))
+        move_ms, left = self.control.move_ms, self.remaining_ms
+        if left is None:
+            return max(0, move_ms or 0)
+        return max(0, int(left if move_ms is None or left < move_ms else move_ms))
 
     def charge(self, used_ms: float) -> bool:
         """Take ``used_ms`` off the clock; False when the bot overran (margin included)."""

@@ -247,7 +247,20 @@ class TurnWriter:
     keeps them; ``daisies`` is the board's count per hex in the same order.
     """
 
-    __slots__ = ("_board_text", "_coords", "_daisies", "_daisies_text", "_height", "_hex_texts", "_owner", "_texts")
+    __slots__ = (
+        "_board_text",
+        "_clocks",
+        "_clocks_text",
+        "_coords",
+        "_daisies",
+        "_daisies_text",
+        "_height",
+        "_hex_texts",
+        "_owner",
+        "_texts",
+        "_tiles",
+        "_tiles_text",
+    )
 
     def __init__(self) -> None:
         self._coords: tuple[tuple[int, int], ...] | None = None
@@ -258,6 +271,10 @@ class TurnWriter:
         self._owner: list[int] = []
         self._height: list[int] = []
         self._texts: list[str] = []  # per hex: its stack's text, or "" for none
+        self._clocks: list[float | None] = []
+        self._clocks_text = "-"
+        self._tiles: list[int] = []
+        self._tiles_text = "-"
 
     @staticmethod
     def since_item(player: int, move: str) -> str:
@@ -302,12 +319,17 @@ class TurnWriter:
         """The request line (no newline) for the position given."""
         if coords is not self._coords or daisies is not self._daisies:
             self._new_board(coords, daisies)
-        clocks_text = ";".join(["-" if c is None else str(int(c)) for c in clocks]) or "-"
-        forfeit = "".join([_LETTERS[p] for p, out in enumerate(forfeited) if out]) if True in forfeited else ""
+        if clocks != self._clocks:  # the same from ply to ply without a running clock
+            self._clocks = list(clocks)
+            self._clocks_text = ";".join(["-" if c is None else str(int(c)) for c in clocks]) or "-"
+        if tiles != self._tiles:  # the same from ply to ply once the pasture is laid
+            self._tiles = list(tiles)
+            self._tiles_text = ";".join(map(str, tiles)) or "-"
+        forfeit = "".join([_LETTERS[p] for p, out in enumerate(forfeited) if out]) if True in forfeited else "-"
         return (
-            f"{phase} time={time} ply={ply} clocks={clocks_text} since={';'.join(since) or '-'} "
+            f"{phase} time={time} ply={ply} clocks={self._clocks_text} since={';'.join(since) or '-'} "
             f"board={self._board_text} stacks={self._stacks(owner, height)} "
-            f"tiles={';'.join(map(str, tiles)) or '-'} forfeit={forfeit or '-'} daisies={self._daisies_text}"
+            f"tiles={self._tiles_text} forfeit={forfeit or '-'} daisies={self._daisies_text}"
         )
 
 

@@ -34,7 +34,7 @@ from .protocol import (
     parse_bot_line,
 )
 from .record import Fault, FaultKind, GameRecord, MoveRecord, SeatRecord
-from .rules import Board, GameState, Params, Phase, format_position, read_move
+from .rules import Board, GameState, Move, Params, Phase, format_position, read_move
 
 __all__ = ["BotChannel", "BotHost", "BotSpec", "GameSetup", "ProcessChannel", "Referee", "play_game"]
 
@@ -101,6 +101,13 @@ def request(channel: BotChannel, line: str, timeout_s: float, ply: int | None = 
     channel.send(line, ply)
     return channel.receive(timeout_s)
 
+
+# Answers read so far, by their line: the phase, the move's token as sent, the move, and
+# its canonical text.  The same few hundred lines come up game after game, and an answer
+# seen before is then read with one look-up.  Bounded, since a bot chooses the line.
+_Answer = tuple[str, str, Move, str]
+_ANSWERS: dict[str, _Answer] = {}
+_ANSWERS_KEPT = 20_000
 
 _PHASE_WORDS = {Phase.TILES: "tile", Phase.HERDS: "herd", Phase.MOVES: "move"}  # a turn request's first word
 
@@ -312,6 +319,27 @@ class Referee:
             st.forfeited,
         )
         line, elapsed = request(ch, turn, timeout_s, ply)
+        known = _ANSWERS.get(line)
+        if known is None or known[0] != phase:
+            known = self._read_answer(line, phase, clock, elapsed)
+        elif not clock.charge(elapsed * 1000):
+            raise BotFault(FaultKind.TIMEOUT, f"answered after {elapsed * 1000:.0f} ms")
+        _, token, move, text = known
+        try:
+            st.apply(move)  # checks the move once, without generating the others
+        except IllegalMoveError as e:
+            raise BotFault(FaultKind.ILLEGAL_MOVE, f"{token!r} at ply {ply + 1}: {e.reason}") from None
+        record = MoveRecord(p, text, elapsed * 1000)
+        self.moves.append(record)
+        self.since.append(TurnWriter.since_item(p, text))
+        self.last_seen[p] = ply + 1  # "since" never repeats a bot's own move
+        if self.observer:
+            self.observer(st, record, None)
+
+    def _read_answer(self, line: str, phase: str, clock: Clock, elapsed: float) -> _Answer:
+        """What a bot's answer says (see ``_ANSWERS``), checked in this order: the
+        line, its phase, the clock, the move's notation.  A well-formed answer is kept in
+        ``_ANSWERS``, so that the next time the same line comes only the clock is checked."""
         msg = self._parse(line)
         if not isinstance(msg, MoveReply) or msg.phase != phase:
             raise BotFault(FaultKind.PROTOCOL_ERROR, f"expected '{phase} MOVE', got {line!r}")
@@ -321,16 +349,10 @@ class Referee:
             move, text = read_move(msg.move)
         except NotationError as e:
             raise BotFault(FaultKind.PROTOCOL_ERROR, f"{e} in line {line!r}") from None
-        try:
-            st.apply(move)  # checks the move once, without generating the others
-        except IllegalMoveError as e:
-            raise BotFault(FaultKind.ILLEGAL_MOVE, f"{msg.move!r} at ply {ply + 1}: {e.reason}") from None
-        record = MoveRecord(p, text, elapsed * 1000)
-        self.moves.append(record)
-        self.since.append(TurnWriter.since_item(p, text))
-        self.last_seen[p] = ply + 1  # "since" never repeats a bot's own move
-        if self.observer:
-            self.observer(st, record, None)
+        known = (phase, msg.move, move, text)
+        if len(_ANSWERS) < _ANSWERS_KEPT:
+            _ANSWERS[line] = known
+        return known
 
     # -- the game -------------------------------------------------------------------------
 

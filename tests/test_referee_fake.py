@@ -6,6 +6,7 @@ import random
 
 import pytest
 
+from arena import referee
 from arena.botkit import Turn, state_from_request
 from arena.botproc import BotFault
 from arena.clock import TimeControl
@@ -247,3 +248,47 @@ def test_state_from_request_round_trips_a_midgame_position() -> None:
         tiles=(0, 0, 0),
     )
     assert format_position(state_from_request(game, req)) == format_position(state)
+
+
+# -- answers read before (the referee keeps each well-formed answer line it has read) ------------
+
+
+def test_an_answer_seen_before_is_still_judged_on_its_phase_and_its_clock(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(referee, "_ANSWERS", {})
+    board = random_board(5, 8)
+    first = run([engine_bot("a"), engine_bot("b")], GameSetup(board=board, seed=4))
+    herd = f"herd {first.moves[0].move}"
+    move = f"move {first.moves[2].move}"
+    assert herd in referee._ANSWERS and move in referee._ANSWERS  # both read before
+    # A move-phase answer in the herd phase: the wrong phase, though well-formed.
+    record = run([_after_handshake([move]), engine_bot()], GameSetup(board=board))
+    fault = record.seats[0].fault
+    assert fault is not None and fault.kind is FaultKind.PROTOCOL_ERROR and "expected 'herd MOVE'" in fault.detail
+    # The same herd answer as before, but too late (a channel that lets it through, as
+    # one arriving just at the deadline is).
+    class Late(ScriptedChannel):
+        def receive(self, timeout_s: float, deadline: float | None = None) -> tuple[str, float]:
+            line, _ = super().receive(10.0)
+            return line, 0.5
+
+    tc = TimeControl(move_ms=100, margin_ms=10)
+    record = run([Late(scripted(["hello 1 x", "ready", herd])), engine_bot()], GameSetup(board=board, time_control=tc))
+    fault = record.seats[0].fault
+    assert fault is not None and fault.kind is FaultKind.TIMEOUT and fault.detail == "answered after 500 ms"
+    # And on time, it is played.
+    gone = BotFault(FaultKind.CRASH, "no more answers")
+    played = ScriptedChannel(scripted(["hello 1 x", "ready", herd, gone]))  # type: ignore[list-item]
+    record = run([played, engine_bot()], GameSetup(board=board))
+    assert record.moves[0].move == first.moves[0].move
+    fault = record.seats[0].fault
+    assert fault is not None and fault.kind is FaultKind.CRASH and fault.ply > 0
+
+
+def test_the_answers_kept_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(referee, "_ANSWERS", {})
+    monkeypatch.setattr(referee, "_ANSWERS_KEPT", 5)
+    record = run([engine_bot("a"), engine_bot("b")], GameSetup(board=random_board(6, 8), seed=6))
+    assert record.replay().is_over and len(record.moves) > 5
+    assert len(referee._ANSWERS) == 5
