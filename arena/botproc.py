@@ -515,10 +515,6 @@ class _Poller:
         if self.owners.pop(fd, None) is not None:
             self.poll.unregister(fd)
 
-    def wait(self, timeout: float) -> list[int]:
-        """The fds with something to read (or closed), waiting up to ``timeout`` seconds."""
-        return [fd for fd, _ in self.poll.poll(max(0, math.ceil(timeout * 1000)))]
-
 
 def spawn_sandboxed(
     argv: Sequence[str],
@@ -721,7 +717,8 @@ class BotPool:
         if not poller.owners:
             time.sleep(max(0.0, min(timeout, 0.05)))
             return
-        for fd in poller.wait(timeout):
+        # The fds with something to read (or closed), waiting up to ``timeout`` (in ms, rounded up).
+        for fd, _ in poller.poll.poll(max(0, math.ceil(timeout * 1000))):
             owner = poller.owners.get(fd)
             if owner is None:
                 continue

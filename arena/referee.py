@@ -96,12 +96,6 @@ class BotChannel(Protocol):
         ``previous_hello`` is ``hello``."""
 
 
-def request(channel: BotChannel, line: str, timeout_s: float, ply: int | None = None) -> tuple[str, float]:
-    """Send a request and wait for its answer."""
-    channel.send(line, ply)
-    return channel.receive(timeout_s)
-
-
 # Answers read so far, by their line: the phase, the move's token as sent, the move, and
 # its canonical text.  The same few hundred lines come up game after game, and an answer
 # seen before is then read with one look-up.  Bounded, since a bot chooses the line.
@@ -318,7 +312,8 @@ class Referee:
             st.tiles_left,
             st.forfeited,
         )
-        line, elapsed = request(ch, turn, timeout_s, ply)
+        ch.send(turn, ply)
+        line, elapsed = ch.receive(timeout_s)
         known = _ANSWERS.get(line)
         if known is None or known[0] != phase:
             known = self._read_answer(line, phase, clock, elapsed)

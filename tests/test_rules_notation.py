@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from arena.errors import NotationError
 from arena.rules import (
@@ -20,6 +24,7 @@ from arena.rules import (
     parse_move,
     parse_position,
     random_board,
+    read_move,
 )
 
 # --- positions: reading and writing ----------------------------------------------
@@ -169,6 +174,19 @@ def test_move_tokens_read_again_come_from_a_bounded_memo() -> None:
         assert parse_move(f"{i},0") == HerdPlacement(i, 0)
     assert len(moves._PARSED) <= moves._PARSED_KEPT
     assert parse_move(f"{moves._PARSED_KEPT + 99},0") == HerdPlacement(moves._PARSED_KEPT + 99, 0)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.from_regex(r"-?0{0,2}\d{1,19},-?0{0,2}\d{1,19}(?:[ABC]|(?:NE|NW|SE|SW|E|W)0{0,2}\d{1,19})?", fullmatch=True)
+)
+def test_the_canonical_text_read_with_a_move_is_its_str(text: str) -> None:
+    try:
+        move, canonical = read_move(text)
+    except NotationError:
+        assert any(len(n.lstrip("-")) > 19 or abs(int(n)) >= 2**63 for n in re.findall(r"-?\d+", text))
+        return
+    assert canonical == str(move) and parse_move(canonical) == move
 
 
 @pytest.mark.parametrize(

@@ -58,10 +58,12 @@ class SheepMove:
         return (self.q, self.r)
 
     def __str__(self) -> str:
-        return f"{self.q},{self.r}{self.direction.name}{self.count}"
+        return f"{self.q},{self.r}{_DIRECTION_NAMES[self.direction]}{self.count}"
 
 
 Move = TilePlacement | HerdPlacement | SheepMove
+
+_DIRECTION_NAMES = tuple(d.name for d in Direction)  # by value: quicker than the enum's .name
 
 # Runs of sheep moves already built, by (q, r, direction): a move is a value,
 # so every board and position can share one object per move.  Bounded, since
@@ -110,27 +112,35 @@ def read_move(text: str) -> tuple[Move, str]:
     """:func:`parse_move`, and the move's canonical text (``str(move)``) with it."""
     known = _PARSED.get(text)
     if known is None:
-        move = _parse_move(text)
-        known = (move, str(move))
+        known = _parse_move(text)
         if len(_PARSED) < _PARSED_KEPT:
             _PARSED[text] = known
     return known
 
 
-def _parse_move(text: str) -> Move:
+def _parse_move(text: str) -> tuple[Move, str]:
     m = _MOVE_RE.fullmatch(text.strip())
-    shown = text if len(text) <= 40 else text[:37] + "..."  # a bot's line may be 4 KiB
     if m is None:
         raise NotationError(
-            f"cannot read move {shown!r}: expected a tile like '0,0A', a herd like '3,0' "
+            f"cannot read move {_shown(text)!r}: expected a tile like '0,0A', a herd like '3,0' "
             "or a move like '3,0NE5'"
         )
-    numbers = [g for g in (m["q"], m["r"], m["count"]) if g is not None]
-    if any(len(g.lstrip("-")) > INT64_DIGITS or abs(int(g)) >= 2**63 for g in numbers):
-        raise NotationError(f"cannot read move {shown!r}: a number does not fit a signed 64-bit integer")
-    q, r = int(m["q"]), int(m["r"])
-    if m["orient"]:
-        return TilePlacement(q, r, m["orient"])
-    if m["dir"]:
-        return SheepMove(q, r, _DIRECTIONS[m["dir"]], int(m["count"]))
-    return HerdPlacement(q, r)
+    q_text, r_text, orient, direction, count_text = m.groups()
+    if len(text) >= INT64_DIGITS:  # (a shorter text holds no number out of range)
+        numbers = [g for g in (q_text, r_text, count_text) if g is not None]
+        if any(len(g.lstrip("-")) > INT64_DIGITS or abs(int(g)) >= 2**63 for g in numbers):
+            raise NotationError(
+                f"cannot read move {_shown(text)!r}: a number does not fit a signed 64-bit integer"
+            )
+    q, r = int(q_text), int(r_text)
+    # The canonical text from the parts read (what str(move) gives, without building it again).
+    if orient:
+        return TilePlacement(q, r, orient), f"{q},{r}{orient}"
+    if direction:
+        count = int(count_text)
+        return SheepMove(q, r, _DIRECTIONS[direction], count), f"{q},{r}{direction}{count}"
+    return HerdPlacement(q, r), f"{q},{r}"
+
+
+def _shown(text: str) -> str:
+    return text if len(text) <= 40 else text[:37] + "..."  # a bot's line may be 4 KiB
