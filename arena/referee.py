@@ -133,6 +133,7 @@ class Referee:
         self.ready: set[int] = set()
         self.moves: list[MoveRecord] = []
         self.clocks = [Clock(setup.time_control) for _ in specs]
+        self.clocks_left = [c.remaining_ms for c in self.clocks]  # as requests tell them, kept per charge
         self.state = GameState(setup.params, setup.board)
         self.writer = TurnWriter()  # this game's turn requests
         self.since: list[str] = []  # each move as a request's "since" lists it
@@ -303,7 +304,7 @@ class Referee:
             phase,
             budget,
             ply,
-            [c.remaining_ms for c in self.clocks],
+            self.clocks_left,
             self.since[self.last_seen[p] :],
             board.coords,
             board.daisies,
@@ -316,9 +317,9 @@ class Referee:
         line, elapsed = ch.receive(timeout_s)
         known = _ANSWERS.get(line)
         if known is None or known[0] != phase:
-            known = self._read_answer(line, phase, clock, elapsed)
-        elif not clock.charge(elapsed * 1000):
-            raise BotFault(FaultKind.TIMEOUT, f"answered after {elapsed * 1000:.0f} ms")
+            known = self._read_answer(line, phase, p, elapsed)
+        else:
+            self._charge(p, elapsed)
         _, token, move, text = known
         try:
             st.apply(move)  # checks the move once, without generating the others
@@ -331,15 +332,22 @@ class Referee:
         if self.observer:
             self.observer(st, record, None)
 
-    def _read_answer(self, line: str, phase: str, clock: Clock, elapsed: float) -> _Answer:
+    def _charge(self, p: int, elapsed: float) -> None:
+        """Take the time of ``p``'s answer off its clock: a timeout past its budget."""
+        clock = self.clocks[p]
+        on_time = clock.charge(elapsed * 1000)
+        self.clocks_left[p] = clock.remaining_ms  # (charged even when late: others are told it)
+        if not on_time:
+            raise BotFault(FaultKind.TIMEOUT, f"answered after {elapsed * 1000:.0f} ms")
+
+    def _read_answer(self, line: str, phase: str, p: int, elapsed: float) -> _Answer:
         """What a bot's answer says (see ``_ANSWERS``), checked in this order: the
         line, its phase, the clock, the move's notation.  A well-formed answer is kept in
         ``_ANSWERS``, so that the next time the same line comes only the clock is checked."""
         msg = self._parse(line)
         if not isinstance(msg, MoveReply) or msg.phase != phase:
             raise BotFault(FaultKind.PROTOCOL_ERROR, f"expected '{phase} MOVE', got {line!r}")
-        if not clock.charge(elapsed * 1000):
-            raise BotFault(FaultKind.TIMEOUT, f"answered after {elapsed * 1000:.0f} ms")
+        self._charge(p, elapsed)
         try:
             move, text = read_move(msg.move)
         except NotationError as e:

@@ -292,3 +292,22 @@ def test_the_answers_kept_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     record = run([engine_bot("a"), engine_bot("b")], GameSetup(board=random_board(6, 8), seed=6))
     assert record.replay().is_over and len(record.moves) > 5
     assert len(referee._ANSWERS) == 5
+
+
+def test_a_late_answer_is_still_taken_off_the_clock_the_others_are_told() -> None:
+    class Late(ScriptedChannel):  # lets a late answer through, as one arriving at the deadline is
+        def receive(self, timeout_s: float, deadline: float | None = None) -> tuple[str, float]:
+            line, _ = super().receive(10.0)
+            return line, 0.7
+
+    tc = TimeControl(move_ms=None, base_ms=600, increment_ms=100, margin_ms=50)
+    board = random_board(5, 8)
+    border = next(h for i, h in enumerate(board.coords) if board.outer_border[i])
+    late = Late(scripted(["hello 1 x", "ready", f"herd {border[0]},{border[1]}"]))
+    other = engine_bot("b")
+    record = run([late, other], GameSetup(board=board, time_control=tc))
+    fault = record.seats[0].fault
+    assert fault is not None and fault.kind is FaultKind.TIMEOUT and fault.detail == "answered after 700 ms"
+    requests = [parse_referee_line(line) for line in other.received if line.startswith(("herd", "move"))]
+    assert requests and all(isinstance(r, TurnRequest) for r in requests)
+    assert requests[0].clocks[0] == 100  # 600 - 700 -> 0, plus the increment
