@@ -11,6 +11,7 @@ the result is a :class:`~arena.record.GameRecord`.
 from __future__ import annotations
 
 import datetime as _dt
+import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -22,6 +23,7 @@ from .clock import Clock, TimeControl
 from .errors import IllegalMoveError, NotationError, ProtocolError
 from .protocol import (
     MULTIGAME,
+    PHASE_REQUESTS,
     PROTOCOL_VERSION,
     GameEnd,
     GameStart,
@@ -35,6 +37,7 @@ from .protocol import (
 )
 from .record import Fault, FaultKind, GameRecord, MoveRecord, SeatRecord
 from .rules import Board, GameState, Move, Params, Phase, format_position, read_move
+from .rules.moves import MOVE_PATTERN, move_from_match
 
 __all__ = ["BotChannel", "BotHost", "BotSpec", "GameSetup", "ProcessChannel", "Referee", "play_game"]
 
@@ -102,6 +105,8 @@ class BotChannel(Protocol):
 _Answer = tuple[str, str, Move, str]
 _ANSWERS: dict[str, _Answer] = {}
 _ANSWERS_KEPT = 20_000
+
+_ANSWER_RE = re.compile(rf"(?P<phase>{'|'.join(PHASE_REQUESTS)}) (?:{MOVE_PATTERN})", re.ASCII)
 
 _PHASE_WORDS = {Phase.TILES: "tile", Phase.HERDS: "herd", Phase.MOVES: "move"}  # a turn request's first word
 
@@ -344,15 +349,27 @@ class Referee:
         """What a bot's answer says (see ``_ANSWERS``), checked in this order: the
         line, its phase, the clock, the move's notation.  A well-formed answer is kept in
         ``_ANSWERS``, so that the next time the same line comes only the clock is checked."""
-        msg = self._parse(line)
-        if not isinstance(msg, MoveReply) or msg.phase != phase:
-            raise BotFault(FaultKind.PROTOCOL_ERROR, f"expected '{phase} MOVE', got {line!r}")
-        self._charge(p, elapsed)
-        try:
-            move, text = read_move(msg.move)
-        except NotationError as e:
-            raise BotFault(FaultKind.PROTOCOL_ERROR, f"{e} in line {line!r}") from None
-        known = (phase, msg.move, move, text)
+        m = _ANSWER_RE.fullmatch(line)
+        if m is not None and m["phase"] == phase:
+            # The usual answer, read in one match: it passes every check of the general
+            # path below (phase word, one space, one token, the notation) with the same result.
+            self._charge(p, elapsed)
+            token = line[len(phase) + 1 :]
+            try:
+                move, text = move_from_match(m, token)
+            except NotationError as e:
+                raise BotFault(FaultKind.PROTOCOL_ERROR, f"{e} in line {line!r}") from None
+        else:
+            msg = self._parse(line)
+            if not isinstance(msg, MoveReply) or msg.phase != phase:
+                raise BotFault(FaultKind.PROTOCOL_ERROR, f"expected '{phase} MOVE', got {line!r}")
+            self._charge(p, elapsed)
+            token = msg.move
+            try:
+                move, text = read_move(token)
+            except NotationError as e:
+                raise BotFault(FaultKind.PROTOCOL_ERROR, f"{e} in line {line!r}") from None
+        known = (phase, token, move, text)
         if len(_ANSWERS) < _ANSWERS_KEPT:
             _ANSWERS[line] = known
         return known

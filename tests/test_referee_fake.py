@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from arena import referee
 from arena.botkit import Turn, state_from_request
@@ -311,3 +314,37 @@ def test_a_late_answer_is_still_taken_off_the_clock_the_others_are_told() -> Non
     requests = [parse_referee_line(line) for line in other.received if line.startswith(("herd", "move"))]
     assert requests and all(isinstance(r, TurnRequest) for r in requests)
     assert requests[0].clocks[0] == 100  # 600 - 700 -> 0, plus the increment
+
+
+answer_lines = st.builds(
+    lambda word, gap, token, tail: f"{word}{gap}{token}{tail}",
+    st.sampled_from(["move", "herd", "tile", "mov", "info", "ready"]),
+    st.sampled_from([" ", "  ", "\t", ""]),
+    st.from_regex(r"-?0?\d{1,3},-?\d{1,3}(?:[ABCD]|(?:NE|NW|SE|SW|E|W|N)\d{0,3})?", fullmatch=True)
+    | st.from_regex(r"\d{18,21},0(?:NE\d{1,21})?", fullmatch=True)
+    | st.text(st.characters(min_codepoint=0, max_codepoint=127), max_size=8),
+    st.sampled_from(["", " ", "\r", "\x00", " x"]),
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(answer_lines, st.sampled_from(["move", "herd"]), st.sampled_from([0.01, 0.9]))
+def test_the_one_match_reading_of_an_answer_is_the_general_one(line: str, phase: str, elapsed: float) -> None:
+    """Whatever the line: the same move and text, or the same fault, and the same clock."""
+
+    def read(answer_re: re.Pattern[str]) -> tuple[object, ...]:
+        ref = Referee(GameSetup(time_control=TimeControl(move_ms=500)), specs(2), [engine_bot(), engine_bot()])
+        saved = referee._ANSWER_RE, dict(referee._ANSWERS)
+        referee._ANSWER_RE = answer_re
+        referee._ANSWERS.clear()
+        try:
+            return ("read", ref._read_answer(line, phase, 0, elapsed), ref.clocks_left[0])
+        except BotFault as f:
+            return ("fault", f.kind, f.detail, ref.clocks_left[0])
+        finally:
+            referee._ANSWER_RE = saved[0]
+            referee._ANSWERS.clear()
+            referee._ANSWERS.update(saved[1])
+
+    never = re.compile(r"(?P<phase>(?!))")  # every line takes the general path
+    assert read(referee._ANSWER_RE) == read(never)

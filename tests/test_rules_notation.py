@@ -178,7 +178,7 @@ def test_move_tokens_read_again_come_from_a_bounded_memo() -> None:
 
 @settings(max_examples=300, deadline=None)
 @given(
-    st.from_regex(r"-?0{0,2}\d{1,19},-?0{0,2}\d{1,19}(?:[ABC]|(?:NE|NW|SE|SW|E|W)0{0,2}\d{1,19})?", fullmatch=True)
+    st.from_regex(r"-?0{0,2}[0-9]{1,19},-?0{0,2}[0-9]{1,19}(?:[ABC]|(?:NE|NW|SE|SW|E|W)0{0,2}[0-9]{1,19})?", fullmatch=True)
 )
 def test_the_canonical_text_read_with_a_move_is_its_str(text: str) -> None:
     try:
@@ -209,6 +209,8 @@ def test_the_canonical_text_read_with_a_move_is_its_str(text: str) -> None:
         "3,0E1E",
         "3,0N1",
         "3,0S2",
+        "\u0663,0",  # an Arabic-Indic three: the notation's digits are 0-9
+        "3,0NE\uff15",  # a full-width five
     ],
 )
 def test_bad_move_token(text: str) -> None:

@@ -86,10 +86,8 @@ def sheep_run(q: int, r: int, direction: int, most: int) -> tuple[SheepMove, ...
 
 # Any whole numbers: whether a coordinate or a count is in range is for the rules to judge
 # (an illegal move), so that a far-off hex is refused the same way however far it is.
-_MOVE_RE = re.compile(
-    r"(?P<q>-?\d+),(?P<r>-?\d+)"
-    r"(?:(?P<orient>[ABC])|(?P<dir>NE|NW|SE|SW|E|W)(?P<count>\d+))?"
-)
+MOVE_PATTERN = r"(?P<q>-?\d+),(?P<r>-?\d+)(?:(?P<orient>[ABC])|(?P<dir>NE|NW|SE|SW|E|W)(?P<count>\d+))?"
+_MOVE_RE = re.compile(MOVE_PATTERN, re.ASCII)  # digits 0-9 only, as the protocol is ASCII
 INT64_DIGITS = 19  # a number of more digits does not fit a signed 64-bit integer
 
 
@@ -125,7 +123,16 @@ def _parse_move(text: str) -> tuple[Move, str]:
             f"cannot read move {_shown(text)!r}: expected a tile like '0,0A', a herd like '3,0' "
             "or a move like '3,0NE5'"
         )
-    q_text, r_text, orient, direction, count_text = m.groups()
+    return move_from_match(m, text)
+
+
+def move_from_match(m: re.Match[str], text: str) -> tuple[Move, str]:
+    """The move, and its canonical text, that a match of :data:`MOVE_PATTERN` in ``text`` reads.
+
+    For a reader that matches the pattern as part of a longer one (the referee reads a
+    whole answer line at once); raises NotationError for a number out of range.
+    """
+    q_text, r_text, orient, direction, count_text = m.group("q", "r", "orient", "dir", "count")
     if len(text) >= INT64_DIGITS:  # (a shorter text holds no number out of range)
         numbers = [g for g in (q_text, r_text, count_text) if g is not None]
         if any(len(g.lstrip("-")) > INT64_DIGITS or abs(int(g)) >= 2**63 for g in numbers):
