@@ -53,6 +53,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from arena import referee
 from arena.botproc import BotFault
 from arena.clock import TimeControl
 from arena.record import GameRecord, MoveRecord
@@ -116,6 +117,7 @@ class Samples:
     replay: list[float] = field(default_factory=list)  # (c) referee over in-process channels
     replay_idle: list[float] = field(default_factory=list)  # (c) the same, woken up for each answer
     block_ratios: list[float] = field(default_factory=list)
+    seen_before: int = 0  # (a) moves whose answer line the referee had read before
 
 
 def build_bots() -> None:
@@ -172,6 +174,7 @@ def timed_game(seed: int, out: Samples) -> GameRecord:
             stamps.append(time.perf_counter())
 
     game, players = setup(seed), bots()  # random_board() is not the referee's cost
+    lines_known = len(referee._ANSWERS)
     with WriteTimes() as writes:
         t0 = time.perf_counter()
         record = play_game(game, players, observer)
@@ -179,6 +182,7 @@ def timed_game(seed: int, out: Samples) -> GameRecord:
     if record.faults or len(stamps) != len(record.moves) or len(stamps) < 2:
         sys.exit(f"game {seed}: unexpected fault(s) or too short: {record.faults}")
     out.games.append(GameTimes(t1 - t0, len(record.moves), stamps[0] - t0, t1 - stamps[-1]))
+    out.seen_before += len(record.moves) - (len(referee._ANSWERS) - lines_known)
     # Move k's step runs from move k-1 applied to move k applied: build and write
     # the request, the bot's round trip (MoveRecord.ms), parse, check, apply.
     for k in range(1, len(stamps)):
@@ -370,6 +374,12 @@ def main() -> None:
     ap.add_argument("--replays", type=int, default=5, help="in-process replays of every game (default 5)")
     ap.add_argument("--seed", type=int, default=1, help="first board seed (default 1)")
     ap.add_argument(
+        "--warm-up-games",
+        type=int,
+        default=0,
+        help="games played (untimed) before (a), as a league's worker has played many (default 0)",
+    )
+    ap.add_argument(
         "--idle-ms",
         type=float,
         default=1.0,
@@ -391,6 +401,8 @@ def main() -> None:
     game_line, request, answer = sample_exchange(args.seed + 10_000)
     req = (request + "\n").encode("ascii")
     print(f"sample move request: {len(req)} bytes ({request[:40]}...), answer {answer!r}")
+    for i in range(args.warm_up_games):  # other boards than the timed games'
+        play_game(setup(args.seed + 20_000 + i), bots())
 
     s = Samples()
     with tempfile.TemporaryDirectory(prefix="bench-referee-") as tmp:
@@ -437,6 +449,10 @@ def main() -> None:
         f"in {blocks} blocks alternating with (b) and (c)"
     )
     print(f"  games/s                                   {n_games / wall:9.1f}")
+    print(
+        f"  answer lines read before                  {s.seen_before / moves:9.0%}  "
+        f"(after {args.warm_up_games} warm-up games and the earlier timed ones)"
+    )
     print(f"  moves/s (all moves / all game wall time)  {moves / wall:9.0f}")
     print(f"  moves/s in the move loop                  {1 / statistics.fmean(s.step):9.0f}")
     print(
