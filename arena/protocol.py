@@ -288,18 +288,25 @@ class TurnWriter:
         size = len(coords)
         self._owner, self._height, self._texts = [-1] * size, [0] * size, [""] * size
 
-    def _stacks(self, owner: Sequence[int], height: Sequence[int]) -> str:
+    def _stacks(self, owner: Sequence[int], height: Sequence[int], hint: Sequence[int]) -> str:
         kept_owner, kept_height, texts, hexes = self._owner, self._height, self._texts, self._hex_texts
-        # A stack that appears, grows or shrinks changes its height: write again the hexes
-        # whose height changed (a move changes two), found by a loop that runs in C.
-        for i in compress(range(len(height)), map(ne, height, kept_height)):
+        # The hexes the caller says changed (a move's two) are written again; if that
+        # was all, the kept lists now equal the position's (two comparisons in C).
+        for i in hint:
             o = kept_owner[i] = owner[i]
+            kept_height[i] = height[i]
             texts[i] = f"{hexes[i]},{_LETTERS[o]},{height[i]}" if o >= 0 else ""
-        kept_height[:] = height
-        if kept_owner != owner:  # an owner changed alone: not in a game, but write them all
-            kept_owner[:] = owner
-            for i, o in enumerate(owner):
+        if kept_height != height or kept_owner != owner:
+            # Else find them: a stack that appears, grows or shrinks changes its height, so
+            # write again the hexes whose height changed (a loop that runs in C) ...
+            for i in compress(range(len(height)), map(ne, height, kept_height)):
+                o = kept_owner[i] = owner[i]
                 texts[i] = f"{hexes[i]},{_LETTERS[o]},{height[i]}" if o >= 0 else ""
+            kept_height[:] = height
+            if kept_owner != owner:  # ... and if an owner changed alone (not in a game), all
+                kept_owner[:] = owner
+                for i, o in enumerate(owner):
+                    texts[i] = f"{hexes[i]},{_LETTERS[o]},{height[i]}" if o >= 0 else ""
         return ";".join(filter(None, texts)) or "-"
 
     def line(
@@ -315,8 +322,15 @@ class TurnWriter:
         height: Sequence[int],
         tiles: Sequence[int],
         forfeited: Sequence[bool],
+        changed: Sequence[int] = (),
     ) -> str:
-        """The request line (no newline) for the position given."""
+        """The request line (no newline) for the position given.
+
+        ``changed`` may name hexes (indexes) whose stack changed since the last line,
+        as :meth:`~arena.rules.GameState.last_slide` does after a move: a hint that
+        saves looking at every hex.  It is checked, so a wrong or short one costs
+        time, never a wrong line.
+        """
         if coords is not self._coords or daisies is not self._daisies:
             self._new_board(coords, daisies)
         if clocks != self._clocks:  # the same from ply to ply without a running clock
@@ -328,7 +342,7 @@ class TurnWriter:
         forfeit = "".join([_LETTERS[p] for p, out in enumerate(forfeited) if out]) if True in forfeited else "-"
         return (
             f"{phase} time={time} ply={ply} clocks={self._clocks_text} since={';'.join(since) or '-'} "
-            f"board={self._board_text} stacks={self._stacks(owner, height)} "
+            f"board={self._board_text} stacks={self._stacks(owner, height, changed)} "
             f"tiles={self._tiles_text} forfeit={forfeit or '-'} daisies={self._daisies_text}"
         )
 

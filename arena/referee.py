@@ -317,6 +317,7 @@ class Referee:
             st.height,
             st.tiles_left,
             st.forfeited,
+            st.last_slide() or (),
         )
         ch.send(turn, ply)
         line, elapsed = ch.receive(timeout_s)

@@ -207,6 +207,26 @@ def test_undo_takes_back_a_forfeit() -> None:
     assert snapshot(state) == before
 
 
+def test_last_slide_names_the_two_hexes_a_sheep_move_changed() -> None:
+    state = GameState(Params(), random_board(3, 8))
+    assert state.last_slide() is None  # nothing applied yet
+    rng = random.Random(3)
+    while not state.is_over:
+        before = (state.owner[:], state.height[:])
+        move = rng.choice(state.legal_moves())
+        state.apply(move)
+        changed = {i for i, pair in enumerate(zip(state.owner, state.height, strict=True)) if pair != (before[0][i], before[1][i])}
+        if isinstance(move, SheepMove):
+            src, dest = state.last_slide()  # type: ignore[misc]
+            assert changed == {src, dest} and state.board.coords[src] == move.source
+        else:
+            assert state.last_slide() is None  # a herd placement
+    state.undo()  # the last is taken back: the one before it, a move after the two herds
+    assert (state.last_slide() is not None) == (state.undoable > 2)
+    state.forfeit(state.to_move)
+    assert state.last_slide() is None
+
+
 def test_a_position_from_parts_has_nothing_to_undo() -> None:
     state = parse_position("a4...b3 moves a players=2")
     assert state.undoable == 0

@@ -53,9 +53,11 @@ def test_every_request_of_a_random_game_is_the_codecs(players: int, laid: bool, 
     while not st.is_over:
         p = st.to_move
         board = st.board
+        # The hint as the referee gives it, none, or a wrong one: the line is the same.
+        hint = [st.last_slide() or (), (), rng.sample(range(board.size), min(2, board.size))][checked % 3]
         line = writer.line(
             _PHASES[st.phase], 1000, len(moves), clocks, since[seen[p] :], board.coords, board.daisies,
-            st.owner, st.height, st.tiles_left, st.forfeited,
+            st.owner, st.height, st.tiles_left, st.forfeited, hint,
         )  # fmt: skip
         assert line == reference(st, moves, seen[p], clocks)
         assert isinstance(parse_referee_line(line), TurnRequest)

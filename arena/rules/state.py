@@ -463,6 +463,12 @@ class GameState:
         """How many :meth:`undo` calls would succeed."""
         return len(self._history)
 
+    def last_slide(self) -> tuple[int, int] | None:
+        """The hex indexes a sheep move just applied took sheep from and to; None when the
+        last change was anything else (a herd, a tile, a forfeit) or there was none."""
+        last = self._history[-1] if self._history else None
+        return (last[0], last[1]) if type(last) is tuple else None
+
     def _snapshot(self) -> GameState:
         """A copy without history, to restore a rare change (herd, tile, forfeit) from."""
         c = GameState.__new__(GameState)
