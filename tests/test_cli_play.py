@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
+import uuid
 from pathlib import Path
 
 import pytest
@@ -15,6 +17,8 @@ from arena.cli import main
 from arena.cli.play_cmds import bot_name
 from arena.record import GameRecord
 from arena.sandbox import unavailable_reason
+
+from .process_helpers import wait_no_leftovers
 
 REPO = Path(__file__).resolve().parent.parent
 RANDOM = f"{sys.executable} {REPO / 'sample_bots' / 'random_bot.py'}"
@@ -163,3 +167,24 @@ def test_seats_show_the_hello_name_else_the_command_and_name_overrides() -> None
 def test_a_bad_name_option_is_refused(names: list[str], needle: str) -> None:
     result = CliRunner().invoke(main, ["play", RANDOM, RANDOM, *names])
     assert result.exit_code == 2 and needle in result.output, result.output
+
+
+def test_play_ends_what_a_bot_left_running_even_a_daemon(tmp_path: Path) -> None:
+    """In its own process, as a user runs it: ``arena play`` adopts a bot's orphans, so it
+    finds them below itself (no scan of /proc) and ends them with the game."""
+    marker = f"play-leaves-{uuid.uuid4().hex[:8]}"
+    leaver = f"{sys.executable} {REPO / 'tests' / 'broken_bots' / 'leaves_children.py'} setsid {marker}"
+    saved = tmp_path / "game.json"
+    argv = [sys.executable, "-m", "arena", "play", leaver, RANDOM, "--no-sandbox", "--seed", "3", "-q"]
+    done = subprocess.run(
+        [*argv, "--save", str(saved)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    try:
+        assert done.returncode == 0, done.stderr
+        seat = GameRecord.from_json(saved.read_text()).seats[0]
+        assert seat.fault is None and seat.leftover_processes is not None and seat.leftover_processes >= 2
+    finally:
+        assert wait_no_leftovers(marker) == []

@@ -16,7 +16,7 @@ import click
 from tabulate import tabulate
 
 from .. import builtin_bots
-from ..botproc import ResourceLimits
+from ..botproc import ResourceLimits, adopt_orphans
 from ..clock import TimeControl
 from ..errors import ArenaError, ConfigError
 from ..protocol import NAME_RE
@@ -251,6 +251,7 @@ def play_cmd(
                 f"\n{PLAYER_LETTERS[p]} {printable(shown[p])} forfeits: {f.kind.value}: {printable(f.detail)}"
             )
 
+    adopt_orphans()  # what a bot leaves running stays below us: found without a scan of /proc
     record = play_game(setup, specs, observer, on_hello=on_hello)
     show_seats()
     click.echo("")
