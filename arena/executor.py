@@ -25,7 +25,7 @@ import signal
 import time
 import traceback
 from collections import Counter, deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
@@ -217,6 +217,44 @@ FailureHandler = Callable[[ScheduledGame, str, bool], None]  # game, reason, wil
 Refill = Callable[[int], Sequence[ScheduledGame]]  # workers idle -> more games (none: no more)
 
 
+class GameQueue:
+    """The games a run hands out: a given sequence, read only as far as needed (a league's
+    unfinished games come from the store a chunk at a time), the games to retry put in
+    front, and those ``refill`` adds after the whole sequence."""
+
+    def __init__(self, games: Iterable[ScheduledGame]) -> None:
+        self.waiting: deque[ScheduledGame] = deque()  # read (or put back), in order
+        self.rest: Iterator[ScheduledGame] | None = iter(games)
+        self.after: deque[ScheduledGame] = deque()
+
+    def ready(self, n: int = 1) -> int:
+        """How many games wait now, having read up to ``n`` of them."""
+        while len(self.waiting) < n:
+            if self.rest is not None:
+                game = next(self.rest, None)
+                if game is not None:
+                    self.waiting.append(game)
+                    continue
+                self.rest = None
+            if not self.after:
+                break
+            self.waiting.append(self.after.popleft())
+        return len(self.waiting)
+
+    def __bool__(self) -> bool:
+        return self.ready() > 0
+
+    def popleft(self) -> ScheduledGame:
+        self.ready()
+        return self.waiting.popleft()
+
+    def appendleft(self, game: ScheduledGame) -> None:
+        self.waiting.appendleft(game)
+
+    def extend(self, games: Iterable[ScheduledGame]) -> None:
+        self.after.extend(games)
+
+
 class GamePool:
     """``concurrency`` worker processes playing games from a queue.
 
@@ -240,7 +278,7 @@ class GamePool:
 
     def run(
         self,
-        games: Sequence[ScheduledGame],
+        games: Iterable[ScheduledGame],
         on_result: ResultHandler,
         on_failure: FailureHandler,
         retries: int = 2,
@@ -254,14 +292,14 @@ class GamePool:
         the results before it were handled); the run ends when it has none and
         no game is in flight.
         """
-        queue = deque(games)
+        queue = GameQueue(games)
         attempts: Counter[str] = Counter()
         failed: list[tuple[ScheduledGame, str]] = []
 
         def feed(more: bool = True) -> None:
             idle = sum(slot.game is None for slot in self.slots)
-            if more and refill is not None and len(queue) < idle:
-                queue.extend(refill(idle - len(queue)))
+            if more and refill is not None and queue.ready(idle) < idle:
+                queue.extend(refill(idle - queue.ready(idle)))
             for slot in self.slots:
                 if slot.game is None and queue:
                     slot.game = queue.popleft()
@@ -269,7 +307,7 @@ class GamePool:
                     slot.conn.send(slot.game)
 
         try:
-            workers = self.concurrency if refill is not None else min(self.concurrency, len(queue))
+            workers = self.concurrency if refill is not None else min(self.concurrency, queue.ready(self.concurrency))
             self.slots = [self._spawn() for _ in range(workers)]
             while True:
                 feed()

@@ -158,6 +158,38 @@ def _scheduled(rows: Iterable[tuple[int, str, int, str, int]]) -> list[Scheduled
     return out
 
 
+class UnfinishedGames:
+    """A store's unfinished games, in schedule order, read a chunk at a time.
+
+    How many there were when it was made is its ``len``; each pass reads the store
+    again, a chunk of games after the last one handed out, so a game finished
+    meanwhile (by this run: it was handed out before) is not handed out again.
+    """
+
+    CHUNK = 1000
+
+    def __init__(self, store: ResultStore) -> None:
+        self.store = store
+        with store._reading():
+            self.count = int(
+                store.conn.execute(
+                    "SELECT count(*) FROM schedule WHERE game_id NOT IN (SELECT game_id FROM games)"
+                ).fetchone()[0]
+            )
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __iter__(self) -> Iterator[ScheduledGame]:
+        last = -1
+        while True:
+            chunk = self.store.unfinished_after(last, self.CHUNK)
+            yield from chunk
+            if len(chunk) < self.CHUNK:
+                return
+            last = chunk[-1].index
+
+
 def _schedule_rows(games: Sequence[ScheduledGame]) -> Iterator[tuple[int, str, int, str, int]]:
     return ((g.index, g.game_id, g.round, json.dumps(list(g.seats)), g.seed) for g in games)
 
@@ -412,14 +444,28 @@ class ResultStore:
     def schedule_size(self) -> int:
         return self._count("schedule")
 
-    def unfinished(self) -> list[ScheduledGame]:
-        """The scheduled games not finished yet, in schedule order."""
+    def unfinished(self) -> UnfinishedGames:
+        """The scheduled games not finished yet, in schedule order, read as they are needed
+        (a run of 100,000 games does not hold them all)."""
+        return UnfinishedGames(self)
+
+    def unfinished_after(self, index: int, limit: int) -> list[ScheduledGame]:
+        """Up to ``limit`` unfinished games after schedule place ``index``, in order."""
         with self._reading():
             rows = self.conn.execute(
-                "SELECT idx, game_id, round, seats, seed FROM schedule "
-                "WHERE game_id NOT IN (SELECT game_id FROM games) ORDER BY idx"
+                "SELECT idx, game_id, round, seats, seed FROM schedule WHERE idx > ? "
+                "AND game_id NOT IN (SELECT game_id FROM games) ORDER BY idx LIMIT ?",
+                (index, limit),
             )
             return _scheduled(rows)
+
+    def unfinished_indexes(self) -> list[int]:
+        """The schedule places of the unfinished games, in order."""
+        with self._reading():
+            rows = self.conn.execute(
+                "SELECT idx FROM schedule WHERE game_id NOT IN (SELECT game_id FROM games) ORDER BY idx"
+            )
+            return [r[0] for r in rows]
 
     def reset(self) -> None:
         """Forget every game and the schedule (``--restart``)."""

@@ -381,7 +381,7 @@ def _play_tournament(
         echo(f"{games}; time control {config.time_control.describe()}; sandbox {sandbox_summary(config)}")
         if state.done:
             echo(f"resuming: {state.done} of {state.total} games already played")
-        table = LeagueTable.load(store, bots, config.rating, expected=(g.index for g in todo), retired=state.retired)
+        table = LeagueTable.load(store, bots, config.rating, expected=store.unfinished_indexes(), retired=state.retired)
         # The first refresh waits like the others: games handed out first arrive first.
         last_write = time.monotonic()
         last_report = -REPORT_EVERY_S

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import itertools
 import json
 import os
 import resource
@@ -38,6 +39,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
@@ -121,9 +123,10 @@ def fill(yaml: Path, templates: Path, stop_short: int) -> dict[str, Any]:
             pass
 
         def run(
-            self, games: list[ScheduledGame], on_result: Any, _on_failure: Any, _retries: int
+            self, games: Collection[ScheduledGame], on_result: Any, _on_failure: Any, _retries: int
         ) -> list[Any]:
-            for g in games[: len(games) - stop_short]:
+            # The run's games, read as they are handed out (a list would hold them all).
+            for g in itertools.islice(games, len(games) - stop_short):
                 record = GameRecord.from_json(by_number[g.game_id.split("-")[1]])
                 on_result(g, dataclasses.replace(record, game_id=g.game_id, seed=g.seed))
             return []

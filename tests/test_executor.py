@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from arena.clock import TimeControl
-from arena.executor import GamePool, GameSettings
+from arena.executor import GamePool, GameQueue, GameSettings
 from arena.record import GameRecord
 from arena.referee import BotSpec
 from arena.rules import Params
@@ -328,3 +328,26 @@ def test_a_subreaper_finds_a_daemons_orphan_in_its_own_tree_and_reaps_it() -> No
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["1", "0"]  # the daemon was below us; killed and reaped, none left
+
+
+def test_the_game_queue_reads_its_games_only_as_far_as_it_hands_them_out() -> None:
+    schedule = make_schedule(["a", "b", "c"], 2, 4, seed=1)
+    read: list[int] = []
+
+    def games() -> Iterator[ScheduledGame]:
+        for g in schedule:
+            read.append(g.index)
+            yield g
+
+    queue = GameQueue(games())
+    assert read == []  # nothing read until asked
+    assert queue.ready(3) == 3 and len(read) == 3
+    first = queue.popleft()
+    assert first is schedule[0] and len(read) == 3
+    queue.appendleft(first)  # a game to retry goes first
+    queue.extend(schedule[:2])  # refilled games come after the whole sequence
+    handed = []
+    while queue:
+        handed.append(queue.popleft())
+    assert handed == [*schedule, *schedule[:2]]
+    assert not queue and queue.ready(5) == 0

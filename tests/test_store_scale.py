@@ -12,7 +12,7 @@ import sqlite3
 import subprocess
 import sys
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import ClassVar
 
@@ -27,7 +27,7 @@ from arena.league_table import LeagueTable, stored_standings
 from arena.record import Fault, FaultKind, GameRecord, MoveRecord, SeatRecord
 from arena.rules import Params, Standing
 from arena.schedule import ScheduledGame, make_schedule
-from arena.store import SCHEMA_VERSION, ResultStore, StoreError
+from arena.store import SCHEMA_VERSION, ResultStore, StoreError, UnfinishedGames, store_path
 from arena.summary import GameSummary
 from arena.tally import Standings, Tally, compute_standings
 from arena.tournament import run_tournament, schedule_for
@@ -380,6 +380,77 @@ def test_a_run_with_games_out_of_order_and_given_up_writes_the_standings_of_its_
     assert second.standings.to_json_rows() == expected()
     third = run_tournament(config, echo=lambda _s: None)  # a finished league: from the checkpoint
     assert third.played_now == 0 and third.standings == second.standings
+
+
+class InOrderPool:
+    """A stand-in for GamePool that plays one game at a time, each stored before the next is
+    read, and notes how far ahead of the game it plays the run's sequence was read."""
+
+    records: ClassVar[dict[str, GameRecord]] = {}
+    played: ClassVar[list[str]] = []
+
+    def __init__(self, _settings: object, concurrency: int) -> None:
+        pass
+
+    def run(
+        self,
+        games: Iterable[ScheduledGame],
+        on_result: Callable[[ScheduledGame, GameRecord], None],
+        on_failure: Callable[[ScheduledGame, str, bool], None],
+        retries: int = 2,
+    ) -> list[tuple[ScheduledGame, str]]:
+        assert not isinstance(games, list)  # the run hands over its games unread
+        for g in games:
+            on_result(g, self.records[g.game_id])
+            self.played.append(g.game_id)
+        return []
+
+
+def test_a_run_reads_its_games_from_the_store_a_chunk_at_a_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A league's games are not all held by its run: read in chunks, in schedule order,
+    each once, the games finished before (a resumed league) left out."""
+    config = load_config(tournament_file(tmp_path, rounds=4))
+    schedule = schedule_for(config)
+    rng = random.Random(5)
+    records = {g.game_id: fake_record(g, rng) for g in schedule}
+    monkeypatch.setattr(InOrderPool, "records", records)
+    monkeypatch.setattr(InOrderPool, "played", [])
+    monkeypatch.setattr(UnfinishedGames, "CHUNK", 5)
+    reads: list[int] = []
+    read_after = ResultStore.unfinished_after
+
+    def counted(store: ResultStore, index: int, limit: int) -> list[ScheduledGame]:
+        reads.append(index)
+        return read_after(store, index, limit)
+
+    monkeypatch.setattr(ResultStore, "unfinished_after", counted)
+    monkeypatch.setattr(tournament_mod, "GamePool", InOrderPool)
+    # Some games finished already, here and there in the schedule.
+    done_before = schedule[3:9] + schedule[20:21]
+    run_tournament(config, echo=lambda _s: None)  # plays the whole league ...
+    assert InOrderPool.played == [g.game_id for g in schedule]
+    InOrderPool.played.clear()
+    reads.clear()
+    with sqlite3.connect(store_path(config.output)) as conn:  # ... then forgets most of it
+        conn.execute(
+            f"DELETE FROM games WHERE game_id NOT IN ({','.join('?' * len(done_before))})",
+            [g.game_id for g in done_before],
+        )
+        conn.execute("DELETE FROM summaries WHERE game_id NOT IN (SELECT game_id FROM games)")
+        conn.execute("DELETE FROM seats WHERE game_id NOT IN (SELECT game_id FROM games)")
+        conn.execute("DELETE FROM meta WHERE key = 'standings'")
+    conn.close()
+    with ResultStore.open(config.output) as store:
+        todo = store.unfinished()
+        assert len(todo) == len(schedule) - len(done_before)
+    state = run_tournament(config, echo=lambda _s: None)  # and resumes it
+    assert InOrderPool.played == [g.game_id for g in schedule if g not in done_before]
+    assert state.played_now == len(todo) and state.done == len(schedule)
+    assert len(reads) == len(todo) // 5 + 1  # a chunk of 5 at a time, the last one short
+    with ResultStore.open(config.output) as store:
+        assert list(store.unfinished()) == [] and len(store.unfinished()) == 0
 
 
 # -- schema versions ---------------------------------------------------------------------------

@@ -25,8 +25,8 @@ import logging
 import queue
 import time
 import uuid
-from collections import Counter, deque
-from collections.abc import Callable, Iterator, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,7 +34,7 @@ from distributed import Client, Future, LocalCluster
 
 from ..config import ExecutorConfig
 from ..errors import ClusterError, ConfigError
-from ..executor import FailureHandler, GameSettings, Refill, ResultHandler
+from ..executor import FailureHandler, GameQueue, GameSettings, Refill, ResultHandler
 from ..record import GameRecord
 from ..schedule import ScheduledGame
 from .placement import Placement
@@ -186,7 +186,7 @@ class DaskGamePool:
 
     def run(
         self,
-        games: Sequence[ScheduledGame],
+        games: Iterable[ScheduledGame],
         on_result: ResultHandler,
         on_failure: FailureHandler,
         retries: int = 2,
@@ -232,15 +232,15 @@ class _Run:
         self.on_failure = on_failure
         self.retries = retries
         self.roster = Roster(client, key, pool.echo)
-        self.queue: deque[ScheduledGame] = deque()
+        self.queue = GameQueue(())
         self.inflight: dict[Future[Any], _Task] = {}
         self.done: queue.SimpleQueue[Future[Any]] = queue.SimpleQueue()  # filled by the client's thread
         self.attempts: Counter[str] = Counter()
         self.submitted = 0
         self.failed: list[tuple[ScheduledGame, str]] = []
 
-    def play(self, games: Sequence[ScheduledGame]) -> list[tuple[ScheduledGame, str]]:
-        self.queue.extend(games)
+    def play(self, games: Iterable[ScheduledGame]) -> list[tuple[ScheduledGame, str]]:
+        self.queue = GameQueue(games)
         last_poll = -POLL_S
         no_worker_since: float | None = None
         # A local cluster's workers all start here: hand out games once each has said whether
