@@ -163,7 +163,9 @@ class UnfinishedGames:
 
     How many there were when it was made is its ``len``; each pass reads the store
     again, a chunk of games after the last one handed out, so a game finished
-    meanwhile (by this run: it was handed out before) is not handed out again.
+    meanwhile (by this run: it was handed out before) is not handed out again.  Only
+    the games scheduled when it was made are read: a continuous league adds games to
+    the schedule as it goes, and hands those out itself.
     """
 
     CHUNK = 1000
@@ -171,23 +173,22 @@ class UnfinishedGames:
     def __init__(self, store: ResultStore) -> None:
         self.store = store
         with store._reading():
-            self.count = int(
-                store.conn.execute(
-                    "SELECT count(*) FROM schedule WHERE game_id NOT IN (SELECT game_id FROM games)"
-                ).fetchone()[0]
-            )
+            count, last = store.conn.execute(
+                "SELECT count(*), max(idx) FROM schedule WHERE game_id NOT IN (SELECT game_id FROM games)"
+            ).fetchone()
+        self.count, self.last = int(count), -1 if last is None else int(last)
 
     def __len__(self) -> int:
         return self.count
 
     def __iter__(self) -> Iterator[ScheduledGame]:
-        last = -1
-        while True:
-            chunk = self.store.unfinished_after(last, self.CHUNK)
+        after = -1
+        while after < self.last:
+            chunk = self.store.unfinished_after(after, self.CHUNK, self.last)
             yield from chunk
             if len(chunk) < self.CHUNK:
                 return
-            last = chunk[-1].index
+            after = chunk[-1].index
 
 
 def _schedule_rows(games: Sequence[ScheduledGame]) -> Iterator[tuple[int, str, int, str, int]]:
@@ -449,13 +450,14 @@ class ResultStore:
         (a run of 100,000 games does not hold them all)."""
         return UnfinishedGames(self)
 
-    def unfinished_after(self, index: int, limit: int) -> list[ScheduledGame]:
-        """Up to ``limit`` unfinished games after schedule place ``index``, in order."""
+    def unfinished_after(self, index: int, limit: int, through: int | None = None) -> list[ScheduledGame]:
+        """Up to ``limit`` unfinished games after schedule place ``index`` (and not after
+        ``through``), in order."""
         with self._reading():
             rows = self.conn.execute(
-                "SELECT idx, game_id, round, seats, seed FROM schedule WHERE idx > ? "
+                "SELECT idx, game_id, round, seats, seed FROM schedule WHERE idx > ? AND idx <= ? "
                 "AND game_id NOT IN (SELECT game_id FROM games) ORDER BY idx LIMIT ?",
-                (index, limit),
+                (index, (1 << 62) if through is None else through, limit),
             )
             return _scheduled(rows)
 

@@ -421,9 +421,9 @@ def test_a_run_reads_its_games_from_the_store_a_chunk_at_a_time(
     reads: list[int] = []
     read_after = ResultStore.unfinished_after
 
-    def counted(store: ResultStore, index: int, limit: int) -> list[ScheduledGame]:
+    def counted(store: ResultStore, index: int, limit: int, through: int | None = None) -> list[ScheduledGame]:
         reads.append(index)
-        return read_after(store, index, limit)
+        return read_after(store, index, limit, through)
 
     monkeypatch.setattr(ResultStore, "unfinished_after", counted)
     monkeypatch.setattr(tournament_mod, "GamePool", InOrderPool)
@@ -451,6 +451,26 @@ def test_a_run_reads_its_games_from_the_store_a_chunk_at_a_time(
     assert len(reads) == len(todo) // 5 + 1  # a chunk of 5 at a time, the last one short
     with ResultStore.open(config.output) as store:
         assert list(store.unfinished()) == [] and len(store.unfinished()) == 0
+
+
+def test_unfinished_games_are_those_scheduled_when_asked_not_those_added_while_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A continuous league adds games to the schedule while its run reads the unfinished
+    ones: those it hands out itself, so the reading must not hand them out again."""
+    monkeypatch.setattr(UnfinishedGames, "CHUNK", 3)
+    schedule = league_schedule(rounds=1)[:7]
+    later = [ScheduledGame(7 + i, f"c{i}", 2, g.seats, g.seed) for i, g in enumerate(schedule[:4])]
+    with ResultStore.create(tmp_path / "out") as store:
+        store.set_schedule(schedule)
+        todo = store.unfinished()
+        seen = []
+        for n, game in enumerate(todo):
+            seen.append(game.game_id)
+            if n == 1:
+                store.extend_schedule(later)  # in the middle of the first chunk
+        assert seen == [g.game_id for g in schedule] and len(todo) == 7
+        assert [g.game_id for g in store.unfinished()] == [g.game_id for g in schedule + later]
 
 
 # -- schema versions ---------------------------------------------------------------------------
