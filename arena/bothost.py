@@ -91,7 +91,7 @@ class ProcessChannel:
 
     def send(self, line: str, ply: int | None = None) -> None:
         bot = self.bot
-        if bot.lines or bot.flooded:  # (tested inline: this runs on every move)
+        if bot.lines or bot.flooded:  # only then can stray_line() find one (looked at here: every move)
             stray = self.pool.stray_line(bot)
             if stray is not None:
                 self._note(f"bot> {stray}")

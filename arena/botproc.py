@@ -229,6 +229,7 @@ class BotProcess:
             return  # this bot is already at fault; stop keeping what it says
         if (
             not self.outbuf
+            and data[-1:] == b"\n"
             and data.find(b"\n") == len(data) - 1
             and len(data) <= MAX_LINE_BYTES + 1
             and not data.startswith(b"info")
@@ -717,7 +718,8 @@ class BotPool:
         if not poller.owners:
             time.sleep(max(0.0, min(timeout, 0.05)))
             return
-        # The fds with something to read (or closed), waiting up to ``timeout`` (in ms, rounded up).
+        # The fds with something to read (or closed), waiting up to ``timeout`` seconds
+        # (poll takes whole milliseconds: rounded up).
         for fd, _ in poller.poll.poll(max(0, math.ceil(timeout * 1000))):
             owner = poller.owners.get(fd)
             if owner is None:

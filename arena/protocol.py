@@ -17,7 +17,6 @@ Bot to referee, besides answers: ``info TEXT`` at any time, recorded only.
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -154,8 +153,8 @@ def format_message(msg: RefereeMessage | BotMessage) -> str:
             f"ply={msg.ply}",
             "clocks=" + _join(["-" if c is None else str(c) for c in msg.clocks]),
             "since=" + _join([f"{_LETTERS[p]}:{m}" for p, m in msg.since]),
-            "board=" + _board_text_cached(msg.board),
-            "stacks=" + _join([_stack_text(s) for s in msg.stacks]),
+            "board=" + _join([f"{q},{r}" for q, r in msg.board]),
+            "stacks=" + _join([f"{q},{r},{_LETTERS[p]},{n}" for q, r, p, n in msg.stacks]),
             "tiles=" + _join([str(t) for t in msg.tiles]),
             "forfeit=" + ("".join(_LETTERS[p] for p in msg.forfeited) or "-"),
             "daisies=" + _join([f"{q},{r},{n}" for q, r, n in msg.daisies]),
@@ -193,39 +192,6 @@ def format_message(msg: RefereeMessage | BotMessage) -> str:
             + _join([f or "-" for f in msg.faults])
         )
     raise TypeError(f"not a protocol message: {msg!r}")
-
-
-_last_board: list[object] = [None, ""]
-
-
-def _board_text_cached(board: tuple[tuple[int, int], ...]) -> str:
-    # Requests of one game share one board object: compare identity before hashing.
-    if _last_board[0] is not board:
-        _last_board[0], _last_board[1] = board, _board_text(board)
-    return str(_last_board[1])
-
-
-# The stacks are the other long part, and most of them stay put from one request to the
-# next: their text is kept (bounded: a run of many boards would grow it without end).
-_STACK_TEXTS: dict[tuple[int, int, int, int], str] = {}
-_STACK_TEXTS_KEPT = 50_000
-
-
-def _stack_text(stack: tuple[int, int, int, int]) -> str:
-    text = _STACK_TEXTS.get(stack)
-    if text is None:
-        q, r, p, n = stack
-        text = f"{q},{r},{_LETTERS[p]},{n}"
-        if len(_STACK_TEXTS) < _STACK_TEXTS_KEPT:
-            _STACK_TEXTS[stack] = text
-    return text
-
-
-@functools.lru_cache(maxsize=32)
-def _board_text(board: tuple[tuple[int, int], ...]) -> str:
-    # The board is the longest part of every request and only changes while
-    # tiles are laid: format it once per board.
-    return _join([f"{q},{r}" for q, r in board])
 
 
 def _join_names(names: Sequence[str]) -> str:
@@ -343,7 +309,7 @@ class TurnWriter:
         return (
             f"{phase} time={time} ply={ply} clocks={self._clocks_text} since={';'.join(since) or '-'} "
             f"board={self._board_text} stacks={self._stacks(owner, height, changed)} "
-            f"tiles={self._tiles_text} forfeit={forfeit or '-'} daisies={self._daisies_text}"
+            f"tiles={self._tiles_text} forfeit={forfeit} daisies={self._daisies_text}"
         )
 
 

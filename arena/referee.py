@@ -36,8 +36,17 @@ from .protocol import (
     parse_bot_line,
 )
 from .record import Fault, FaultKind, GameRecord, MoveRecord, SeatRecord
-from .rules import Board, GameState, Move, Params, Phase, format_position, read_move
-from .rules.moves import MOVE_PATTERN, move_from_match
+from .rules import (
+    MOVE_PATTERN,
+    Board,
+    GameState,
+    Move,
+    Params,
+    Phase,
+    format_position,
+    move_from_match,
+    read_move,
+)
 
 __all__ = ["BotChannel", "BotHost", "BotSpec", "GameSetup", "ProcessChannel", "Referee", "play_game"]
 
@@ -100,8 +109,10 @@ class BotChannel(Protocol):
 
 
 # Answers read so far, by their line: the phase, the move's token as sent, the move, and
-# its canonical text.  The same few hundred lines come up game after game, and an answer
-# seen before is then read with one look-up.  Bounded, since a bot chooses the line.
+# its canonical text.  A league's answers repeat (a few thousand distinct lines over
+# hundreds of games), and an answer seen before is then read with one look-up.  Only the
+# lines the one-match reading below takes are kept: at most about 70 characters each,
+# whatever padding a bot sends.  Bounded in number, since a bot chooses the line.
 _Answer = tuple[str, str, Move, str]
 _ANSWERS: dict[str, _Answer] = {}
 _ANSWERS_KEPT = 20_000
@@ -348,28 +359,30 @@ class Referee:
 
     def _read_answer(self, line: str, phase: str, p: int, elapsed: float) -> _Answer:
         """What a bot's answer says (see ``_ANSWERS``), checked in this order: the
-        line, its phase, the clock, the move's notation.  A well-formed answer is kept in
-        ``_ANSWERS``, so that the next time the same line comes only the clock is checked."""
+        line, its phase, the clock, the move's notation.  A plain well-formed answer is
+        kept in ``_ANSWERS``, so that the next time the same line comes only the clock
+        is checked."""
         m = _ANSWER_RE.fullmatch(line)
-        if m is not None and m["phase"] == phase:
-            # The usual answer, read in one match: it passes every check of the general
-            # path below (phase word, one space, one token, the notation) with the same result.
-            self._charge(p, elapsed)
-            token = line[len(phase) + 1 :]
-            try:
-                move, text = move_from_match(m, token)
-            except NotationError as e:
-                raise BotFault(FaultKind.PROTOCOL_ERROR, f"{e} in line {line!r}") from None
-        else:
+        if m is None or m["phase"] != phase:
+            # Anything but the usual answer (padding, a wrong phase, a bad token): the
+            # codec's general reading, which says what is wrong.
             msg = self._parse(line)
             if not isinstance(msg, MoveReply) or msg.phase != phase:
                 raise BotFault(FaultKind.PROTOCOL_ERROR, f"expected '{phase} MOVE', got {line!r}")
             self._charge(p, elapsed)
-            token = msg.move
             try:
-                move, text = read_move(token)
+                move, text = read_move(msg.move)
             except NotationError as e:
                 raise BotFault(FaultKind.PROTOCOL_ERROR, f"{e} in line {line!r}") from None
+            return (phase, msg.move, move, text)
+        # The usual answer, read in one match: it passes every check of the general path
+        # (phase word, one space, one token, the notation) with the same result.
+        self._charge(p, elapsed)
+        token = line[len(phase) + 1 :]
+        try:
+            move, text = move_from_match(m, token)
+        except NotationError as e:
+            raise BotFault(FaultKind.PROTOCOL_ERROR, f"{e} in line {line!r}") from None
         known = (phase, token, move, text)
         if len(_ANSWERS) < _ANSWERS_KEPT:
             _ANSWERS[line] = known

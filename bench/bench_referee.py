@@ -9,12 +9,12 @@ sent, bot answers, answer parsed, checked against the rules and applied), so
 process start, handshake and teardown are left out of it.  The request's
 ``write()`` system call is timed too (``os.write`` is wrapped during these
 games): the referee's own work per move is the move's wall clock minus the
-pipe's part of it, from the request's ``write()`` to the answer read, which
-is what a ping-pong round trip of (b) measures.  The bot's clock
-(``MoveRecord.ms``) starts only when ``write()`` has returned, and in a real
-game that call wakes the bot, often on the other CPU, which costs far more
-than in a ping-pong; the older figure that counts it as the referee's work is
-printed beside.
+bot's round trip timed from the request's ``write()`` to the answer read
+(the pipe both ways and the bot's thinking), the same interval a ping-pong
+round trip of (b) is timed over.  The bot's clock (``MoveRecord.ms``) starts
+only when ``write()`` has returned, and in a real game that call wakes the
+bot, often on the other CPU, which costs far more than in a ping-pong; the
+older figure, which counts that call as the referee's work, is printed beside.
 
 (b) Starts a tiny C echo program (compiled at run time with ``cc -O2``) and
 does M round trips over raw pipe fds with ``os.write``/``os.read``: a real
@@ -118,6 +118,7 @@ class Samples:
     replay_idle: list[float] = field(default_factory=list)  # (c) the same, woken up for each answer
     block_ratios: list[float] = field(default_factory=list)
     seen_before: int = 0  # (a) moves whose answer line the referee had read before
+    memo_full: bool = False  # its memo of answer lines was full: new lines were not counted
 
 
 def build_bots() -> None:
@@ -182,7 +183,10 @@ def timed_game(seed: int, out: Samples) -> GameRecord:
     if record.faults or len(stamps) != len(record.moves) or len(stamps) < 2:
         sys.exit(f"game {seed}: unexpected fault(s) or too short: {record.faults}")
     out.games.append(GameTimes(t1 - t0, len(record.moves), stamps[0] - t0, t1 - stamps[-1]))
+    # A line read for the first time is kept (a plain answer, as greedy's are), unless the
+    # memo is full: then this count would take it for a line read before.
     out.seen_before += len(record.moves) - (len(referee._ANSWERS) - lines_known)
+    out.memo_full = out.memo_full or len(referee._ANSWERS) >= referee._ANSWERS_KEPT
     # Move k's step runs from move k-1 applied to move k applied: build and write
     # the request, the bot's round trip (MoveRecord.ms), parse, check, apply.
     for k in range(1, len(stamps)):
@@ -450,7 +454,8 @@ def main() -> None:
     )
     print(f"  games/s                                   {n_games / wall:9.1f}")
     print(
-        f"  answer lines read before                  {s.seen_before / moves:9.0%}  "
+        f"  answer lines read before                  "
+        f"{'(memo full)' if s.memo_full else format(s.seen_before / moves, '9.0%')}  "
         f"(after {args.warm_up_games} warm-up games and the earlier timed ones)"
     )
     print(f"  moves/s (all moves / all game wall time)  {moves / wall:9.0f}")

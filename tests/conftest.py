@@ -26,3 +26,13 @@ def marker() -> Iterator[str]:
         with contextlib.suppress(ProcessLookupError):
             os.kill(int(line.split(":")[0]), signal.SIGKILL)
     assert not left, f"processes left behind: {left}"
+
+
+@pytest.fixture(autouse=True)
+def _no_adopting_in_the_test_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``arena play`` makes its process adopt the bots' orphans (a child subreaper, for
+    good).  Run in-process (CliRunner) that would change the test process itself: its
+    later tests would find bots another way, and it could reap a zombie child that a
+    test's Popen waits for.  In-process commands do not adopt; a test that runs
+    ``arena play`` as its own process checks the adopting."""
+    monkeypatch.setattr("arena.cli.play_cmds.adopt_orphans", lambda: False)

@@ -69,6 +69,7 @@ def test_lines_do_not_depend_on_how_the_output_is_chunked(
 
 def test_one_answer_line_per_read(make_bot: Callable[[], BotProcess]) -> None:
     bot = make_bot()
+    bot.take_stdout(b"", 2.4)  # (a read never gives nothing, but it would be no line)
     bot.take_stdout(b"move 3,0NE5\r\n", 2.5)
     bot.take_stdout(b"info hi\n", 2.6)
     bot.take_stdout(b"herd 1,2\n", 2.7)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import uuid
 from pathlib import Path
 
 import pytest
@@ -18,7 +17,7 @@ from arena.cli.play_cmds import bot_name
 from arena.record import GameRecord
 from arena.sandbox import unavailable_reason
 
-from .process_helpers import wait_no_leftovers
+from .process_helpers import leftovers
 
 REPO = Path(__file__).resolve().parent.parent
 RANDOM = f"{sys.executable} {REPO / 'sample_bots' / 'random_bot.py'}"
@@ -169,22 +168,27 @@ def test_a_bad_name_option_is_refused(names: list[str], needle: str) -> None:
     assert result.exit_code == 2 and needle in result.output, result.output
 
 
-def test_play_ends_what_a_bot_left_running_even_a_daemon(tmp_path: Path) -> None:
+def test_play_ends_what_a_bot_left_running_even_a_daemon(tmp_path: Path, marker: str) -> None:
     """In its own process, as a user runs it: ``arena play`` adopts a bot's orphans, so it
-    finds them below itself (no scan of /proc) and ends them with the game."""
-    marker = f"play-leaves-{uuid.uuid4().hex[:8]}"
+    finds them below itself and ends them with the game.  Listing ``/proc`` (how a
+    process that did not adopt finds them) fails in this run: the daemon is found, and
+    ended, only if ``arena play`` adopted it."""
     leaver = f"{sys.executable} {REPO / 'tests' / 'broken_bots' / 'leaves_children.py'} setsid {marker}"
     saved = tmp_path / "game.json"
-    argv = [sys.executable, "-m", "arena", "play", leaver, RANDOM, "--no-sandbox", "--seed", "3", "-q"]
-    done = subprocess.run(
-        [*argv, "--save", str(saved)],
-        capture_output=True,
-        text=True,
-        timeout=120,
+    no_proc_scan = (
+        "import os, sys\n"
+        "listdir = os.listdir\n"
+        "def no_proc(path='.'):\n"
+        "    if str(path).rstrip('/') == '/proc':\n"
+        "        raise PermissionError('listing /proc is off in this test')\n"
+        "    return listdir(path)\n"
+        "os.listdir = no_proc\n"
+        "from arena.cli import main\n"
+        "main(sys.argv[1:], prog_name='arena')\n"
     )
-    try:
-        assert done.returncode == 0, done.stderr
-        seat = GameRecord.from_json(saved.read_text()).seats[0]
-        assert seat.fault is None and seat.leftover_processes is not None and seat.leftover_processes >= 2
-    finally:
-        assert wait_no_leftovers(marker) == []
+    argv = [sys.executable, "-c", no_proc_scan, "play", leaver, RANDOM, "--no-sandbox", "--seed", "3", "-q"]
+    done = subprocess.run([*argv, "--save", str(saved)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    seat = GameRecord.from_json(saved.read_text()).seats[0]
+    assert seat.fault is None and seat.leftover_processes is not None and seat.leftover_processes >= 2
+    assert leftovers(marker) == []  # ended with the game (the marker fixture kills what is left)

@@ -6,7 +6,7 @@ import random
 import re
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from arena import referee
@@ -318,17 +318,28 @@ def test_a_late_answer_is_still_taken_off_the_clock_the_others_are_told() -> Non
 
 answer_lines = st.builds(
     lambda word, gap, token, tail: f"{word}{gap}{token}{tail}",
-    st.sampled_from(["move", "herd", "tile", "mov", "info", "ready"]),
-    st.sampled_from([" ", "  ", "\t", ""]),
-    st.from_regex(r"-?0?\d{1,3},-?\d{1,3}(?:[ABCD]|(?:NE|NW|SE|SW|E|W|N)\d{0,3})?", fullmatch=True)
-    | st.from_regex(r"\d{18,21},0(?:NE\d{1,21})?", fullmatch=True)
+    st.sampled_from(["move", "move", "herd", "tile", "mov", "info", "ready"]),
+    st.sampled_from([" ", " ", " ", " ", "  ", "\t", ""]),
+    # Move-shaped tokens with ASCII digits (drawn most: lines the one-match reading
+    # takes), far too long numbers, a non-ASCII digit now and then, and any short text.
+    st.one_of(
+        *[st.from_regex(r"-?0?[0-9]{1,3},-?[0-9]{1,3}(?:[ABCD]|(?:NE|NW|SE|SW|E|W|N)[0-9]{0,3})?", fullmatch=True)] * 4
+    )
+    | st.from_regex(r"[0-9]{18,21},0(?:NE[0-9]{1,21})?", fullmatch=True)
+    | st.from_regex(r"[0-9\u0663]{1,2},[0-9\uff15]", fullmatch=True)
     | st.text(st.characters(min_codepoint=0, max_codepoint=127), max_size=8),
-    st.sampled_from(["", " ", "\r", "\x00", " x"]),
+    st.sampled_from(["", "", "", " ", "\r", "\x00", " x"]),
 )
 
 
 @settings(max_examples=400, deadline=None)
 @given(answer_lines, st.sampled_from(["move", "herd"]), st.sampled_from([0.01, 0.9]))
+@example("move 99999999999999999999,0NE1", "move", 0.01)  # read in one match, then out of range
+@example("move 99999999999999999999,0NE1", "move", 0.9)  # late: the clock comes first
+@example("move 9223372036854775807,0NE1", "move", 0.01)  # the largest number that fits
+@example("herd 3,0", "move", 0.01)  # well-formed, the wrong phase
+@example("move  3,0NE2", "move", 0.01)  # two spaces: the general reading
+@example("move \u0663,0", "move", 0.01)  # a non-ASCII digit
 def test_the_one_match_reading_of_an_answer_is_the_general_one(line: str, phase: str, elapsed: float) -> None:
     """Whatever the line: the same move and text, or the same fault, and the same clock."""
 
@@ -348,3 +359,12 @@ def test_the_one_match_reading_of_an_answer_is_the_general_one(line: str, phase:
 
     never = re.compile(r"(?P<phase>(?!))")  # every line takes the general path
     assert read(referee._ANSWER_RE) == read(never)
+
+
+def test_only_plain_answer_lines_are_kept_however_a_bot_pads_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A line may be 4 KiB: kept by the thousand, padded answers would fill a worker's memory."""
+    monkeypatch.setattr(referee, "_ANSWERS", {})
+    ref = Referee(GameSetup(time_control=TimeControl(move_ms=500)), specs(2), [engine_bot(), engine_bot()])
+    padded = "move" + " " * 4000 + "3,0NE2"
+    assert ref._read_answer(padded, "move", 0, 0.01)[1:] == ref._read_answer("move 3,0NE2", "move", 0, 0.01)[1:]
+    assert list(referee._ANSWERS) == ["move 3,0NE2"]

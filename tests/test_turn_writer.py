@@ -12,7 +12,7 @@ from arena.rules import Board, GameState, Params, Phase, random_board
 _PHASES = {Phase.TILES: "tile", Phase.HERDS: "herd", Phase.MOVES: "move"}
 
 
-def reference(st: GameState, moves: list[tuple[int, str]], seen: int, clocks: list[int | None]) -> str:
+def reference(st: GameState, moves: list[tuple[int, str]], seen: int, clocks: list[float | None]) -> str:
     """The request the plain way: a TurnRequest from the position, through format_message."""
     board = st.board
     return format_message(
@@ -20,7 +20,7 @@ def reference(st: GameState, moves: list[tuple[int, str]], seen: int, clocks: li
             phase=_PHASES[st.phase],
             time=1000,
             ply=len(moves),
-            clocks=tuple(clocks),
+            clocks=tuple(None if c is None else int(c) for c in clocks),  # whole ms, as told
             since=tuple(moves[seen:]),
             board=board.coords,
             stacks=tuple((*board.coords[i], o, st.height[i]) for i, o in enumerate(st.owner) if o >= 0),
@@ -48,7 +48,7 @@ def test_every_request_of_a_random_game_is_the_codecs(players: int, laid: bool, 
     moves: list[tuple[int, str]] = []
     since: list[str] = []
     seen = [0] * players
-    clocks: list[int | None] = [rng.choice([None, 5000]) for _ in range(players)]
+    clocks: list[float | None] = [rng.choice([None, 5000.0]) for _ in range(players)]
     checked = 0
     while not st.is_over:
         p = st.to_move
@@ -70,7 +70,8 @@ def test_every_request_of_a_random_game_is_the_codecs(players: int, laid: bool, 
         moves.append((p, str(move)))
         since.append(TurnWriter.since_item(p, str(move)))
         seen[p] = len(moves)
-        clocks[p] = None if clocks[p] is None else clocks[p] - rng.randrange(100)  # type: ignore[operator]
+        left = clocks[p]
+        clocks[p] = None if left is None else left - rng.uniform(0, 100)  # a clock is charged in fractions
     assert checked > 10
 
 

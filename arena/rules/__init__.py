@@ -15,7 +15,16 @@ from .board import (
     random_board,
 )
 from .hexgrid import DIRECTION_VECTORS, ORIENTATIONS, TILE_SHAPES, Direction, Hex, tile_hexes
-from .moves import HerdPlacement, Move, SheepMove, TilePlacement, parse_move, read_move
+from .moves import (
+    MOVE_PATTERN,
+    HerdPlacement,
+    Move,
+    SheepMove,
+    TilePlacement,
+    move_from_match,
+    parse_move,
+    read_move,
+)
 from .notation import format_position, parse_position
 from .perft import divide, perft
 from .playout import random_playout
@@ -26,6 +35,7 @@ from .state import PLAYER_LETTERS, GameState, Params, Phase, Standing
 __all__ = [
     "BOARD_FILE_HELP",
     "DIRECTION_VECTORS",
+    "MOVE_PATTERN",
     "ORIENTATIONS",
     "PLAYER_LETTERS",
     "TILE_SHAPES",
@@ -45,6 +55,7 @@ __all__ = [
     "format_board_file",
     "format_position",
     "legal_tile_placements",
+    "move_from_match",
     "parse_board_file",
     "parse_move",
     "parse_position",

@@ -94,9 +94,9 @@ INT64_DIGITS = 19  # a number of more digits does not fit a signed 64-bit intege
 _DIRECTIONS = {d.name: d for d in Direction}
 
 
-# Moves read so far, with their canonical text, by the text read: the referee reads one
-# per ply and the same few hundred texts come up game after game.  Bounded, since a bot
-# chooses the text.
+# Moves read so far, with their canonical text, by the text read: a Python bot reads the
+# moves every request lists, and the same texts come up again and again.  Bounded, since
+# a bot (or a referee) chooses the text.
 _PARSED: dict[str, tuple[Move, str]] = {}
 _PARSED_KEPT = 20_000
 
