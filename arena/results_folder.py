@@ -19,7 +19,7 @@ import os
 import socket
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from .errors import ArenaError
@@ -185,8 +185,9 @@ def _umask() -> int:
     return mask
 
 
-def write_atomic(path: Path, text: str) -> None:
-    """Replace ``path`` in one step, so a reader never sees half a file.
+def write_atomic(path: Path, text: str | Iterable[str]) -> None:
+    """Replace ``path`` in one step, so a reader never sees half a file (``text``: the
+    whole text, or its pieces in order, written as they come).
 
     The text goes to a temporary file beside it, renamed over it when whole; when
     that fails (a full disk) the temporary file is removed and ``path`` is left as
@@ -198,7 +199,10 @@ def write_atomic(path: Path, text: str) -> None:
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             os.fchmod(f.fileno(), 0o666 & ~_umask())
-            f.write(text)
+            if isinstance(text, str):
+                f.write(text)
+            else:
+                f.writelines(text)
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):

@@ -237,6 +237,7 @@ class ResultStore:
     def __init__(self, path: Path, conn: sqlite3.Connection, version: int = SCHEMA_VERSION) -> None:
         self.path = path
         self.conn = conn
+        self.closed = False
         self.version = version
         # What opening it for a run did to an older store, for the run to tell.
         self.upgrade_note: str | None = None
@@ -308,6 +309,7 @@ class ResultStore:
     def close(self) -> None:
         self._rollback()
         self.conn.close()
+        self.closed = True
 
     def _rollback(self) -> None:
         """End a transaction a failed write left open (SQLite may have ended it already)."""
@@ -441,6 +443,11 @@ class ResultStore:
             # No digest: it would mean reading the whole schedule for every set planned (a
             # league's cost growing with its square).  The next run's set_schedule makes one.
             self.conn.execute("DELETE FROM meta WHERE key = 'schedule_digest'")
+
+    def rounds(self) -> dict[str, int]:
+        """Each scheduled game's round, by its id."""
+        with self._reading():
+            return {game_id: r for game_id, r in self.conn.execute("SELECT game_id, round FROM schedule")}
 
     def schedule_size(self) -> int:
         return self._count("schedule")

@@ -25,7 +25,7 @@ import dataclasses
 import itertools
 import math
 from collections import Counter, defaultdict
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from statistics import NormalDist
 from typing import Any
@@ -422,19 +422,36 @@ class Tally:
         )
 
 
+class StandingsBuilder:
+    """Standings of records added one at a time (in schedule order), none of them kept."""
+
+    def __init__(self, bots: Sequence[str], rating: RatingConfig | None = None) -> None:
+        self.bots = bots
+        self.rating = rating
+        self.tally = Tally()
+        self.ledger = make_ledger(bots, rating)
+        self.count = 0
+
+    def add(self, rec: GameRecord) -> None:
+        game = GameSummary.of(rec, self.count)
+        self.tally.add(game)
+        self.ledger.add(self.count, [(s.name, s.rank) for s in game.seats], game.seed)
+        self.count += 1
+
+    def standings(self, retired: Collection[str] = ()) -> Standings:
+        ratings = self.ledger.ratings()
+        fitted = self.ledger.checkpoint() if isinstance(self.ledger, BatchLedger) else None
+        return self.tally.standings(self.bots, ratings, self.rating, fitted, retired)
+
+
 def compute_standings(
-    records: Sequence[GameRecord],
+    records: Iterable[GameRecord],
     bots: Sequence[str],
     rating: RatingConfig | None = None,
     retired: Collection[str] = (),
 ) -> Standings:
     """Standings after ``records`` (in schedule order) for ``bots`` (every entrant); ``retired`` marked."""
-    tally = Tally()
-    ledger = make_ledger(bots, rating)
-    for i, rec in enumerate(records):
-        game = GameSummary.of(rec, i)
-        tally.add(game)
-        ledger.add(i, [(s.name, s.rank) for s in game.seats], game.seed)
-    ratings = ledger.ratings()
-    fitted = ledger.checkpoint() if isinstance(ledger, BatchLedger) else None
-    return tally.standings(bots, ratings, rating, fitted, retired)
+    builder = StandingsBuilder(bots, rating)
+    for rec in records:
+        builder.add(rec)
+    return builder.standings(retired)

@@ -24,7 +24,7 @@ from arena.report.summary import build_report_data, rating_history
 from arena.rules import Params, Standing
 from arena.schedule import ScheduledGame
 from arena.standings import compute_standings
-from arena.store import ResultStore
+from arena.store import ResultStore, StoreError
 from arena.untrusted import script_json
 
 REPO = Path(__file__).resolve().parent.parent
@@ -220,14 +220,14 @@ def store_with(tmp_path: Path, records: list[GameRecord], total: int) -> ResultS
 def test_the_report_says_how_much_of_the_schedule_is_done_and_reloads_while_running(
     record: GameRecord, tmp_path: Path
 ) -> None:
-    with store_with(tmp_path, [record, record], 5) as store:
+    with store_with(tmp_path, [record, record], 5) as store:  # (the page reads the store)
         done = tournament_report(store, ["greedy", "greedy_2"])
         running = tournament_report(store, ["greedy", "greedy_2"], running=True)
+        page, html = report_page(done), report_page(running)
     assert (done.done, done.total) == (2, 5) and [g.round for g in done.games] == [1, 1]
-    text = " ".join("".join(parse(report_page(done)).text).split())
+    text = " ".join("".join(parse(page).text).split())
     assert "2 of 5 games of the schedule played (3 to go)" in text and "reloads itself" not in text
-    assert "<dt>seed</dt><dd>9</dd>" in report_page(done)  # the settings
-    html = report_page(running)
+    assert "<dt>seed</dt><dd>9</dd>" in page  # the settings
     assert "reloads itself" in html and embedded(html)["running"] is True
 
 
@@ -239,17 +239,48 @@ def test_the_report_shows_w_d_l_board_pairs_and_retired_bots_as_the_standings_do
     with store_with(tmp_path, [record, swapped, record], 3) as store:
         store.set_meta(retired=[names[1]])
         data = tournament_report(store, names)
+        html = report_page(data)
     st = data.groups[0].standings
     assert [r.retired for r in st.rows if r.bot == names[1]] == [True]
     rows = {r.bot: r for r in st.rows}
     assert sum(r.wdl[0] for r in st.rows) == sum(r.wdl[2] for r in st.rows) > 0  # every win is a loss too
-    page = parse(report_page(data))
+    page = parse(html)
     text = " ".join("".join(page.text).split())
     for row in rows.values():
         assert "-".join(map(str, row.wdl)) in text
         assert row.pentanomial is not None and " ".join(map(str, row.pentanomial)) in text
     assert f"{names[1]} (retired)" in text and f"{names[0]} (retired)" not in text
     assert "W-D-L" in text and "Ptnml(0-2)" in text
+
+
+def test_a_page_from_a_store_holds_the_games_of_its_table_even_as_the_league_runs_on(
+    record: GameRecord, tmp_path: Path
+) -> None:
+    """The page reads the store twice (tables, then replays) and holds no game in between: a
+    game finished between the two is left out of both, so each row opens its own replay."""
+    schedule = [ScheduledGame(i, f"g{i}", 1, ("a", "b"), i) for i in range(3)]
+    with store_with(tmp_path, [], 3) as store:
+        for game in (schedule[0], schedule[2]):
+            store.save_game(game, replace(record, game_id=game.game_id, seed=game.seed))
+        data = tournament_report(store, ["a", "b"])
+        store.save_game(schedule[1], replace(record, game_id="g1", seed=1))  # between the two
+        html = report_page(data)
+        again = report_page(data)  # a third pass gives the same games
+        later = report_page(tournament_report(store, ["a", "b"]))
+    games = embedded(html)["games"]
+    assert [g.game_id for g in data.games] == ["g0", "g2"]
+    assert isinstance(games, list) and [g["game_id"] for g in games] == ["g0", "g2"]
+    assert games == [replace(record, game_id=i, seed=s).to_dict() for i, s in (("g0", 0), ("g2", 2))]
+    assert again == html
+    later_games = embedded(later)["games"]
+    assert isinstance(later_games, list) and [g["game_id"] for g in later_games] == ["g0", "g1", "g2"]
+
+
+def test_a_report_from_a_store_is_written_while_the_store_is_open(record: GameRecord, tmp_path: Path) -> None:
+    with store_with(tmp_path, [record], 1) as store:
+        data = tournament_report(store, ["a", "b"])
+    with pytest.raises(StoreError, match="closed before its report's page was written"):
+        report_page(data)
 
 
 def test_arena_report_writes_the_page_beside_the_store(record: GameRecord, tmp_path: Path) -> None:

@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 
 import click
 
 from ..errors import ArenaError
-from ..report import REPORT_NAME, report_page, tournament_report
+from ..report import REPORT_NAME, report_page_parts, tournament_report
 from ..results_folder import write_atomic
 from .common import main
 from .tournament_cmds import _open_results
 
 
-def write_page(path: Path, html: str) -> None:
+def write_page(path: Path, html: str | Iterable[str]) -> None:
     """Write an HTML page the command made; a failure is the arena's error (exit 2)."""
     try:
         write_atomic(path, html)
@@ -40,8 +41,8 @@ def report_cmd(results: Path, output: Path | None) -> None:
     'arena run' keeps RESULTS/report.html current by itself.
     """
     store, bots, rating = _open_results(results)
-    with store:
+    with store:  # open while the page is written: it reads the games a piece at a time
         data = tournament_report(store, bots, rating)
         target = output or store.path.parent / REPORT_NAME
-    write_page(target, report_page(data))
+        write_page(target, report_page_parts(data))
     click.echo(f"wrote {target}: {data.done} of {data.total} games; open it in a browser")

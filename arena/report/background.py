@@ -42,9 +42,8 @@ def write_page(folder: Path, bots: Sequence[str], rating: RatingConfig, running:
     """Make and write ``folder``'s report.html from its store (what the child runs)."""
     from . import tournament_report, write_report  # here: the run itself never needs jinja
 
-    with ResultStore.open(folder) as store:
-        data = tournament_report(store, bots, rating, running=running)
-    write_report(folder, data)
+    with ResultStore.open(folder) as store:  # open while the page is written: it reads the games
+        write_report(folder, tournament_report(store, bots, rating, running=running))
 
 
 class BackgroundReport:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+from collections.abc import Iterable, Iterator
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -65,16 +66,19 @@ def _script_hash(js: str) -> str:
     return "'sha256-" + base64.b64encode(hashlib.sha256(js.encode("utf-8")).digest()).decode() + "'"
 
 
-def _page(title: str, kind: str, records: list[GameRecord], running: bool, **context: Any) -> str:
-    data = {
-        "kind": kind,
-        "running": running,
-        "refresh_s": REFRESH_S,
-        "games": [r.to_dict() for r in records],
-    }
+# Stands for the games' JSON in the rendered template: the page is written around it, a
+# game at a time.  A NUL never reaches the page otherwise (printable() makes control
+# characters visible in every text a bot chose).
+_GAMES = "\x00arena-games\x00"
+
+
+def _page(title: str, kind: str, records: Iterable[GameRecord], running: bool, **context: Any) -> Iterator[str]:
+    """The page in pieces: the template around the games' records, one JSON text each, so
+    that a league's report never holds them all (the page is 5-6 KB a game)."""
+    header = {"kind": kind, "running": running, "refresh_s": REFRESH_S}
     js = _static("viewer.js")
     template = _environment().get_template("page.html.j2")
-    return template.render(
+    html = template.render(
         title=title,
         kind=kind,
         running=running,
@@ -82,19 +86,26 @@ def _page(title: str, kind: str, records: list[GameRecord], running: bool, **con
         css=_static("viewer.css"),
         js=js,
         js_hash=_script_hash(js),
-        data_json=Markup(script_json(data)),
+        data_json=Markup(_GAMES),
         **context,
     )
+    head, tail = html.split(_GAMES)  # (exactly once: the template prints data_json once)
+    # The JSON of {**header, "games": [...]}, as script_json writes it whole.
+    yield head + script_json(header)[:-1] + ',"games":['
+    for i, record in enumerate(records):
+        yield ("," if i else "") + script_json(record.to_dict())
+    yield "]}" + tail
 
 
-def report_page(data: ReportData) -> str:
-    """The whole report of a tournament: standings, tables, chart, games and their replays."""
+def report_page_parts(data: ReportData) -> Iterator[str]:
+    """The whole report of a tournament, in pieces to write one after the other: standings,
+    tables, chart, games and their replays.  Reads ``data.records`` once."""
     charts = {g.players: line_chart(g.history) for g in data.groups}
     bars = {g.players: intervals([(r.mu, r.sigma) for r in g.standings.rows]) for g in data.groups}
     return _page(
         f"{data.name}: tournament report",
         "report",
-        list(data.records),
+        data.records,
         data.running,
         report=data,
         charts=charts,
@@ -102,7 +113,12 @@ def report_page(data: ReportData) -> str:
     )
 
 
+def report_page(data: ReportData) -> str:
+    """The whole report of a tournament as one text (:func:`report_page_parts` joined)."""
+    return "".join(report_page_parts(data))
+
+
 def replay_page(record: GameRecord) -> str:
     """A page with one game's replay viewer alone."""
     names = " vs ".join(s.name for s in record.seats)
-    return _page(f"{record.game_id}: {names}", "replay", [record], False, report=None)
+    return "".join(_page(f"{record.game_id}: {names}", "replay", [record], False, report=None))

@@ -1,6 +1,6 @@
 """What a report shows, computed from a results folder's games: values, no HTML.
 
-Standings come from :func:`arena.standings.compute_standings`, once per number
+Standings come from :class:`arena.tally.StandingsBuilder`, once per number
 of players (a 2-player and a 4-player game do not rate alike); the rest (who
 beat whom, ratings game by game, one line per game, the settings) is here.
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,7 +19,8 @@ from ..errors import ArenaError
 from ..rating import conservative, environment, rate_game
 from ..record import FaultKind, GameRecord
 from ..rules import PLAYER_LETTERS
-from ..standings import Standings, compute_standings, fit_warning, isolation_line, seat_line
+from ..standings import Standings, fit_warning, isolation_line, seat_line
+from ..tally import StandingsBuilder
 
 Pairwise = dict[str, dict[str, tuple[float, int]]]  # bot -> opponent -> (points, games met)
 
@@ -68,51 +69,70 @@ class ReportData:
     config_text: str  # the tournament file as run, as JSON
     groups: tuple[PlayerGroup, ...]
     games: tuple[GameRow, ...]
-    records: tuple[GameRecord, ...]
+    records: Iterable[GameRecord]  # read again for the page: a sequence, or a store's records
     bots: tuple[str, ...]
 
 
+class RatingHistory:
+    """Each bot's conservative rating after every game it played, games added in schedule order."""
+
+    def __init__(self, bots: Sequence[str], rating: RatingConfig | None) -> None:
+        self.env = environment(rating or RatingConfig())
+        self.ratings = {b: self.env.create_rating() for b in bots}
+        self.history: dict[str, list[tuple[int, float]]] = {b: [(0, conservative(self.ratings[b]))] for b in bots}
+        self.count = 0
+
+    def add(self, rec: GameRecord) -> None:
+        self.count += 1
+        rate_game(self.env, self.ratings, rec)
+        for seat in rec.seats:
+            self.history.setdefault(seat.name, [(0, conservative(self.env.create_rating()))])
+            self.history[seat.name].append((self.count, conservative(self.ratings[seat.name])))
+
+
 def rating_history(
-    records: Sequence[GameRecord], bots: Sequence[str], rating: RatingConfig | None
+    records: Iterable[GameRecord], bots: Sequence[str], rating: RatingConfig | None
 ) -> dict[str, list[tuple[int, float]]]:
     """Each bot's conservative rating after every game it played (records in schedule order)."""
-    env = environment(rating or RatingConfig())
-    ratings = {b: env.create_rating() for b in bots}
-    history: dict[str, list[tuple[int, float]]] = {b: [(0, conservative(ratings[b]))] for b in bots}
-    for n, rec in enumerate(records, 1):
-        rate_game(env, ratings, rec)
-        for seat in rec.seats:
-            history.setdefault(seat.name, [(0, conservative(env.create_rating()))])
-            history[seat.name].append((n, conservative(ratings[seat.name])))
-    return history
+    history = RatingHistory(bots, rating)
+    for rec in records:
+        history.add(rec)
+    return history.history
 
 
-def player_groups(
-    records: Sequence[GameRecord],
-    bots: Sequence[str],
-    rating: RatingConfig | None,
-    retired: Sequence[str] = (),
+class _GroupBuilder:
+    """One number of players' games, added one at a time: its standings and rating history."""
+
+    def __init__(self, bots: Sequence[str], rating: RatingConfig | None) -> None:
+        self.standings = StandingsBuilder(bots, rating)
+        self.history = RatingHistory(bots, rating)
+
+    def add(self, rec: GameRecord) -> None:
+        self.standings.add(rec)
+        self.history.add(rec)
+
+    def group(self, players: int, retired: Sequence[str]) -> PlayerGroup:
+        st = self.standings.standings(retired)
+        seen = {k for row in st.rows for k in row.faults_by_kind}
+        return PlayerGroup(
+            players=players or st.players,
+            standings=st,
+            pairwise={me: {o: (c.points, c.games) for o, c in row.items()} for me, row in st.crosstable.items()},
+            history=self.history.history,
+            fault_kinds=tuple(k.value for k in FaultKind if k.value in seen),
+            seat_text=seat_line(st),
+            isolation_text=isolation_line(st) if st.games else "",
+            warning=fit_warning(st),
+        )
+
+
+def _groups(
+    builders: Mapping[int, _GroupBuilder], bots: Sequence[str], rating: RatingConfig | None, retired: Sequence[str]
 ) -> list[PlayerGroup]:
     """One group per number of players that the games have (the entrants' group if none yet)."""
-    counts = sorted({r.params.players for r in records})
-    groups = []
-    for players in counts or [0]:
-        games = [r for r in records if r.params.players == players]
-        st = compute_standings(games, bots, rating, retired)
-        seen = {k for row in st.rows for k in row.faults_by_kind}
-        groups.append(
-            PlayerGroup(
-                players=players or st.players,
-                standings=st,
-                pairwise={me: {o: (c.points, c.games) for o, c in row.items()} for me, row in st.crosstable.items()},
-                history=rating_history(games, bots, rating),
-                fault_kinds=tuple(k.value for k in FaultKind if k.value in seen),
-                seat_text=seat_line(st),
-                isolation_text=isolation_line(st) if st.games else "",
-                warning=fit_warning(st),
-            )
-        )
-    return groups
+    if not builders:
+        return [_GroupBuilder(bots, rating).group(0, retired)]
+    return [builders[players].group(players, retired) for players in sorted(builders)]
 
 
 def game_row(index: int, rec: GameRecord, rounds: Mapping[str, int]) -> GameRow:
@@ -140,8 +160,9 @@ def _time_control_text(tc: Mapping[str, Any]) -> str:
     return f"{control.describe()}; startup {control.startup_ms} ms, margin {control.margin_ms} ms"
 
 
-def settings(raw: Mapping[str, Any], records: Sequence[GameRecord]) -> list[tuple[str, str]]:
-    """The settings a reader needs first, from the tournament file and the games as played."""
+def settings(raw: Mapping[str, Any], last: GameRecord | None) -> list[tuple[str, str]]:
+    """The settings a reader needs first, from the tournament file and the games as played
+    (``last``: the last game's record, if any)."""
     rows: list[tuple[str, str]] = []
 
     def add(label: str, value: Any) -> None:
@@ -153,9 +174,9 @@ def settings(raw: Mapping[str, Any], records: Sequence[GameRecord]) -> list[tupl
     add("rounds", raw.get("rounds"))
     add("seed", raw.get("seed"))
     add("board", raw.get("board", "random"))
-    if records:
-        add("time control", _time_control_text(records[-1].time_control))
-        p = records[-1].params
+    if last is not None:
+        add("time control", _time_control_text(last.time_control))
+        p = last.params
         add(
             "rules",
             f"{p.sheep} sheep and {p.tiles} tiles per player, contact {p.contact}, "
@@ -171,7 +192,7 @@ def settings(raw: Mapping[str, Any], records: Sequence[GameRecord]) -> list[tupl
 
 def build_report_data(
     name: str,
-    records: Sequence[GameRecord],
+    records: Iterable[GameRecord],
     bots: Sequence[str],
     total: int,
     raw_config: Mapping[str, Any] | None = None,
@@ -181,19 +202,35 @@ def build_report_data(
     retired: Sequence[str] = (),
 ) -> ReportData:
     """The report of a tournament's finished ``records`` (in schedule order) out of ``total``;
-    ``retired`` bots are marked."""
+    ``retired`` bots are marked.
+
+    ``records`` is read once here, a record at a time and none kept, and once more when
+    the page is written (its games' replays): a league's store can be passed as it is
+    (:class:`arena.report.StoredRecords`), whatever its size.
+    """
     raw = dict(raw_config or {})
-    names = list(dict.fromkeys([*bots, *(s.name for r in records for s in r.seats)]))
+    names = dict.fromkeys(bots)
+    builders: dict[int, _GroupBuilder] = {}
+    rows = []
+    last = None
+    for i, rec in enumerate(records, 1):
+        names.update(dict.fromkeys(s.name for s in rec.seats))
+        builder = builders.get(rec.params.players)
+        if builder is None:  # a 2-player and a 4-player game do not rate alike
+            builder = builders[rec.params.players] = _GroupBuilder(bots, rating)
+        builder.add(rec)
+        rows.append(game_row(i, rec, rounds or {}))
+        last = rec
     return ReportData(
         name=name,
         written_at=_dt.datetime.now(_dt.UTC).isoformat(timespec="seconds").replace("+00:00", " UTC"),
-        done=len(records),
-        total=max(total, len(records)),
+        done=len(rows),
+        total=max(total, len(rows)),
         running=running,
-        settings=tuple(settings(raw, records)),
+        settings=tuple(settings(raw, last)),
         config_text=json.dumps(raw, indent=1, sort_keys=True, default=str),
-        groups=tuple(player_groups(records, bots, rating, retired)),
-        games=tuple(game_row(i, r, rounds or {}) for i, r in enumerate(records, 1)),
-        records=tuple(records),
+        groups=tuple(_groups(builders, bots, rating, retired)),
+        games=tuple(rows),
+        records=records,
         bots=tuple(names),
     )
