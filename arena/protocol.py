@@ -18,7 +18,7 @@ Bot to referee, besides answers: ``info TEXT`` at any time, recorded only.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import compress
 from operator import ne
@@ -256,23 +256,21 @@ class TurnWriter:
 
     def _stacks(self, owner: Sequence[int], height: Sequence[int], hint: Sequence[int]) -> str:
         kept_owner, kept_height, texts, hexes = self._owner, self._height, self._texts, self._hex_texts
-        # The hexes the caller says changed (a move's two) are written again; if that
-        # was all, the kept lists now equal the position's (two comparisons in C).
-        for i in hint:
-            o = kept_owner[i] = owner[i]
-            kept_height[i] = height[i]
+        for i in hint:  # the hexes the caller says changed (a move's two)
+            kept_owner[i], kept_height[i] = owner[i], height[i]
+        changed: Iterable[int] = hint
+        if kept_height != height or kept_owner != owner:  # (two comparisons in C)
+            # No hint, or a wrong one: every hex whose stack differs, found by loops in C.
+            hexes_at = range(len(height))
+            changed = {
+                *hint,
+                *compress(hexes_at, map(ne, height, kept_height)),
+                *compress(hexes_at, map(ne, owner, kept_owner)),
+            }
+            kept_owner[:], kept_height[:] = owner, height
+        for i in changed:
+            o = owner[i]
             texts[i] = f"{hexes[i]},{_LETTERS[o]},{height[i]}" if o >= 0 else ""
-        if kept_height != height or kept_owner != owner:
-            # Else find them: a stack that appears, grows or shrinks changes its height, so
-            # write again the hexes whose height changed (a loop that runs in C) ...
-            for i in compress(range(len(height)), map(ne, height, kept_height)):
-                o = kept_owner[i] = owner[i]
-                texts[i] = f"{hexes[i]},{_LETTERS[o]},{height[i]}" if o >= 0 else ""
-            kept_height[:] = height
-            if kept_owner != owner:  # ... and if an owner changed alone (not in a game), all
-                kept_owner[:] = owner
-                for i, o in enumerate(owner):
-                    texts[i] = f"{hexes[i]},{_LETTERS[o]},{height[i]}" if o >= 0 else ""
         return ";".join(filter(None, texts)) or "-"
 
     def line(

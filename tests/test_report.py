@@ -29,7 +29,8 @@ from arena.untrusted import script_json
 
 REPO = Path(__file__).resolve().parent.parent
 GREEDY = str(REPO / "sample_bots" / "c" / "greedy")
-HOSTILE = '<script>window.pwned=1</script><img src=x onerror="window.pwned=2"> \'" <!-- \x1b[2J\x00 \u202eevil\u2028'
+# (The NUL-delimited token is the one the page is split at to write its games a piece at a time.)
+HOSTILE = '<script>window.pwned=1</script><img src=x onerror="window.pwned=2"> \'" <!-- \x1b[2J\x00 \u202eevil\u2028\x00arena-games\x00'
 
 
 @pytest.fixture(scope="module")
