@@ -23,9 +23,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .botproc import BotFault, BotPool, BotProcess, ResourceLimits, bot_environment
-from .record import FaultKind
-from .sandbox import SandboxPolicy
+from arena.botproc import BotFault, BotPool, BotProcess, ResourceLimits, bot_environment
+from arena.record import FaultKind
+from arena.sandbox import SandboxPolicy
 
 TRANSCRIPT_KEEP = 60  # lines of each bot's conversation kept for reports
 MAX_IDLE = 16  # kept processes a worker holds between games (the least recently used go first)

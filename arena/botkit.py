@@ -32,8 +32,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TextIO
 
-from .errors import ProtocolError
-from .protocol import (
+from arena.errors import ProtocolError
+from arena.protocol import (
     MULTIGAME,
     PROTOCOL_VERSION,
     GameEnd,
@@ -47,7 +47,7 @@ from .protocol import (
     format_message,
     parse_referee_line,
 )
-from .rules import Board, GameState, Move, Params, Phase
+from arena.rules import Board, GameState, Move, Params, Phase
 
 _PHASES = {"tile": Phase.TILES, "herd": Phase.HERDS, "move": Phase.MOVES}
 

@@ -30,12 +30,12 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import cgroups, sandbox, seccomp
-from .errors import BotError, ConfigError
-from .protocol import MAX_LINE_BYTES
-from .record import FaultKind
-from .sandbox import Isolation, SandboxPolicy
-from .untrusted import printable
+from arena import cgroups, sandbox, seccomp
+from arena.errors import BotError, ConfigError
+from arena.protocol import MAX_LINE_BYTES
+from arena.record import FaultKind
+from arena.sandbox import Isolation, SandboxPolicy
+from arena.untrusted import printable
 
 READ_CHUNK = 65536
 STDERR_KEEP = 16 * 1024  # bytes of stderr kept per bot (its tail)

@@ -21,9 +21,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from types import FrameType
 
-from .botproc import ResourceLimits, bot_environment, spawn_sandboxed
-from .sandbox import SandboxPolicy, resolve_mode
-from .untrusted import printable
+from arena.botproc import ResourceLimits, bot_environment, spawn_sandboxed
+from arena.sandbox import SandboxPolicy, resolve_mode
+from arena.untrusted import printable
 
 OUTPUT_KEEP = 16 * 1024  # bytes of a build's output kept (its tail)
 BUILD_LIMITS = ResourceLimits(

@@ -13,9 +13,9 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 
-from .botkit import Turn, run_bot
-from .errors import ConfigError
-from .rules import Move, SheepMove
+from arena.botkit import Turn, run_bot
+from arena.errors import ConfigError
+from arena.rules import Move, SheepMove
 
 
 def random_move(turn: Turn) -> Move:

@@ -20,17 +20,17 @@ from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
-from . import sprt
-from .botproc import ResourceLimits, adopt_orphans
-from .builtin_bots import command_of, spelling
-from .clock import TimeControl
-from .errors import ArenaError, ConfigError
-from .record import FaultKind, GameRecord
-from .referee import BotSpec, GameSetup, play_game
-from .rules import PLAYER_LETTERS, Params, Phase, random_board
-from .sandbox import SandboxPolicy
-from .schedule import derive_seed
-from .standings import game_scores
+from arena import sprt
+from arena.botproc import ResourceLimits, adopt_orphans
+from arena.builtin_bots import command_of, spelling
+from arena.clock import TimeControl
+from arena.errors import ArenaError, ConfigError
+from arena.record import FaultKind, GameRecord
+from arena.referee import BotSpec, GameSetup, play_game
+from arena.rules import PLAYER_LETTERS, Params, Phase, random_board
+from arena.sandbox import SandboxPolicy
+from arena.schedule import derive_seed
+from arena.standings import game_scores
 
 CANDIDATE = "candidate"
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .errors import ConfigError
+from arena.errors import ConfigError
 
 
 @dataclass(frozen=True, slots=True)

@@ -43,11 +43,11 @@ from enum import Enum
 
 import trueskill
 
-from .config import ContinuousConfig, RatingConfig
-from .rating import conservative
-from .schedule import ScheduledGame, derive_seed, groups, seat_orders
-from .stats.game_table import GameTable, Seats
-from .tally import better_than
+from arena.config import ContinuousConfig, RatingConfig
+from arena.rating import conservative
+from arena.schedule import ScheduledGame, derive_seed, groups, seat_orders
+from arena.stats.game_table import GameTable, Seats
+from arena.tally import better_than
 
 # The chooser's fit is redone after this share of new games (at least REFIT_MIN_STEP): the
 # fit of a few thousand games costs some 20 ms (bench/bench_rating.py has larger leagues).
@@ -208,7 +208,7 @@ class ContinuousLeague:
     def ratings(self, games: int) -> dict[str, trueskill.Rating]:
         """The batch fit of the first ``games`` finished games (kept: fits are redone at fixed counts)."""
         if games not in self._fits:
-            from .stats.trueskill_fit import fit  # numpy: only once a fit is due
+            from arena.stats.trueskill_fit import fit  # numpy: only once a fit is due
 
             table = GameTable(self.bots)
             for _index, seats in self.done[:games]:

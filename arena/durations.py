@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import re
 
-from .errors import ConfigError
+from arena.errors import ConfigError
 
 MAX_MS = 24 * 3600 * 1000  # a day: far beyond any game, and within every timer's range
 _UNITS = {"ms": 1.0, "s": 1000.0, "m": 60_000.0, "min": 60_000.0}

@@ -30,12 +30,12 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
 
-from .botproc import adopt_orphans
-from .clock import TimeControl
-from .record import GameRecord
-from .referee import BotHost, BotSpec, GameSetup, play_game
-from .rules import Board, Params, random_board
-from .schedule import ScheduledGame
+from arena.botproc import adopt_orphans
+from arena.clock import TimeControl
+from arena.record import GameRecord
+from arena.referee import BotHost, BotSpec, GameSetup, play_game
+from arena.rules import Board, Params, random_board
+from arena.schedule import ScheduledGame
 
 # The watchdog's limit is the longest a game can legitimately take, times this, plus that:
 # on a loaded machine (more games than cores, a busy disk, swapping) the referee's own work

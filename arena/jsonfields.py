@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .errors import RecordError
+from arena.errors import RecordError
 
 _MISSING: Any = object()
 _NAMES = {

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from .config import RatingConfig
-from .rating import BatchLedger, Ledger, make_ledger
-from .store import ResultStore
-from .summary import GameSummary
-from .tally import Standings, Tally
+from arena.config import RatingConfig
+from arena.rating import BatchLedger, Ledger, make_ledger
+from arena.store import ResultStore
+from arena.summary import GameSummary
+from arena.tally import Standings, Tally
 
 
 class LeagueTable:

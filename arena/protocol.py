@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from itertools import compress
 from operator import ne
 
-from .errors import ProtocolError
+from arena.errors import ProtocolError
 
 PROTOCOL_VERSION = 1
 MAX_LINE_BYTES = 4096  # longest line a bot may send, newline excluded

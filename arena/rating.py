@@ -28,9 +28,9 @@ from typing import Any
 
 import trueskill
 
-from .config import RatingConfig
-from .record import GameRecord
-from .stats.game_table import GameTable
+from arena.config import RatingConfig
+from arena.record import GameRecord
+from arena.stats.game_table import GameTable
 
 # One game as the rating sees it: its schedule index and (bot, rank) per seat.
 Seats = Sequence[tuple[str, int]]
@@ -246,9 +246,9 @@ class BatchLedger:
         )
         if fit is None or (fit.games != count and (exact or stale)):
             began = time.monotonic()
-            from .stats.elo import board_bootstrap
-            from .stats.seats import seat_intervals
-            from .stats.trueskill_fit import fit as fit_games  # numpy: only once a fit is due
+            from arena.stats.elo import board_bootstrap
+            from arena.stats.seats import seat_intervals
+            from arena.stats.trueskill_fit import fit as fit_games  # numpy: only once a fit is due
 
             result = fit_games(self._games, self.bots, self.cfg)
             ratings = {n: (float(r.pi), float(r.tau)) for n, r in result.ratings.items()}

@@ -15,9 +15,9 @@ from dataclasses import dataclass, field, fields
 from enum import Enum
 from typing import Any
 
-from .errors import ArenaError, RecordError, RulesError
-from .jsonfields import Fields
-from .rules import GameState, Params, Standing, format_position, parse_move, parse_position
+from arena.errors import ArenaError, RecordError, RulesError
+from arena.jsonfields import Fields
+from arena.rules import GameState, Params, Standing, format_position, parse_move, parse_position
 
 RECORD_FORMAT = 2
 # Formats this version reads: 1 had no ``isolation`` per seat (those games ran unsandboxed).

@@ -17,11 +17,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from .bothost import BotHost, BotSpec, ProcessChannel
-from .botproc import BotFault
-from .clock import Clock, TimeControl
-from .errors import IllegalMoveError, NotationError, ProtocolError
-from .protocol import (
+from arena.bothost import BotHost, BotSpec, ProcessChannel
+from arena.botproc import BotFault
+from arena.clock import Clock, TimeControl
+from arena.errors import IllegalMoveError, NotationError, ProtocolError
+from arena.protocol import (
     MULTIGAME,
     PHASE_REQUESTS,
     PROTOCOL_VERSION,
@@ -35,8 +35,8 @@ from .protocol import (
     format_message,
     parse_bot_line,
 )
-from .record import Fault, FaultKind, GameRecord, MoveRecord, SeatRecord
-from .rules import (
+from arena.record import Fault, FaultKind, GameRecord, MoveRecord, SeatRecord
+from arena.rules import (
     MOVE_PATTERN,
     Board,
     GameState,

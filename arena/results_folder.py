@@ -22,9 +22,9 @@ import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from .errors import ArenaError
-from .store import STORE_NAME
-from .untrusted import printable
+from arena.errors import ArenaError
+from arena.store import STORE_NAME
+from arena.untrusted import printable
 
 LOCK_NAME = ".arena-run.lock"
 # What a run writes in its folder; anything else there means the folder is someone else's.

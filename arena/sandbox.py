@@ -32,8 +32,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import seccomp
-from .errors import ConfigError
+from arena import seccomp
+from arena.errors import ConfigError
 
 MODES = ("auto", "bwrap", "none")
 SANDBOX_GID = 65534  # "nogroup": the group of every bot when the arena runs as root

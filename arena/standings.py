@@ -15,18 +15,18 @@ from typing import Any
 
 from tabulate import tabulate
 
-from .results_folder import write_atomic
-from .stats import TOLERANCE
-from .store import store_path, write_error
+from arena.results_folder import write_atomic
+from arena.stats import TOLERANCE
+from arena.store import store_path, write_error
 
 # The computation lives in arena.tally; these names stay importable from here.
-from .tally import CLEAR, SORT_KEY
-from .tally import Pairwise as Pairwise
-from .tally import Row as Row
-from .tally import Standings as Standings
-from .tally import compute_standings as compute_standings
-from .tally import game_scores as game_scores
-from .untrusted import csv_cell, html, markdown, printable
+from arena.tally import CLEAR, SORT_KEY
+from arena.tally import Pairwise as Pairwise
+from arena.tally import Row as Row
+from arena.tally import Standings as Standings
+from arena.tally import compute_standings as compute_standings
+from arena.tally import game_scores as game_scores
+from arena.untrusted import csv_cell, html, markdown, printable
 
 FORMATS = ("plain", "github", "html", "csv", "json")
 

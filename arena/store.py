@@ -24,13 +24,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .errors import ArenaError
-from .rating import RatingCheckpoint
-from .record import Fault, FaultKind, GameRecord
-from .schedule import ScheduledGame
-from .sqlite_read import connect_read_only
-from .summary import GameSummary, SeatSummary
-from .tally import BotTotals, Tally
+from arena.errors import ArenaError
+from arena.rating import RatingCheckpoint
+from arena.record import Fault, FaultKind, GameRecord
+from arena.schedule import ScheduledGame
+from arena.sqlite_read import connect_read_only
+from arena.summary import GameSummary, SeatSummary
+from arena.tally import BotTotals, Tally
 
 STORE_NAME = "results.sqlite"
 # 2 added a summary of each game (tables summaries and seats) beside its record.

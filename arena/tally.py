@@ -32,12 +32,12 @@ from typing import Any
 
 import trueskill
 
-from .config import RatingConfig
-from .rating import BatchLedger, RatingCheckpoint, conservative, make_ledger
-from .record import GameRecord
-from .sprt import BoardPairs
-from .stats import MAX_SWEEPS, TOLERANCE
-from .summary import GameSummary
+from arena.config import RatingConfig
+from arena.rating import BatchLedger, RatingCheckpoint, conservative, make_ledger
+from arena.record import GameRecord
+from arena.sprt import BoardPairs
+from arena.stats import MAX_SWEEPS, TOLERANCE
+from arena.summary import GameSummary
 
 # Of Tally.to_dict (2: shared first places counted apart; 3: W-D-L of every pair of bots
 # in games of any size, and board pairs).  An older one is added up again from the store.

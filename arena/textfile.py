@@ -13,7 +13,7 @@ import os
 import stat
 from pathlib import Path
 
-from .errors import ConfigError
+from arena.errors import ConfigError
 
 KIB = 1024
 MIB = 1024 * KIB

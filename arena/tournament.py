@@ -15,23 +15,23 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from . import league_changes, results_folder
-from .build import run_build
-from .config import LEGACY_DEFAULT_SEAT_ORDERS, RUN_ONLY_KEYS, BotConfig, TournamentConfig, find_program
-from .continuous import CONTINUOUS_ID, ContinuousLeague
-from .errors import ConfigError
-from .executor import GamePool, GameSettings
-from .league_table import LeagueTable
-from .record import GameRecord
-from .referee import BotSpec
-from .report.background import BackgroundReport
-from .sandbox import resolve_mode
-from .schedule import ScheduledGame, make_schedule
-from .standings import Standings, write_files
-from .store import ResultStore
+from arena import league_changes, results_folder
+from arena.build import run_build
+from arena.config import LEGACY_DEFAULT_SEAT_ORDERS, RUN_ONLY_KEYS, BotConfig, TournamentConfig, find_program
+from arena.continuous import CONTINUOUS_ID, ContinuousLeague
+from arena.errors import ConfigError
+from arena.executor import GamePool, GameSettings
+from arena.league_table import LeagueTable
+from arena.record import GameRecord
+from arena.referee import BotSpec
+from arena.report.background import BackgroundReport
+from arena.sandbox import resolve_mode
+from arena.schedule import ScheduledGame, make_schedule
+from arena.standings import Standings, write_files
+from arena.store import ResultStore
 
 if TYPE_CHECKING:
-    from .cluster import DaskGamePool
+    from arena.cluster import DaskGamePool
 
 STANDINGS_EVERY_S = 2.0
 REPORT_EVERY_S = 10.0
@@ -176,7 +176,7 @@ def game_pool(config: TournamentConfig, echo: Callable[[str], None]) -> GamePool
     if config.executor.kind == "local":
         return GamePool(settings, config.concurrency)
     try:
-        from .cluster import DaskGamePool, placement_for  # imports Dask: only for a cluster
+        from arena.cluster import DaskGamePool, placement_for  # imports Dask: only for a cluster
     except ImportError as e:
         raise ConfigError(
             f"{config.executor.where}: executor {config.executor.kind!r} needs Dask ({e}): "

@@ -13,7 +13,7 @@ from typing import Any
 
 import yaml
 
-from .errors import ConfigError
+from arena.errors import ConfigError
 
 MAX_DEPTH = 32  # nesting of lists and mappings; a tournament file needs 4
 MAX_VALUE_CHARS = 16 * 1024  # one scalar (a command line, a path...)

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from . import play_cmds, report_cmds, rules_cmds, tournament_cmds  # noqa: F401  (they register their commands)
-from .check_cmds import check_cmd
-from .common import main
+from arena.cli import play_cmds, report_cmds, rules_cmds, tournament_cmds  # noqa: F401  (they register their commands)
+from arena.cli.check_cmds import check_cmd
+from arena.cli.common import main
 
 main.add_command(check_cmd)
 

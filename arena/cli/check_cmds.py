@@ -11,17 +11,17 @@ from xml.etree import ElementTree as ET
 
 import click
 
-from .. import builtin_bots
-from ..botproc import ResourceLimits
-from ..build import run_build
-from ..check import CheckOptions, CheckReport, SprtOptions, check_conformance_games, run_check
-from ..clock import TimeControl
-from ..config import find_program
-from ..durations import parse_duration_ms
-from ..errors import ArenaError, ConfigError
-from ..sandbox import SandboxPolicy
-from ..untrusted import printable, xml_text
-from .common import echo_printable, limits_options, sandbox_options, time_control_options
+from arena import builtin_bots
+from arena.botproc import ResourceLimits
+from arena.build import run_build
+from arena.check import CheckOptions, CheckReport, SprtOptions, check_conformance_games, run_check
+from arena.cli.common import echo_printable, limits_options, sandbox_options, time_control_options
+from arena.clock import TimeControl
+from arena.config import find_program
+from arena.durations import parse_duration_ms
+from arena.errors import ArenaError, ConfigError
+from arena.sandbox import SandboxPolicy
+from arena.untrusted import printable, xml_text
 
 STATUS_WORD = {"pass": "PASS", "fail": "FAIL", "skip": "SKIP"}
 
@@ -303,7 +303,7 @@ def _build(
     build: str, cwd: Path, argv: tuple[str, ...], seed: int, sandbox: SandboxPolicy, timeout_s: float
 ) -> CheckReport | None:
     """Run the build in the bot's sandbox; a failure is the report (the bot is not fit), success is None."""
-    from ..check import CheckResult
+    from arena.check import CheckResult
 
     result = run_build(_argv(build, "--build"), cwd, sandbox, timeout_s)
     if result.ok:

@@ -15,13 +15,13 @@ from typing import Any
 
 import click
 
-from .. import __version__
-from ..botproc import ResourceLimits
-from ..clock import TimeControl
-from ..durations import parse_duration_ms
-from ..errors import ArenaError, ConfigError
-from ..sandbox import SandboxPolicy, resolve_mode
-from ..untrusted import printable_lines
+from arena import __version__
+from arena.botproc import ResourceLimits
+from arena.clock import TimeControl
+from arena.durations import parse_duration_ms
+from arena.errors import ArenaError, ConfigError
+from arena.sandbox import SandboxPolicy, resolve_mode
+from arena.untrusted import printable_lines
 
 
 class ArenaFailure(click.ClickException):

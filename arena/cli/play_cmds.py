@@ -15,18 +15,9 @@ from pathlib import Path
 import click
 from tabulate import tabulate
 
-from .. import builtin_bots
-from ..botproc import ResourceLimits, adopt_orphans
-from ..clock import TimeControl
-from ..errors import ArenaError, ConfigError
-from ..protocol import NAME_RE
-from ..record import Fault, GameRecord, MoveRecord
-from ..referee import BotSpec, GameSetup, play_game
-from ..rules import PLAYER_LETTERS, GameState, Params, parse_board_file, random_board, render
-from ..sandbox import SandboxPolicy
-from ..textfile import BOARD_FILE_MAX_BYTES, RECORD_FILE_MAX_BYTES, read_text
-from ..untrusted import printable
-from .common import (
+from arena import builtin_bots
+from arena.botproc import ResourceLimits, adopt_orphans
+from arena.cli.common import (
     colour_option,
     colour_wanted,
     contact_option,
@@ -35,6 +26,15 @@ from .common import (
     sandbox_options,
     time_control_options,
 )
+from arena.clock import TimeControl
+from arena.errors import ArenaError, ConfigError
+from arena.protocol import NAME_RE
+from arena.record import Fault, GameRecord, MoveRecord
+from arena.referee import BotSpec, GameSetup, play_game
+from arena.rules import PLAYER_LETTERS, GameState, Params, parse_board_file, random_board, render
+from arena.sandbox import SandboxPolicy
+from arena.textfile import BOARD_FILE_MAX_BYTES, RECORD_FILE_MAX_BYTES, read_text
+from arena.untrusted import printable
 
 INTERPRETERS = (
     "python",
@@ -415,7 +415,7 @@ def replay_cmd(
             )
         record = load_record(source)
     else:
-        from .tournament_cmds import load_from_results
+        from arena.cli.tournament_cmds import load_from_results
 
         record = load_from_results(source, game_id)
     try:
@@ -425,8 +425,8 @@ def replay_cmd(
     if output is not None and not html:
         raise click.UsageError("--output is for --html")
     if html:
-        from ..report import replay_page
-        from .report_cmds import write_page
+        from arena.cli.report_cmds import write_page
+        from arena.report import replay_page
 
         target = output or _html_name(record)
         write_page(target, replay_page(record))

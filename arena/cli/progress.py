@@ -14,12 +14,12 @@ from collections import Counter
 
 import click
 
-from ..record import GameRecord
-from ..schedule import ScheduledGame
-from ..summary import GameSummary
-from ..tally import Standings
-from ..tournament import RunState
-from ..untrusted import printable
+from arena.record import GameRecord
+from arena.schedule import ScheduledGame
+from arena.summary import GameSummary
+from arena.tally import Standings
+from arena.tournament import RunState
+from arena.untrusted import printable
 
 PLAIN_LEADERS_EVERY_S = 5.0
 BAR_CELLS = 20

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import click
 
-from ..errors import ArenaError
-from ..report import REPORT_NAME, report_page_parts, tournament_report
-from ..results_folder import write_atomic
-from .common import main
-from .tournament_cmds import _open_results
+from arena.cli.common import main
+from arena.cli.tournament_cmds import _open_results
+from arena.errors import ArenaError
+from arena.report import REPORT_NAME, report_page_parts, tournament_report
+from arena.results_folder import write_atomic
 
 
 def write_page(path: Path, html: str | Iterable[str]) -> None:

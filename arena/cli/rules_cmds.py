@@ -8,7 +8,8 @@ from pathlib import Path
 
 import click
 
-from ..rules import (
+from arena.cli.common import PositionCommand, colour_option, colour_wanted, contact_option, main
+from arena.rules import (
     BOARD_FILE_HELP,
     GameState,
     Params,
@@ -21,8 +22,7 @@ from ..rules import (
     random_board,
     render,
 )
-from ..textfile import BOARD_FILE_MAX_BYTES, read_text
-from .common import PositionCommand, colour_option, colour_wanted, contact_option, main
+from arena.textfile import BOARD_FILE_MAX_BYTES, read_text
 
 # Each ply multiplies the work by the number of moves (30 to 200): the publisher's start
 # takes seconds at depth 4 and minutes at 5, so 12 is already far beyond any run that ends.

@@ -15,18 +15,18 @@ from typing import Any
 import click
 from tabulate import tabulate
 
-from ..config import RatingConfig, load_config
-from ..errors import ConfigError
-from ..league_table import retired_bots, stored_standings
-from ..record import FaultKind, GameRecord
-from ..rules import PLAYER_LETTERS
-from ..standings import FORMATS, render
-from ..store import STORE_NAME, ResultStore, ResultsWriteError, StoreError, store_path
-from ..summary import GameSummary
-from ..tournament import run_tournament, standings_bots, without
-from ..untrusted import printable
-from .common import echo_printable, main
-from .progress import Progress, game_line
+from arena.cli.common import echo_printable, main
+from arena.cli.progress import Progress, game_line
+from arena.config import RatingConfig, load_config
+from arena.errors import ConfigError
+from arena.league_table import retired_bots, stored_standings
+from arena.record import FaultKind, GameRecord
+from arena.rules import PLAYER_LETTERS
+from arena.standings import FORMATS, render
+from arena.store import STORE_NAME, ResultStore, ResultsWriteError, StoreError, store_path
+from arena.summary import GameSummary
+from arena.tournament import run_tournament, standings_bots, without
+from arena.untrusted import printable
 
 
 @main.command("run")

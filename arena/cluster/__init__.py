@@ -8,7 +8,7 @@ arena's side.  Importing this package imports Dask: the local executor never doe
 
 from __future__ import annotations
 
-from .placement import Placement, placement_for
-from .pool import DaskGamePool
+from arena.cluster.placement import Placement, placement_for
+from arena.cluster.pool import DaskGamePool
 
 __all__ = ["DaskGamePool", "Placement", "placement_for"]

@@ -32,13 +32,13 @@ from typing import Any
 
 from distributed import Client, Future, LocalCluster
 
-from ..config import ExecutorConfig
-from ..errors import ClusterError, ConfigError
-from ..executor import FailureHandler, GameQueue, GameSettings, Refill, ResultHandler
-from ..record import GameRecord
-from ..schedule import ScheduledGame
-from .placement import Placement
-from .worker import ArenaPlugin, play, plugin_name, report
+from arena.cluster.placement import Placement
+from arena.cluster.worker import ArenaPlugin, play, plugin_name, report
+from arena.config import ExecutorConfig
+from arena.errors import ClusterError, ConfigError
+from arena.executor import FailureHandler, GameQueue, GameSettings, Refill, ResultHandler
+from arena.record import GameRecord
+from arena.schedule import ScheduledGame
 
 POLL_S = 0.5  # how often the arena looks at the cluster's workers while games run
 GAMES_PER_WORKER = 2  # in flight per fit worker: one playing, the next one waiting there

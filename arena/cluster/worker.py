@@ -29,11 +29,11 @@ from typing import Any
 
 from distributed import WorkerPlugin, get_worker
 
-from ..bothost import BotHost
-from ..botproc import adopt_orphans
-from ..executor import GameSettings, play_scheduled
-from ..schedule import ScheduledGame
-from .placement import Placement, prepare
+from arena.bothost import BotHost
+from arena.botproc import adopt_orphans
+from arena.cluster.placement import Placement, prepare
+from arena.executor import GameSettings, play_scheduled
+from arena.schedule import ScheduledGame
 
 # This process's runs by key (one, unless several tournaments share the cluster).
 _RUNS: dict[str, WorkerRun] = {}

@@ -11,13 +11,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
-from ..config import RatingConfig
-from ..league_table import retired_bots
-from ..record import GameRecord
-from ..results_folder import write_atomic
-from ..store import ResultStore, StoreError, store_path, write_error
-from .page import replay_page, report_page, report_page_parts
-from .summary import ReportData, build_report_data
+from arena.config import RatingConfig
+from arena.league_table import retired_bots
+from arena.record import GameRecord
+from arena.report.page import replay_page, report_page, report_page_parts
+from arena.report.summary import ReportData, build_report_data
+from arena.results_folder import write_atomic
+from arena.store import ResultStore, StoreError, store_path, write_error
 
 REPORT_NAME = "report.html"
 

@@ -27,9 +27,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import IO
 
-from ..config import RatingConfig
-from ..errors import ArenaError
-from ..store import ResultStore, ResultsWriteError
+from arena.config import RatingConfig
+from arena.errors import ArenaError
+from arena.store import ResultStore, ResultsWriteError
 
 # Below this many games a page is made in the run's own process: it takes less time
 # (about 0.5 ms a game) than starting a child does (about 0.2 s), and little memory.
@@ -40,7 +40,7 @@ ARENA_ERROR_EXIT = 3  # the child's exit code for an arena error (Python's own f
 
 def write_page(folder: Path, bots: Sequence[str], rating: RatingConfig, running: bool) -> None:
     """Make and write ``folder``'s report.html from its store (what the child runs)."""
-    from . import tournament_report, write_report  # here: the run itself never needs jinja
+    from arena.report import tournament_report, write_report  # here: the run itself never needs jinja
 
     with ResultStore.open(folder) as store:  # open while the page is written: it reads the games
         write_report(folder, tournament_report(store, bots, rating, running=running))

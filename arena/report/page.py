@@ -21,10 +21,10 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
-from ..record import GameRecord
-from ..untrusted import printable, script_json
-from .chart import intervals, line_chart
-from .summary import ReportData
+from arena.record import GameRecord
+from arena.report.chart import intervals, line_chart
+from arena.report.summary import ReportData
+from arena.untrusted import printable, script_json
 
 # While a league runs, its report reloads itself this often (seconds).
 REFRESH_S = 15

@@ -13,14 +13,14 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..clock import TimeControl
-from ..config import RatingConfig
-from ..errors import ArenaError
-from ..rating import conservative, environment, rate_game
-from ..record import FaultKind, GameRecord
-from ..rules import PLAYER_LETTERS
-from ..standings import Standings, fit_warning, isolation_line, seat_line
-from ..tally import StandingsBuilder
+from arena.clock import TimeControl
+from arena.config import RatingConfig
+from arena.errors import ArenaError
+from arena.rating import conservative, environment, rate_game
+from arena.record import FaultKind, GameRecord
+from arena.rules import PLAYER_LETTERS
+from arena.standings import Standings, fit_warning, isolation_line, seat_line
+from arena.tally import StandingsBuilder
 
 Pairwise = dict[str, dict[str, tuple[float, int]]]  # bot -> opponent -> (points, games met)
 

@@ -6,7 +6,7 @@ and the command line build on it, never the other way round.
 
 from __future__ import annotations
 
-from .board import (
+from arena.rules.board import (
     BOARD_FILE_HELP,
     Board,
     format_board_file,
@@ -14,8 +14,8 @@ from .board import (
     parse_board_file,
     random_board,
 )
-from .hexgrid import DIRECTION_VECTORS, ORIENTATIONS, TILE_SHAPES, Direction, Hex, tile_hexes
-from .moves import (
+from arena.rules.hexgrid import DIRECTION_VECTORS, ORIENTATIONS, TILE_SHAPES, Direction, Hex, tile_hexes
+from arena.rules.moves import (
     MOVE_PATTERN,
     HerdPlacement,
     Move,
@@ -25,12 +25,12 @@ from .moves import (
     parse_move,
     read_move,
 )
-from .notation import format_position, parse_position
-from .perft import divide, perft
-from .playout import random_playout
-from .render import render
-from .rng import SplitMix64
-from .state import PLAYER_LETTERS, GameState, Params, Phase, Standing
+from arena.rules.notation import format_position, parse_position
+from arena.rules.perft import divide, perft
+from arena.rules.playout import random_playout
+from arena.rules.render import render
+from arena.rules.rng import SplitMix64
+from arena.rules.state import PLAYER_LETTERS, GameState, Params, Phase, Standing
 
 __all__ = [
     "BOARD_FILE_HELP",

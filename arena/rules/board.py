@@ -14,10 +14,18 @@ from bisect import bisect_right
 from collections.abc import Container, Iterable, Mapping
 from itertools import accumulate
 
-from ..errors import NotationError, RulesError
-from .hexgrid import COORD_LIMIT, DIRECTION_VECTORS, ORIENTATIONS, TILE_SHAPES, Hex, tile_hexes, within_limit
-from .moves import SheepMove, sheep_run
-from .rng import SplitMix64
+from arena.errors import NotationError, RulesError
+from arena.rules.hexgrid import (
+    COORD_LIMIT,
+    DIRECTION_VECTORS,
+    ORIENTATIONS,
+    TILE_SHAPES,
+    Hex,
+    tile_hexes,
+    within_limit,
+)
+from arena.rules.moves import SheepMove, sheep_run
+from arena.rules.rng import SplitMix64
 
 # The most hexes a pasture may have: 4 players x 64 tiles x 4 hexes, the largest game
 # Params allows (the publisher's game has 64).  It also bounds the work of checking one.

@@ -17,8 +17,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..errors import NotationError
-from .hexgrid import Direction, Hex
+from arena.errors import NotationError
+from arena.rules.hexgrid import Direction, Hex
 
 
 @dataclass(frozen=True, slots=True)

@@ -30,12 +30,12 @@ import re
 from dataclasses import replace
 from typing import Any
 
-from ..errors import NotationError, RulesError
-from .board import MAX_BOARD_HEXES, Board
-from .hexgrid import COORD_LIMIT, Hex, within_limit
-from .params import PLAYER_LETTERS, Params, Phase
-from .state import GameState
-from .writer import MAX_RUN, format_position
+from arena.errors import NotationError, RulesError
+from arena.rules.board import MAX_BOARD_HEXES, Board
+from arena.rules.hexgrid import COORD_LIMIT, Hex, within_limit
+from arena.rules.params import PLAYER_LETTERS, Params, Phase
+from arena.rules.state import GameState
+from arena.rules.writer import MAX_RUN, format_position
 
 __all__ = ["format_position", "parse_position"]
 

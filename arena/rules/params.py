@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
-from ..errors import RulesError
+from arena.errors import RulesError
 
 PLAYER_LETTERS = "abcd"
 

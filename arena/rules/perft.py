@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from .moves import Move
-from .state import GameState
+from arena.rules.moves import Move
+from arena.rules.state import GameState
 
 
 def perft(state: GameState, depth: int) -> int:

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import random
 
-from .moves import Move
-from .state import GameState, Phase
+from arena.rules.moves import Move
+from arena.rules.state import GameState, Phase
 
 
 def random_playout(state: GameState, rng: random.Random) -> int:

@@ -10,7 +10,7 @@ so a reader can work out any hex's coordinates::
 
 from __future__ import annotations
 
-from .state import PLAYER_LETTERS, GameState, Phase
+from arena.rules.state import PLAYER_LETTERS, GameState, Phase
 
 _COLOURS = ("\x1b[1;31m", "\x1b[1;34m", "\x1b[1;32m", "\x1b[1;33m")  # red, blue, green, yellow
 _RESET = "\x1b[0m"

@@ -14,12 +14,12 @@ from __future__ import annotations
 
 from bisect import insort
 
-from ..errors import IllegalMoveError, RulesError
-from .board import Board, legal_tile_placements, tile_placement_problem
-from .hexgrid import Hex, tile_hexes
-from .moves import HerdPlacement, Move, SheepMove, TilePlacement
-from .params import PLAYER_LETTERS, Params, Phase, Standing
-from .writer import format_position
+from arena.errors import IllegalMoveError, RulesError
+from arena.rules.board import Board, legal_tile_placements, tile_placement_problem
+from arena.rules.hexgrid import Hex, tile_hexes
+from arena.rules.moves import HerdPlacement, Move, SheepMove, TilePlacement
+from arena.rules.params import PLAYER_LETTERS, Params, Phase, Standing
+from arena.rules.writer import format_position
 
 __all__ = ["PLAYER_LETTERS", "GameState", "Params", "Phase", "Standing"]
 

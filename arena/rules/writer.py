@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .params import PLAYER_LETTERS, Params, Phase
+from arena.rules.params import PLAYER_LETTERS, Params, Phase
 
 if TYPE_CHECKING:
-    from .state import GameState
+    from arena.rules.state import GameState
 
 
 MAX_RUN = 999  # the longest run of '_' or '.' one count gives (the parser reads no more)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from .game_table import GameTable
+from arena.stats.game_table import GameTable
 
 SAMPLES = 200  # bootstrap resamples
 _MM_SWEEPS = 200

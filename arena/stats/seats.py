@@ -13,7 +13,7 @@ from statistics import NormalDist
 
 import numpy as np
 
-from .game_table import GameTable
+from arena.stats.game_table import GameTable
 
 SeatIntervals = dict[int, tuple[int, list[tuple[float, float]]]]
 

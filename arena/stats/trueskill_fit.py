@@ -33,10 +33,10 @@ import numpy as np
 import trueskill
 from numpy.typing import NDArray
 
-from ..config import RatingConfig
-from . import MAX_SWEEPS, TOLERANCE
-from .game_table import GameTable
-from .truncated import truncate
+from arena.config import RatingConfig
+from arena.stats import MAX_SWEEPS, TOLERANCE
+from arena.stats.game_table import GameTable
+from arena.stats.truncated import truncate
 
 Array = NDArray[np.float64]
 Seats = Sequence[tuple[str, int]]  # (bot, rank) per seat; rank 1 is first, equal ranks tie
