@@ -15,20 +15,27 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from arena import league_changes, results_folder
-from arena.build import run_build
-from arena.config import LEGACY_DEFAULT_SEAT_ORDERS, RUN_ONLY_KEYS, BotConfig, TournamentConfig, find_program
-from arena.continuous import CONTINUOUS_ID, ContinuousLeague
 from arena.errors import ConfigError
-from arena.executor import GamePool, GameSettings
-from arena.league_table import LeagueTable
-from arena.record import GameRecord
-from arena.referee import BotSpec
+from arena.game.build import run_build
+from arena.game.record import GameRecord
+from arena.game.referee import BotSpec
+from arena.game.sandbox.bwrap import resolve_mode
+from arena.league import changes as league_changes
+from arena.league import results_folder
+from arena.league.config import (
+    LEGACY_DEFAULT_SEAT_ORDERS,
+    RUN_ONLY_KEYS,
+    BotConfig,
+    TournamentConfig,
+    find_program,
+)
+from arena.league.continuous import CONTINUOUS_ID, ContinuousLeague
+from arena.league.executor import GamePool, GameSettings
+from arena.league.schedule import ScheduledGame, make_schedule
+from arena.league.standings import Standings, write_files
+from arena.league.store import ResultStore
+from arena.league.table import LeagueTable
 from arena.report.background import BackgroundReport
-from arena.sandbox import resolve_mode
-from arena.schedule import ScheduledGame, make_schedule
-from arena.standings import Standings, write_files
-from arena.store import ResultStore
 
 if TYPE_CHECKING:
     from arena.cluster import DaskGamePool
@@ -343,7 +350,7 @@ def run_tournament(
     """Play a tournament (or what is left of it) and return how it went.
 
     The results folder is held for the whole run: another run on it stops at once
-    (:class:`~arena.results_folder.ResultsFolderBusy`).
+    (:class:`~arena.league.results_folder.ResultsFolderBusy`).
     """
     with results_folder.hold(config.output, str(config.path)):
         return _play_tournament(config, restart, echo, on_progress)

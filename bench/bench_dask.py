@@ -33,7 +33,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from arena.config import load_config
+from arena.league.config import load_config
 from arena.tournament import run_tournament
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -43,13 +43,13 @@ from pathlib import Path
 from typing import Any
 
 import arena.tournament as tournament_mod
-from arena.config import TournamentConfig, load_config
-from arena.executor import GamePool
-from arena.league_table import LeagueTable
-from arena.record import GameRecord
-from arena.schedule import ScheduledGame
-from arena.standings import compute_standings, write_files
-from arena.store import ResultStore
+from arena.game.record import GameRecord
+from arena.league.config import TournamentConfig, load_config
+from arena.league.executor import GamePool
+from arena.league.schedule import ScheduledGame
+from arena.league.standings import compute_standings, write_files
+from arena.league.store import ResultStore
+from arena.league.table import LeagueTable
 from arena.tournament import game_settings, run_tournament, schedule_for
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -107,10 +107,10 @@ def rate(stamps: list[float]) -> float:
 
 def fill(yaml: Path, templates: Path, stop_short: int) -> dict[str, Any]:
     import arena.tournament as tournament_mod
-    from arena.config import load_config
-    from arena.record import GameRecord
-    from arena.schedule import ScheduledGame
-    from arena.store import ResultStore
+    from arena.game.record import GameRecord
+    from arena.league.config import load_config
+    from arena.league.schedule import ScheduledGame
+    from arena.league.store import ResultStore
 
     config = load_config(yaml)
     with ResultStore.open(templates) as store:

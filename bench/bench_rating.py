@@ -24,7 +24,7 @@ import random
 import statistics
 import time
 
-from arena.config import RatingConfig
+from arena.league.config import RatingConfig
 from arena.stats.elo import board_bootstrap
 from arena.stats.game_table import GameTable
 from arena.stats.trueskill_fit import fit

@@ -1,7 +1,7 @@
 """The referee's cost per move, beside a plain pipe ping-pong, in one run.
 
 (a) Plays N games between two instant C bots (``sample_bots/c/greedy --random``)
-with :func:`arena.referee.play_game` on random 8-tile boards, 1 s per move,
+with :func:`arena.game.referee.play_game` on random 8-tile boards, 1 s per move,
 and measures wall time per game, moves, the bots' round trips as the referee
 records them (``MoveRecord.ms``), and the wall-clock cost of one move: the
 time between consecutive moves as seen by a game observer (request built and
@@ -22,7 +22,7 @@ move request line out (taken from a game transcript), a real answer back.
 For reference, the same over a non-blocking fd and a selector (as the arena
 waits), and the same request sent to the real bot (its think time).
 
-(c) Replays the games of (a) through :class:`arena.referee.Referee` over
+(c) Replays the games of (a) through :class:`arena.game.referee.Referee` over
 in-process channels that answer with the recorded moves: the referee's own
 work per move with no pipes and no bot.  Once more with each answer coming
 after ``--idle-ms`` asleep (not counted): the same work done by a process that
@@ -53,13 +53,13 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from arena import referee
-from arena.botproc import BotFault
-from arena.clock import TimeControl
-from arena.record import GameRecord, MoveRecord
-from arena.referee import BotChannel, BotSpec, GameSetup, Referee, play_game
+from arena.game import referee
+from arena.game.botproc import BotFault
+from arena.game.clock import TimeControl
+from arena.game.record import GameRecord, MoveRecord
+from arena.game.referee import BotChannel, BotSpec, GameSetup, Referee, play_game
+from arena.game.sandbox.bwrap import SandboxPolicy
 from arena.rules import GameState, random_board
-from arena.sandbox import SandboxPolicy
 
 ROOT = Path(__file__).resolve().parent.parent
 BOT = ("sample_bots/c/greedy", "--random")

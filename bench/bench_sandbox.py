@@ -1,7 +1,7 @@
 """What the bubblewrap sandbox costs: games/s and a bot's start, with and without it, in one run.
 
 Plays 2-player games between two instant C bots (``sample_bots/c/greedy
---random``) through :func:`arena.referee.play_game`, alternating the modes
+--random``) through :func:`arena.game.referee.play_game`, alternating the modes
 game by game (unsandboxed; sandboxed; sandboxed but sharing the host's
 network, to show what creating a network namespace costs), so that a noisy
 machine hits every mode alike.  Then times one bot's start-to-stop (start,
@@ -20,12 +20,12 @@ import sys
 import time
 from pathlib import Path
 
-from arena.botproc import BotPool, ResourceLimits, bot_environment
-from arena.cgroups import support
-from arena.clock import TimeControl
-from arena.referee import BotSpec, GameSetup, play_game
+from arena.game.botproc import BotPool, ResourceLimits, bot_environment
+from arena.game.clock import TimeControl
+from arena.game.referee import BotSpec, GameSetup, play_game
+from arena.game.sandbox.bwrap import SandboxPolicy, unavailable_reason
+from arena.game.sandbox.cgroups import support
 from arena.rules import random_board
-from arena.sandbox import SandboxPolicy, unavailable_reason
 
 ROOT = Path(__file__).resolve().parent.parent
 BOT = ("sample_bots/c/greedy", "--random")

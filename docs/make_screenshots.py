@@ -18,8 +18,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from arena.league.store import ResultStore  # noqa: E402
 from arena.report import report_page, tournament_report  # noqa: E402
-from arena.store import ResultStore  # noqa: E402
 from tests.browser import chromium, screenshots, unavailable  # noqa: E402
 
 

@@ -6,8 +6,8 @@ import time
 from collections.abc import Callable
 
 from arena.botkit import BotSession, Turn
-from arena.botproc import BotFault
-from arena.record import FaultKind
+from arena.game.botproc import BotFault
+from arena.game.record import FaultKind
 from arena.rules import Move
 
 Answer = str | BotFault | tuple[str, float]

@@ -9,9 +9,9 @@ import os
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from arena.executor import GameSettings
-from arena.referee import GameSetup
-from arena.schedule import ScheduledGame
+from arena.game.referee import GameSetup
+from arena.league.executor import GameSettings
+from arena.league.schedule import ScheduledGame
 
 
 @dataclass(frozen=True)

@@ -29,10 +29,10 @@ from hypothesis import strategies as st
 
 from arena.botkit import Turn
 from arena.cli import main
-from arena.config import parse_config
 from arena.errors import ArenaError, ConfigError
-from arena.record import FaultKind, GameRecord
-from arena.referee import GameSetup, Referee
+from arena.game.record import FaultKind, GameRecord
+from arena.game.referee import GameSetup, Referee
+from arena.league.config import parse_config
 from arena.rules import (
     GameState,
     Move,

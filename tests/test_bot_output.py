@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena.botproc import MAX_QUEUED_LINES, BotProcess
+from arena.game.botproc import MAX_QUEUED_LINES, BotProcess
 from arena.protocol import MAX_LINE_BYTES
 
 

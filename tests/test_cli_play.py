@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from arena.botproc import ResourceLimits
-from arena.cgroups import support
 from arena.cli import main
 from arena.cli.play_cmds import bot_name
-from arena.record import GameRecord
-from arena.sandbox import unavailable_reason
+from arena.game.botproc import ResourceLimits
+from arena.game.record import GameRecord
+from arena.game.sandbox.bwrap import unavailable_reason
+from arena.game.sandbox.cgroups import support
 
 from .process_helpers import leftovers
 

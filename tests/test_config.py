@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.config import load_config
 from arena.errors import ConfigError
+from arena.league.config import load_config
 from arena.tournament import build_bots, check_programs
 
 REPO = Path(__file__).resolve().parent.parent

@@ -20,8 +20,9 @@ import trueskill
 from click.testing import CliRunner
 
 from arena.cli import main
-from arena.config import ContinuousConfig, RatingConfig, TournamentConfig, load_config
-from arena.continuous import (
+from arena.errors import ConfigError
+from arena.league.config import ContinuousConfig, RatingConfig, TournamentConfig, load_config
+from arena.league.continuous import (
     ContinuousLeague,
     Pair,
     StopReason,
@@ -31,10 +32,9 @@ from arena.continuous import (
     ranking,
     refit_point,
 )
-from arena.errors import ConfigError
-from arena.schedule import ScheduledGame, derive_seed
+from arena.league.schedule import ScheduledGame, derive_seed
+from arena.league.store import ResultStore
 from arena.stats.game_table import Seats
-from arena.store import ResultStore
 
 from .process_helpers import interrupt_when_stored, start_run, wait_no_leftovers
 

@@ -28,17 +28,17 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
-from arena.clock import TimeControl
 from arena.cluster import DaskGamePool
 from arena.cluster.placement import Placement, pack_folder, prepare, relocate, unpack_folders
-from arena.config import ExecutorConfig, parse_config
 from arena.errors import ConfigError
-from arena.executor import GameSettings
-from arena.referee import BotSpec
+from arena.game.clock import TimeControl
+from arena.game.referee import BotSpec
+from arena.game.sandbox.bwrap import SandboxPolicy, unavailable_reason
+from arena.league.config import ExecutorConfig, parse_config
+from arena.league.executor import GameSettings
+from arena.league.schedule import make_schedule
+from arena.league.store import ResultStore
 from arena.rules import Params
-from arena.sandbox import SandboxPolicy, unavailable_reason
-from arena.schedule import make_schedule
-from arena.store import ResultStore
 
 from .flaky_settings import FlakySettings
 from .process_helpers import interrupt_when_stored, stored_games, wait_for_games, wait_no_leftovers

@@ -15,13 +15,13 @@ from pathlib import Path
 
 import pytest
 
-from arena.clock import TimeControl
-from arena.executor import GamePool, GameQueue, GameSettings
-from arena.record import GameRecord
-from arena.referee import BotSpec
+from arena.game.clock import TimeControl
+from arena.game.record import GameRecord
+from arena.game.referee import BotSpec
+from arena.game.sandbox.bwrap import SandboxPolicy
+from arena.league.executor import GamePool, GameQueue, GameSettings
+from arena.league.schedule import ScheduledGame, make_schedule
 from arena.rules import Params
-from arena.sandbox import SandboxPolicy
-from arena.schedule import ScheduledGame, make_schedule
 
 from .flaky_settings import FlakySettings, LingerOnceSettings
 from .process_helpers import leftovers, wait_no_leftovers
@@ -299,7 +299,7 @@ def test_processes_a_bot_leaves_are_found_below_the_worker_and_killed(
 
 ADOPTION_PROBE = """
 import os, sys, time
-from arena.botproc import adopt_orphans, descendants, reap_adopted
+from arena.game.botproc import adopt_orphans, descendants, reap_adopted
 assert adopt_orphans()
 child = os.fork()
 if child == 0:  # fork a daemon that leaves our session, then exit: it is an orphan

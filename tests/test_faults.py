@@ -29,13 +29,13 @@ from pathlib import Path
 
 import pytest
 
-from arena import botproc
-from arena.clock import TimeControl
+from arena.game import botproc
+from arena.game.clock import TimeControl
+from arena.game.record import Fault, FaultKind, GameRecord, MoveRecord, SeatRecord
+from arena.game.referee import BotSpec, GameSetup, Observer, play_game
+from arena.game.sandbox.bwrap import SandboxPolicy
 from arena.protocol import MAX_LINE_BYTES
-from arena.record import Fault, FaultKind, GameRecord, MoveRecord, SeatRecord
-from arena.referee import BotSpec, GameSetup, Observer, play_game
 from arena.rules import GameState, Params, SheepMove, parse_move, parse_position, random_board
-from arena.sandbox import SandboxPolicy
 
 REPO = Path(__file__).resolve().parent.parent
 BROKEN_BOTS = Path(__file__).resolve().parent / "broken_bots"

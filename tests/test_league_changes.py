@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from arena.league_changes import compare_files, identity, merge_schedule
-from arena.schedule import ScheduledGame, make_schedule
+from arena.league.changes import compare_files, identity, merge_schedule
+from arena.league.schedule import ScheduledGame, make_schedule
 
 BOTS = ["ann", "bob", "cid", "dan"]
 

@@ -19,13 +19,13 @@ from pathlib import Path
 
 import pytest
 
-from arena.botproc import INFO_KEEP, STDERR_KEEP
-from arena.clock import TimeControl
+from arena.game.botproc import INFO_KEEP, STDERR_KEEP
+from arena.game.clock import TimeControl
+from arena.game.record import FaultKind, GameRecord
+from arena.game.referee import BotHost, BotSpec, GameSetup, play_game
+from arena.game.sandbox.bwrap import SandboxPolicy, unavailable_reason
 from arena.protocol import GameStart, format_message, parse_referee_line
-from arena.record import FaultKind, GameRecord
-from arena.referee import BotHost, BotSpec, GameSetup, play_game
 from arena.rules import random_board
-from arena.sandbox import SandboxPolicy, unavailable_reason
 
 REPO = Path(__file__).resolve().parent.parent
 COUNTING = str(REPO / "tests" / "multigame_bots" / "counting_bot.py")
@@ -241,8 +241,8 @@ def league_file(tmp_path: Path, marker: str, extra: str) -> Path:
 
 @pytest.mark.slow
 def test_a_league_keeps_processes_unless_told_not_to_and_leaves_none_behind(tmp_path: Path) -> None:
-    from arena.config import load_config
-    from arena.store import ResultStore
+    from arena.league.config import load_config
+    from arena.league.store import ResultStore
     from arena.tournament import run_tournament
 
     from .process_helpers import wait_no_leftovers

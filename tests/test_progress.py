@@ -10,8 +10,8 @@ import pytest
 
 from arena.cli import progress as progress_module
 from arena.cli.progress import Progress, clock_text, cut, leaders, timing
-from arena.schedule import ScheduledGame
-from arena.tally import Row, Standings
+from arena.league.schedule import ScheduledGame
+from arena.league.tally import Row, Standings
 from arena.tournament import RunState
 
 from .test_report import fake_game

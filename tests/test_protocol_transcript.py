@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from arena.clock import TimeControl
-from arena.referee import BotSpec, GameSetup, Referee
+from arena.game.clock import TimeControl
+from arena.game.referee import BotSpec, GameSetup, Referee
 from arena.rules import Params
 
 from .fakebot import ScriptedChannel, scripted

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from arena.config import RatingConfig
 from arena.errors import ConfigError
-from arena.rating import RatingCheckpoint, make_ledger
+from arena.league.config import RatingConfig
+from arena.league.rating import RatingCheckpoint, make_ledger
 from arena.stats.trueskill_fit import fit
 
 ttt = pytest.importorskip("trueskillthroughtime")
@@ -219,7 +219,7 @@ def test_a_checkpoint_from_before_the_batch_fit_is_a_sequential_one() -> None:
 
 @pytest.mark.parametrize(("model", "ok"), [("sequential", True), ("batch", True), ("elo", False)])
 def test_the_rating_model_is_read_from_the_tournament_file(tmp_path: Path, model: str, ok: bool) -> None:
-    from arena.config import load_config
+    from arena.league.config import load_config
 
     path = tmp_path / "t.yaml"
     path.write_text(
@@ -238,7 +238,7 @@ def test_interim_refits_keep_to_their_time_budget_and_exact_ratings_always_refit
 ) -> None:
     # A run's frequent refreshes ask for interim ratings: a refit is due when the games grew
     # by 5% AND enough time passed since the last fit (it may take FIT_TIME_SHARE of the time).
-    import arena.rating as rating
+    import arena.league.rating as rating
 
     played = league(3, 2, 200)
     bots = [f"b{i}" for i in range(5)]

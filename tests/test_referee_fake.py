@@ -9,13 +9,13 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from arena import referee
 from arena.botkit import Turn, state_from_request
-from arena.botproc import BotFault
-from arena.clock import TimeControl
+from arena.game import referee
+from arena.game.botproc import BotFault
+from arena.game.clock import TimeControl
+from arena.game.record import FaultKind, GameRecord
+from arena.game.referee import BotSpec, GameSetup, Referee
 from arena.protocol import GameStart, TurnRequest, parse_referee_line
-from arena.record import FaultKind, GameRecord
-from arena.referee import BotSpec, GameSetup, Referee
 from arena.rules import GameState, HerdPlacement, Move, Params, SheepMove, format_position, random_board
 
 from .fakebot import ScriptedChannel, engine_bot, scripted

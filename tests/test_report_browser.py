@@ -15,10 +15,10 @@ from typing import Any
 
 import pytest
 
-from arena.record import GameRecord
+from arena.game.record import GameRecord
+from arena.league.store import ResultStore
 from arena.report import replay_page
 from arena.rules import Board, format_board_file, random_board
-from arena.store import ResultStore
 from arena.untrusted import printable
 
 from .browser import chromium, open_page, requests_made, screenshots, severe_messages, unavailable

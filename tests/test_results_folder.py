@@ -18,14 +18,14 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from arena import results_folder
 from arena.cli import main
-from arena.record import GameRecord
-from arena.referee import BotSpec, GameSetup, Referee
+from arena.game.record import GameRecord
+from arena.game.referee import BotSpec, GameSetup, Referee
+from arena.league import results_folder
+from arena.league.schedule import ScheduledGame
+from arena.league.standings import compute_standings, write_files
+from arena.league.store import ResultStore, StoreError
 from arena.rules import random_board
-from arena.schedule import ScheduledGame
-from arena.standings import compute_standings, write_files
-from arena.store import ResultStore, StoreError
 
 from .fakebot import engine_bot
 
@@ -113,7 +113,7 @@ def test_a_second_run_exits_at_once_naming_the_first_while_reading_still_works(t
 HOLDER = """
 import sys, time
 from pathlib import Path
-from arena import results_folder
+from arena.league import results_folder
 with results_folder.hold(Path(sys.argv[1]), "holder.yaml"):
     print("held", flush=True)
     time.sleep(120)

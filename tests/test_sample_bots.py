@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from arena.clock import TimeControl
-from arena.record import GameRecord
-from arena.referee import BotSpec, GameSetup, play_game
+from arena.game.clock import TimeControl
+from arena.game.record import GameRecord
+from arena.game.referee import BotSpec, GameSetup, play_game
+from arena.game.sandbox.bwrap import unavailable_reason
 from arena.rules import Params, random_board
-from arena.sandbox import unavailable_reason
 
 REPO = Path(__file__).resolve().parent.parent
 

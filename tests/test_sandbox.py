@@ -20,14 +20,14 @@ from xml.etree import ElementTree as ET
 import pytest
 from click.testing import CliRunner
 
-from arena import sandbox
-from arena.build import OUTPUT_KEEP, run_build
 from arena.cli import main
-from arena.config import parse_config
 from arena.errors import ConfigError
-from arena.record import GameRecord
-from arena.sandbox import SandboxPolicy, unavailable_reason
-from arena.standings import compute_standings, render
+from arena.game.build import OUTPUT_KEEP, run_build
+from arena.game.record import GameRecord
+from arena.game.sandbox import bwrap as sandbox
+from arena.game.sandbox.bwrap import SandboxPolicy, unavailable_reason
+from arena.league.config import parse_config
+from arena.league.standings import compute_standings, render
 
 from .process_helpers import leftovers, wait_no_leftovers
 
@@ -160,8 +160,8 @@ def test_records_of_format_1_still_load_as_unsandboxed() -> None:
 
 
 def _format_1_record() -> dict[str, object]:
-    from arena.clock import TimeControl
-    from arena.referee import BotSpec, GameSetup, play_game
+    from arena.game.clock import TimeControl
+    from arena.game.referee import BotSpec, GameSetup, play_game
     from arena.rules import random_board
 
     specs = [
@@ -242,8 +242,8 @@ def test_sigterm_during_a_build_kills_the_build(tmp_path: Path) -> None:
     program = textwrap.dedent(
         f"""
         from pathlib import Path
-        from arena.build import run_build
-        from arena.sandbox import SandboxPolicy
+        from arena.game.build import run_build
+        from arena.game.sandbox.bwrap import SandboxPolicy
         print("building", flush=True)
         run_build(["/bin/bash", "-c", "exec -a {marker} sleep 300"], Path({str(tmp_path)!r}), SandboxPolicy(), 600)
         """
@@ -297,9 +297,9 @@ def test_a_builds_hostile_output_is_escaped_in_run_and_check(tmp_path: Path) -> 
 
 @needs_bwrap
 def test_a_link_in_the_bots_folder_does_not_bind_a_file_from_elsewhere(tmp_path: Path) -> None:
-    from arena.clock import TimeControl
-    from arena.record import FaultKind
-    from arena.referee import BotSpec, GameSetup, play_game
+    from arena.game.clock import TimeControl
+    from arena.game.record import FaultKind
+    from arena.game.referee import BotSpec, GameSetup, play_game
     from arena.rules import random_board
 
     secret_dir = tmp_path / "secret"
@@ -353,3 +353,22 @@ def test_a_rust_binary_runs_in_the_sandbox(tmp_path: Path) -> None:
     subprocess.run([rustc, "-O", "-o", str(tmp_path / "hello"), str(tmp_path / "hello.rs")], check=True)
     ran = run_build(["./hello"], tmp_path, SandboxPolicy(mode="bwrap"), 60)
     assert ran.ok and ran.sandboxed and ran.output.strip() == "hello from rust", ran.output
+
+
+def test_the_kit_folder_bound_into_every_sandbox_is_the_one_holding_this_arena() -> None:
+    # Computed from a file's place; a module moved a level deeper must not bind another folder.
+    import arena
+    import arena.botkit
+
+    kit = Path(sandbox.arena_kit_dir())
+    assert (kit / "arena" / "__init__.py").resolve() == Path(arena.__file__).resolve()
+    assert (kit / "arena" / "botkit.py").resolve() == Path(arena.botkit.__file__).resolve()
+
+
+@needs_bwrap
+def test_python_in_the_sandbox_imports_the_kit_from_the_bound_folder(tmp_path: Path) -> None:
+    # Run from a folder outside the checkout, touching no sys.path: only the bound kit can serve it.
+    code = "import arena.botkit, arena.rules, arena.protocol; print(arena.botkit.__file__)"
+    ran = run_build(["python3", "-c", code], tmp_path, SandboxPolicy(mode="bwrap"), 60)
+    assert ran.ok and ran.sandboxed, ran.output
+    assert Path(ran.output.strip()) == Path(sandbox.arena_kit_dir()) / "arena" / "botkit.py"

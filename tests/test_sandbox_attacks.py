@@ -37,15 +37,16 @@ from typing import Any
 
 import pytest
 
-from arena import botproc, cgroups
-from arena.botproc import ResourceLimits
-from arena.clock import TimeControl
-from arena.config import load_config
-from arena.record import Fault, FaultKind, GameRecord, MoveRecord, SeatRecord
-from arena.referee import BotSpec, GameSetup, Observer, play_game
+from arena.game import botproc
+from arena.game.botproc import ResourceLimits
+from arena.game.clock import TimeControl
+from arena.game.record import Fault, FaultKind, GameRecord, MoveRecord, SeatRecord
+from arena.game.referee import BotSpec, GameSetup, Observer, play_game
+from arena.game.sandbox import cgroups
+from arena.game.sandbox.bwrap import BOT_UID_BASE, DEFAULT_TMP_MB, SandboxPolicy, unavailable_reason
+from arena.league.config import load_config
+from arena.league.store import ResultStore
 from arena.rules import GameState, Params, random_board
-from arena.sandbox import BOT_UID_BASE, DEFAULT_TMP_MB, SandboxPolicy, unavailable_reason
-from arena.store import ResultStore
 from arena.tournament import run_tournament
 
 pytestmark = pytest.mark.slow  # many real games: run in CI, skip with -m 'not slow'

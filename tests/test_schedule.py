@@ -6,7 +6,7 @@ from collections import Counter
 
 import pytest
 
-from arena.schedule import make_schedule
+from arena.league.schedule import make_schedule
 
 
 @pytest.mark.parametrize(

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.config import load_config
-from arena.schedule import follows, make_schedule
+from arena.league.config import load_config
+from arena.league.schedule import follows, make_schedule
 from arena.tournament import schedule_for
 
 BOTS = ["a", "b", "c", "d", "e"]
@@ -78,7 +78,7 @@ def test_new_results_folders_default_to_balanced_old_ones_keep_rotate(tmp_path: 
 
 
 def test_a_results_folder_from_before_keeps_its_seat_orders_when_rounds_are_added(tmp_path: Path) -> None:
-    from arena.store import ResultStore
+    from arena.league.store import ResultStore
     from arena.tournament import open_store
 
     one = load_config(tournament(tmp_path, 4, f"output: {tmp_path / 'out'}\n"))

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from arena import sprt
+from arena.stats import sprt
 
 
 def test_the_published_gsprt_value() -> None:

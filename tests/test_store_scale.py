@@ -23,14 +23,14 @@ from click.testing import CliRunner
 
 import arena.tournament as tournament_mod
 from arena.cli import main
-from arena.config import RatingConfig, load_config
-from arena.league_table import LeagueTable, stored_standings
-from arena.record import Fault, FaultKind, GameRecord, MoveRecord, SeatRecord
+from arena.game.record import Fault, FaultKind, GameRecord, MoveRecord, SeatRecord
+from arena.league.config import RatingConfig, load_config
+from arena.league.game_summary import GameSummary
+from arena.league.schedule import ScheduledGame, make_schedule
+from arena.league.store import SCHEMA_VERSION, ResultStore, StoreError, UnfinishedGames, store_path
+from arena.league.table import LeagueTable, stored_standings
+from arena.league.tally import Standings, Tally, compute_standings
 from arena.rules import Params, Standing
-from arena.schedule import ScheduledGame, make_schedule
-from arena.store import SCHEMA_VERSION, ResultStore, StoreError, UnfinishedGames, store_path
-from arena.summary import GameSummary
-from arena.tally import Standings, Tally, compute_standings
 from arena.tournament import run_tournament, schedule_for
 
 BOTS = ["ann", "bob", "cid", "dan"]

@@ -23,12 +23,12 @@ from click.testing import CliRunner
 from arena.check import CheckReport, CheckResult, FailureReport
 from arena.cli import main
 from arena.cli.check_cmds import junit_xml
-from arena.record import GameRecord
-from arena.referee import BotSpec, GameSetup, Referee
+from arena.game.record import GameRecord
+from arena.game.referee import BotSpec, GameSetup, Referee
+from arena.league.schedule import ScheduledGame
+from arena.league.standings import FORMATS, compute_standings, render, write_files
+from arena.league.store import ResultStore
 from arena.rules import random_board
-from arena.schedule import ScheduledGame
-from arena.standings import FORMATS, compute_standings, render, write_files
-from arena.store import ResultStore
 from arena.untrusted import csv_cell, html, markdown, printable, printable_lines, xml_text
 
 from .fakebot import ScriptedChannel, engine_bot, scripted

@@ -12,15 +12,15 @@ from xml.etree import ElementTree as ET
 import click
 
 from arena import builtin_bots
-from arena.botproc import ResourceLimits
-from arena.build import run_build
 from arena.check import CheckOptions, CheckReport, SprtOptions, check_conformance_games, run_check
 from arena.cli.common import echo_printable, limits_options, sandbox_options, time_control_options
-from arena.clock import TimeControl
-from arena.config import find_program
 from arena.durations import parse_duration_ms
 from arena.errors import ArenaError, ConfigError
-from arena.sandbox import SandboxPolicy
+from arena.game.botproc import ResourceLimits
+from arena.game.build import run_build
+from arena.game.clock import TimeControl
+from arena.game.sandbox.bwrap import SandboxPolicy
+from arena.league.config import find_program
 from arena.untrusted import printable, xml_text
 
 STATUS_WORD = {"pass": "PASS", "fail": "FAIL", "skip": "SKIP"}

@@ -16,11 +16,11 @@ from typing import Any
 import click
 
 from arena import __version__
-from arena.botproc import ResourceLimits
-from arena.clock import TimeControl
 from arena.durations import parse_duration_ms
 from arena.errors import ArenaError, ConfigError
-from arena.sandbox import SandboxPolicy, resolve_mode
+from arena.game.botproc import ResourceLimits
+from arena.game.clock import TimeControl
+from arena.game.sandbox.bwrap import SandboxPolicy, resolve_mode
 from arena.untrusted import printable_lines
 
 

@@ -16,7 +16,6 @@ import click
 from tabulate import tabulate
 
 from arena import builtin_bots
-from arena.botproc import ResourceLimits, adopt_orphans
 from arena.cli.common import (
     colour_option,
     colour_wanted,
@@ -26,13 +25,14 @@ from arena.cli.common import (
     sandbox_options,
     time_control_options,
 )
-from arena.clock import TimeControl
 from arena.errors import ArenaError, ConfigError
+from arena.game.botproc import ResourceLimits, adopt_orphans
+from arena.game.clock import TimeControl
+from arena.game.record import Fault, GameRecord, MoveRecord
+from arena.game.referee import BotSpec, GameSetup, play_game
+from arena.game.sandbox.bwrap import SandboxPolicy
 from arena.protocol import NAME_RE
-from arena.record import Fault, GameRecord, MoveRecord
-from arena.referee import BotSpec, GameSetup, play_game
 from arena.rules import PLAYER_LETTERS, GameState, Params, parse_board_file, random_board, render
-from arena.sandbox import SandboxPolicy
 from arena.textfile import BOARD_FILE_MAX_BYTES, RECORD_FILE_MAX_BYTES, read_text
 from arena.untrusted import printable
 

@@ -14,10 +14,10 @@ from collections import Counter
 
 import click
 
-from arena.record import GameRecord
-from arena.schedule import ScheduledGame
-from arena.summary import GameSummary
-from arena.tally import Standings
+from arena.game.record import GameRecord
+from arena.league.game_summary import GameSummary
+from arena.league.schedule import ScheduledGame
+from arena.league.tally import Standings
 from arena.tournament import RunState
 from arena.untrusted import printable
 

@@ -10,8 +10,8 @@ import click
 from arena.cli.common import main
 from arena.cli.tournament_cmds import _open_results
 from arena.errors import ArenaError
+from arena.league.results_folder import write_atomic
 from arena.report import REPORT_NAME, report_page_parts, tournament_report
-from arena.results_folder import write_atomic
 
 
 def write_page(path: Path, html: str | Iterable[str]) -> None:

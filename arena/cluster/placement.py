@@ -28,12 +28,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from arena.build import run_build
-from arena.config import TournamentConfig, find_program
 from arena.errors import ClusterError, ConfigError
-from arena.executor import GameSettings
-from arena.referee import BotSpec
-from arena.sandbox import resolve_mode
+from arena.game.build import run_build
+from arena.game.referee import BotSpec
+from arena.game.sandbox.bwrap import resolve_mode
+from arena.league.config import TournamentConfig, find_program
+from arena.league.executor import GameSettings
 
 # Never sent: they are large, rebuilt by the bot's build, or none of the bot's business.
 SKIPPED_NAMES = frozenset({".git", ".hg", ".svn", ".venv", "__pycache__", ".mypy_cache", ".pytest_cache"})

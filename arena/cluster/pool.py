@@ -1,6 +1,6 @@
 """The arena's side of a Dask cluster: connect, register the run, hand out games, collect records.
 
-:class:`DaskGamePool` has the interface of :class:`arena.executor.GamePool`
+:class:`DaskGamePool` has the interface of :class:`arena.league.executor.GamePool`
 (``run(games, on_result, on_failure, retries)``), so ``run_tournament`` stores
 each record the moment it arrives, exactly as with local workers: the arena
 stays the one writer of ``results.sqlite``, and resume, standings and
@@ -34,11 +34,11 @@ from distributed import Client, Future, LocalCluster
 
 from arena.cluster.placement import Placement
 from arena.cluster.worker import ArenaPlugin, play, plugin_name, report
-from arena.config import ExecutorConfig
 from arena.errors import ClusterError, ConfigError
-from arena.executor import FailureHandler, GameQueue, GameSettings, Refill, ResultHandler
-from arena.record import GameRecord
-from arena.schedule import ScheduledGame
+from arena.game.record import GameRecord
+from arena.league.config import ExecutorConfig
+from arena.league.executor import FailureHandler, GameQueue, GameSettings, Refill, ResultHandler
+from arena.league.schedule import ScheduledGame
 
 POLL_S = 0.5  # how often the arena looks at the cluster's workers while games run
 GAMES_PER_WORKER = 2  # in flight per fit worker: one playing, the next one waiting there
@@ -161,7 +161,7 @@ class _Task:
 
 
 class DaskGamePool:
-    """Plays games on a Dask cluster; the same ``run`` as :class:`arena.executor.GamePool`."""
+    """Plays games on a Dask cluster; the same ``run`` as :class:`arena.league.executor.GamePool`."""
 
     def __init__(
         self,
@@ -194,7 +194,7 @@ class DaskGamePool:
     ) -> list[tuple[ScheduledGame, str]]:
         """Play ``games``; return those that failed more than ``retries`` times (with why).
 
-        ``refill``: as for :meth:`arena.executor.GamePool.run`."""
+        ``refill``: as for :meth:`arena.league.executor.GamePool.run`."""
         key = uuid.uuid4().hex[:12]  # this run's plugin, tasks and worker folders
         with connect(self.executor, self.workers) as client:
             try:

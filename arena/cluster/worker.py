@@ -8,7 +8,7 @@ a :class:`WorkerRun`.  The arena asks each worker for it with :func:`report`
 and sends games only to the fit ones.
 
 Games run through :func:`play`, one at a time per worker process: the arena
-takes only workers with one thread.  The worker's :class:`~arena.bothost.BotHost`
+takes only workers with one thread.  The worker's :class:`~arena.game.bothost.BotHost`
 is made at its first game and kept, so bots that declare ``multigame`` keep
 their process across the games this worker plays, as in a local worker; the
 plugin's teardown (the run's end, or the worker closing) stops them.
@@ -29,11 +29,11 @@ from typing import Any
 
 from distributed import WorkerPlugin, get_worker
 
-from arena.bothost import BotHost
-from arena.botproc import adopt_orphans
 from arena.cluster.placement import Placement, prepare
-from arena.executor import GameSettings, play_scheduled
-from arena.schedule import ScheduledGame
+from arena.game.bothost import BotHost
+from arena.game.botproc import adopt_orphans
+from arena.league.executor import GameSettings, play_scheduled
+from arena.league.schedule import ScheduledGame
 
 # This process's runs by key (one, unless several tournaments share the cluster).
 _RUNS: dict[str, WorkerRun] = {}

@@ -27,9 +27,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import IO
 
-from arena.config import RatingConfig
+from arena import package_parent
 from arena.errors import ArenaError
-from arena.store import ResultStore, ResultsWriteError
+from arena.league.config import RatingConfig
+from arena.league.store import ResultStore, ResultsWriteError
 
 # Below this many games a page is made in the run's own process: it takes less time
 # (about 0.5 ms a game) than starting a child does (about 0.2 s), and little memory.
@@ -117,7 +118,7 @@ class BackgroundReport:
             "launched": time.time(),
         }
         # The arena this process runs, wherever it was imported from (installed or not).
-        package_root = str(Path(__file__).resolve().parents[2])
+        package_root = package_parent()
         path = os.pathsep.join(p for p in (package_root, os.environ.get("PYTHONPATH")) if p)
         # Files, not pipes: written whole before the child starts, read after it ends (so
         # neither side ever waits on the other).  Closed in busy()/close().

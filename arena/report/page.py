@@ -21,7 +21,7 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
-from arena.record import GameRecord
+from arena.game.record import GameRecord
 from arena.report.chart import intervals, line_chart
 from arena.report.summary import ReportData
 from arena.untrusted import printable, script_json

@@ -1,6 +1,6 @@
 """What a report shows, computed from a results folder's games: values, no HTML.
 
-Standings come from :class:`arena.tally.StandingsBuilder`, once per number
+Standings come from :class:`arena.league.tally.StandingsBuilder`, once per number
 of players (a 2-player and a 4-player game do not rate alike); the rest (who
 beat whom, ratings game by game, one line per game, the settings) is here.
 """
@@ -13,14 +13,14 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from arena.clock import TimeControl
-from arena.config import RatingConfig
 from arena.errors import ArenaError
-from arena.rating import conservative, environment, rate_game
-from arena.record import FaultKind, GameRecord
+from arena.game.clock import TimeControl
+from arena.game.record import FaultKind, GameRecord
+from arena.league.config import RatingConfig
+from arena.league.rating import conservative, environment, rate_game
+from arena.league.standings import Standings, fit_warning, isolation_line, seat_line
+from arena.league.tally import StandingsBuilder
 from arena.rules import PLAYER_LETTERS
-from arena.standings import Standings, fit_warning, isolation_line, seat_line
-from arena.tally import StandingsBuilder
 
 Pairwise = dict[str, dict[str, tuple[float, int]]]  # bot -> opponent -> (points, games met)
 

@@ -1,6 +1,6 @@
 """TrueSkill fitted to a whole league at once: ratings that do not depend on game order.
 
-Sequential TrueSkill (:mod:`arena.rating`) rates a stream: each game moves the
+Sequential TrueSkill (:mod:`arena.league.rating`) rates a stream: each game moves the
 ratings once, and what a game says depends on the games before it.  A league has
 all its games at once, so here the same model (each bot's skill a Gaussian, its
 performance in a game skill + N(0, beta^2), the game's ranking a chain of
@@ -33,7 +33,7 @@ import numpy as np
 import trueskill
 from numpy.typing import NDArray
 
-from arena.config import RatingConfig
+from arena.league.config import RatingConfig
 from arena.stats import MAX_SWEEPS, TOLERANCE
 from arena.stats.game_table import GameTable
 from arena.stats.truncated import truncate

@@ -3,9 +3,9 @@
 The referee owns the game state, the clocks and the bots' channels.  It asks
 the player to move for a move, checks the answer against the rules and the
 clock, and forfeits a bot at the first fault (with a reason from the closed
-set in :class:`~arena.record.FaultKind`); the game goes on for the others.
+set in :class:`~arena.game.record.FaultKind`); the game goes on for the others.
 Whatever happens, every bot is stopped before :func:`play_game` returns, and
-the result is a :class:`~arena.record.GameRecord`.
+the result is a :class:`~arena.game.record.GameRecord`.
 """
 
 from __future__ import annotations
@@ -17,10 +17,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from arena.bothost import BotHost, BotSpec, ProcessChannel
-from arena.botproc import BotFault
-from arena.clock import Clock, TimeControl
 from arena.errors import IllegalMoveError, NotationError, ProtocolError
+from arena.game.bothost import BotHost, BotSpec, ProcessChannel
+from arena.game.botproc import BotFault
+from arena.game.clock import Clock, TimeControl
+from arena.game.record import Fault, FaultKind, GameRecord, MoveRecord, SeatRecord
 from arena.protocol import (
     MULTIGAME,
     PHASE_REQUESTS,
@@ -35,7 +36,6 @@ from arena.protocol import (
     format_message,
     parse_bot_line,
 )
-from arena.record import Fault, FaultKind, GameRecord, MoveRecord, SeatRecord
 from arena.rules import (
     MOVE_PATTERN,
     Board,
@@ -92,7 +92,7 @@ class BotChannel(Protocol):
     def seat_facts(self) -> dict[str, object]:
         """Facts for the seat record: reported name, exit, stderr, infos, transcript."""
 
-    # A bot process that plays several games (``multigame``, see :mod:`arena.bothost`):
+    # A bot process that plays several games (``multigame``, see :mod:`arena.game.bothost`):
     # ``previous_hello`` is the (name, capabilities) its hello gave in an earlier game
     # (None for a fresh process, which is greeted); ``can_stay`` says the arena would
     # keep it for another game, and ``stay`` sends the end notice and keeps it running.

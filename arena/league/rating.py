@@ -28,8 +28,8 @@ from typing import Any
 
 import trueskill
 
-from arena.config import RatingConfig
-from arena.record import GameRecord
+from arena.game.record import GameRecord
+from arena.league.config import RatingConfig
 from arena.stats.game_table import GameTable
 
 # One game as the rating sees it: its schedule index and (bot, rank) per seat.

@@ -20,17 +20,17 @@ from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
-from arena import sprt
-from arena.botproc import ResourceLimits, adopt_orphans
 from arena.builtin_bots import command_of, spelling
-from arena.clock import TimeControl
 from arena.errors import ArenaError, ConfigError
-from arena.record import FaultKind, GameRecord
-from arena.referee import BotSpec, GameSetup, play_game
+from arena.game.botproc import ResourceLimits, adopt_orphans
+from arena.game.clock import TimeControl
+from arena.game.record import FaultKind, GameRecord
+from arena.game.referee import BotSpec, GameSetup, play_game
+from arena.game.sandbox.bwrap import SandboxPolicy
+from arena.league.schedule import derive_seed
+from arena.league.standings import game_scores
 from arena.rules import PLAYER_LETTERS, Params, Phase, random_board
-from arena.sandbox import SandboxPolicy
-from arena.schedule import derive_seed
-from arena.standings import game_scores
+from arena.stats import sprt
 
 CANDIDATE = "candidate"
 

@@ -25,12 +25,12 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import ArenaError
-from arena.rating import RatingCheckpoint
-from arena.record import Fault, FaultKind, GameRecord
-from arena.schedule import ScheduledGame
-from arena.sqlite_read import connect_read_only
-from arena.summary import GameSummary, SeatSummary
-from arena.tally import BotTotals, Tally
+from arena.game.record import Fault, FaultKind, GameRecord
+from arena.league.game_summary import GameSummary, SeatSummary
+from arena.league.rating import RatingCheckpoint
+from arena.league.schedule import ScheduledGame
+from arena.league.sqlite_read import connect_read_only
+from arena.league.tally import BotTotals, Tally
 
 STORE_NAME = "results.sqlite"
 # 2 added a summary of each game (tables summaries and seats) beside its record.

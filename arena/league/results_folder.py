@@ -23,7 +23,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from arena.errors import ArenaError
-from arena.store import STORE_NAME
+from arena.league.store import STORE_NAME
 from arena.untrusted import printable
 
 LOCK_NAME = ".arena-run.lock"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from arena.record import Fault, GameRecord
+from arena.game.record import Fault, GameRecord
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,8 +21,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from types import FrameType
 
-from arena.botproc import ResourceLimits, bot_environment, spawn_sandboxed
-from arena.sandbox import SandboxPolicy, resolve_mode
+from arena.game.botproc import ResourceLimits, bot_environment, spawn_sandboxed
+from arena.game.sandbox.bwrap import SandboxPolicy, resolve_mode
 from arena.untrusted import printable
 
 OUTPUT_KEEP = 16 * 1024  # bytes of a build's output kept (its tail)

@@ -15,7 +15,7 @@ A :class:`Tally` holds sums per bot (and per pair of bots), never the games, so
 its size and the cost of adding a game do not grow with the league (besides the
 board pairs still waiting for their second game); every sum is an integer, so the
 order games are added in changes nothing.  The ratings
-come from :mod:`arena.rating` (the batch fit ignores order; the sequential model
+come from :mod:`arena.league.rating` (the batch fit ignores order; the sequential model
 must see games in schedule order).
 """
 
@@ -32,12 +32,12 @@ from typing import Any
 
 import trueskill
 
-from arena.config import RatingConfig
-from arena.rating import BatchLedger, RatingCheckpoint, conservative, make_ledger
-from arena.record import GameRecord
-from arena.sprt import BoardPairs
+from arena.game.record import GameRecord
+from arena.league.config import RatingConfig
+from arena.league.game_summary import GameSummary
+from arena.league.rating import BatchLedger, RatingCheckpoint, conservative, make_ledger
 from arena.stats import MAX_SWEEPS, TOLERANCE
-from arena.summary import GameSummary
+from arena.stats.sprt import BoardPairs
 
 # Of Tally.to_dict (2: shared first places counted apart; 3: W-D-L of every pair of bots
 # in games of any size, and board pairs).  An older one is added up again from the store.

@@ -1,6 +1,6 @@
 """Runs a tournament's games in parallel worker processes.
 
-Each worker plays one game at a time through :func:`arena.referee.play_game`
+Each worker plays one game at a time through :func:`arena.game.referee.play_game`
 and sends the record back over its own pipe.  The parent waits on every
 pipe and every worker's death at once, so a worker that dies (a failure of
 the arena, never charged to a bot) is noticed, replaced, and its game run
@@ -30,12 +30,12 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
 
-from arena.botproc import adopt_orphans
-from arena.clock import TimeControl
-from arena.record import GameRecord
-from arena.referee import BotHost, BotSpec, GameSetup, play_game
+from arena.game.botproc import adopt_orphans
+from arena.game.clock import TimeControl
+from arena.game.record import GameRecord
+from arena.game.referee import BotHost, BotSpec, GameSetup, play_game
+from arena.league.schedule import ScheduledGame
 from arena.rules import Board, Params, random_board
-from arena.schedule import ScheduledGame
 
 # The watchdog's limit is the longest a game can legitimately take, times this, plus that:
 # on a loaded machine (more games than cores, a busy disk, swapping) the referee's own work

@@ -19,16 +19,16 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from arena.botproc import ResourceLimits
-from arena.clock import TimeControl
 from arena.durations import parse_duration_ms
 from arena.errors import ArenaError, ConfigError
+from arena.game.botproc import ResourceLimits
+from arena.game.clock import TimeControl
+from arena.game.sandbox.bwrap import DEFAULT_TMP_MB, MODES, SandboxPolicy
+from arena.league.config.yamlfile import Node, load_nodes, plain
+from arena.league.schedule import seat_orders as seat_orders_of
 from arena.protocol import NAME_RE
 from arena.rules import Board, Params, format_board_file, parse_board_file
-from arena.sandbox import DEFAULT_TMP_MB, MODES, SandboxPolicy
-from arena.schedule import seat_orders as seat_orders_of
 from arena.textfile import BOARD_FILE_MAX_BYTES, TOURNAMENT_FILE_MAX_BYTES, read_text
-from arena.yamlfile import Node, load_nodes, plain
 
 FORMATS = ("round_robin", "gauntlet", "continuous")
 # ``rounds: until_stable`` is another spelling of ``format: continuous`` (issue 11 names both).

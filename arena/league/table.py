@@ -1,7 +1,7 @@
 """A league's standings kept current game by game, and read back from the store.
 
 A run adds each finished game to a :class:`LeagueTable` (sums in a
-:class:`~arena.tally.Tally`, ratings in a ledger of :mod:`arena.rating`), so
+:class:`~arena.league.tally.Tally`, ratings in a ledger of :mod:`arena.league.rating`), so
 that the standings cost about the same per game at the 100,000th game as at the
 first: the batch fit is redone only when the games have grown by a share (or
 when exact standings are asked for, as at the end of a run).  Opening one on a
@@ -15,11 +15,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from arena.config import RatingConfig
-from arena.rating import BatchLedger, Ledger, make_ledger
-from arena.store import ResultStore
-from arena.summary import GameSummary
-from arena.tally import Standings, Tally
+from arena.league.config import RatingConfig
+from arena.league.game_summary import GameSummary
+from arena.league.rating import BatchLedger, Ledger, make_ledger
+from arena.league.store import ResultStore
+from arena.league.tally import Standings, Tally
 
 
 class LeagueTable:

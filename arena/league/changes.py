@@ -21,8 +21,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from arena.config import RUN_ONLY_KEYS, UNTIL_STABLE
-from arena.schedule import ScheduledGame
+from arena.league.config import RUN_ONLY_KEYS, UNTIL_STABLE
+from arena.league.schedule import ScheduledGame
 
 # Keys that change which games are played, not how any game is played.
 SCHEDULE_KEYS = frozenset({"rounds", "challengers"})

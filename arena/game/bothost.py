@@ -23,9 +23,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from arena.botproc import BotFault, BotPool, BotProcess, ResourceLimits, bot_environment
-from arena.record import FaultKind
-from arena.sandbox import SandboxPolicy
+from arena.game.botproc import BotFault, BotPool, BotProcess, ResourceLimits, bot_environment
+from arena.game.record import FaultKind
+from arena.game.sandbox.bwrap import SandboxPolicy
 
 TRANSCRIPT_KEEP = 60  # lines of each bot's conversation kept for reports
 MAX_IDLE = 16  # kept processes a worker holds between games (the least recently used go first)

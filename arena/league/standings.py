@@ -1,6 +1,6 @@
 """Standings: what a tournament's stored games say, as tables and files.
 
-The figures themselves are computed in :mod:`arena.tally` (re-exported here).
+The figures themselves are computed in :mod:`arena.league.tally` (re-exported here).
 """
 
 from __future__ import annotations
@@ -15,17 +15,17 @@ from typing import Any
 
 from tabulate import tabulate
 
-from arena.results_folder import write_atomic
-from arena.stats import TOLERANCE
-from arena.store import store_path, write_error
+from arena.league.results_folder import write_atomic
+from arena.league.store import store_path, write_error
 
-# The computation lives in arena.tally; these names stay importable from here.
-from arena.tally import CLEAR, SORT_KEY
-from arena.tally import Pairwise as Pairwise
-from arena.tally import Row as Row
-from arena.tally import Standings as Standings
-from arena.tally import compute_standings as compute_standings
-from arena.tally import game_scores as game_scores
+# The computation lives in arena.league.tally; these names stay importable from here.
+from arena.league.tally import CLEAR, SORT_KEY
+from arena.league.tally import Pairwise as Pairwise
+from arena.league.tally import Row as Row
+from arena.league.tally import Standings as Standings
+from arena.league.tally import compute_standings as compute_standings
+from arena.league.tally import game_scores as game_scores
+from arena.stats import TOLERANCE
 from arena.untrusted import csv_cell, html, markdown, printable
 
 FORMATS = ("plain", "github", "html", "csv", "json")
@@ -254,7 +254,7 @@ def render(st: Standings, fmt: str) -> str:
 def write_files(folder: Path, title: str, st: Standings, total: int) -> None:
     """standings.md and standings.json beside the store, for people and tools.
 
-    Raises :class:`~arena.store.ResultsWriteError` when a file cannot be written (a full disk).
+    Raises :class:`~arena.league.store.ResultsWriteError` when a file cannot be written (a full disk).
     """
     md = f"# {markdown(title)}\n\n{st.games} of {total} games played.\n\n{render(st, 'github')}\n"
     for name, text in (("standings.md", md), ("standings.json", render(st, "json") + "\n")):

@@ -16,7 +16,7 @@ from enum import Enum
 from typing import Any
 
 from arena.errors import ArenaError, RecordError, RulesError
-from arena.jsonfields import Fields
+from arena.game.jsonfields import Fields
 from arena.rules import GameState, Params, Standing, format_position, parse_move, parse_position
 
 RECORD_FORMAT = 2

@@ -30,11 +30,12 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena import cgroups, sandbox, seccomp
 from arena.errors import BotError, ConfigError
+from arena.game.record import FaultKind
+from arena.game.sandbox import bwrap as sandbox
+from arena.game.sandbox import cgroups, seccomp
+from arena.game.sandbox.bwrap import Isolation, SandboxPolicy
 from arena.protocol import MAX_LINE_BYTES
-from arena.record import FaultKind
-from arena.sandbox import Isolation, SandboxPolicy
 from arena.untrusted import printable
 
 READ_CHUNK = 65536

@@ -12,11 +12,11 @@ arena runs as root), with no capabilities, in namespaces of its own:
   read-only (or writable if the tournament says so), a private HOME and TMPDIR
   on a size-capped tmpfs, its own ``/proc`` and a minimal ``/dev``; never the
   results folder, another bot's folder, or anything of the arena's processes;
-- **IPC, UTS**: its own; and a system-call filter (:mod:`arena.seccomp`) keeps
+- **IPC, UTS**: its own; and a system-call filter (:mod:`arena.game.sandbox.seccomp`) keeps
   it from making user namespaces or using the kernel keyring.
 
 This module only builds command lines and facts; starting and stopping the
-process is :mod:`arena.botproc`'s job.
+process is :mod:`arena.game.botproc`'s job.
 """
 
 from __future__ import annotations
@@ -32,8 +32,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena import seccomp
+from arena import package_parent
 from arena.errors import ConfigError
+from arena.game.sandbox import seccomp
 
 MODES = ("auto", "bwrap", "none")
 SANDBOX_GID = 65534  # "nogroup": the group of every bot when the arena runs as root
@@ -244,7 +245,7 @@ def _covered(path: str, roots: Sequence[str]) -> bool:
 
 def arena_kit_dir() -> str:
     """The folder holding the ``arena`` package (bound read-only so Python bots can import the kit)."""
-    return str(Path(__file__).resolve().parent.parent)
+    return package_parent()
 
 
 def _python_dirs() -> list[str]:

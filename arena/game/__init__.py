@@ -1,0 +1,10 @@
+"""One game: the referee and everything it needs to play a bot.
+
+:mod:`.referee` plays one game over any :class:`~arena.game.referee.BotChannel`;
+:mod:`.clock` is the time control and :mod:`.record` the game's record (a value,
+with the forfeit kinds and :class:`~arena.game.record.BotFault`).
+:mod:`.botproc` starts and talks to a bot's process, :mod:`.bothost` keeps
+``multigame`` bots across games, :mod:`.build` runs a bot's build step, and
+:mod:`.sandbox` is how a bot's process is confined.  Nothing here knows about
+leagues, stores or the command line.
+"""
