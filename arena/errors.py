@@ -61,3 +61,22 @@ class BotError(ArenaError):
 
 class ClusterError(ArenaError):
     """A Dask cluster that cannot play the games: unreachable, no fit worker, a lost scheduler."""
+
+
+class StoreError(ArenaError):
+    """The results store is missing, locked, or not ours."""
+
+
+class ResultsWriteError(StoreError):
+    """Results could not be written (a full disk, an I/O error): the run must stop.
+
+    Every game saved before the failed write is kept; running again resumes.
+    """
+
+
+class ResultsFolderError(ArenaError):
+    """``output`` is not a folder this tournament may own."""
+
+
+class ResultsFolderBusy(ResultsFolderError):
+    """Another ``arena run`` holds the results folder."""

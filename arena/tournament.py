@@ -350,7 +350,7 @@ def run_tournament(
     """Play a tournament (or what is left of it) and return how it went.
 
     The results folder is held for the whole run: another run on it stops at once
-    (:class:`~arena.league.results_folder.ResultsFolderBusy`).
+    (:class:`~arena.errors.ResultsFolderBusy`).
     """
     with results_folder.hold(config.output, str(config.path)):
         return _play_tournament(config, restart, echo, on_progress)

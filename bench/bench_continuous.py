@@ -32,10 +32,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from arena.league.config import RatingConfig, load_config
+from arena.league.config import load_config
 from arena.league.continuous import adjacent_pairs, pair_confidence, ranking
 from arena.league.store import ResultStore
 from arena.stats.game_table import GameTable
+from arena.stats.settings import RatingConfig
 from arena.stats.trueskill_fit import fit
 from arena.tournament import run_tournament
 

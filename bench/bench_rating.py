@@ -24,9 +24,9 @@ import random
 import statistics
 import time
 
-from arena.league.config import RatingConfig
 from arena.stats.elo import board_bootstrap
 from arena.stats.game_table import GameTable
+from arena.stats.settings import RatingConfig
 from arena.stats.trueskill_fit import fit
 
 LEAGUES = [(2, 10_000, 4), (2, 10_000, 20), (4, 5_000, 5), (4, 5_000, 20)]

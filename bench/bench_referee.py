@@ -54,9 +54,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from arena.game import referee
-from arena.game.botproc import BotFault
 from arena.game.clock import TimeControl
-from arena.game.record import GameRecord, MoveRecord
+from arena.game.record import BotFault, GameRecord, MoveRecord
 from arena.game.referee import BotChannel, BotSpec, GameSetup, Referee, play_game
 from arena.game.sandbox.bwrap import SandboxPolicy
 from arena.rules import GameState, random_board

@@ -6,8 +6,7 @@ import time
 from collections.abc import Callable
 
 from arena.botkit import BotSession, Turn
-from arena.game.botproc import BotFault
-from arena.game.record import FaultKind
+from arena.game.record import BotFault, FaultKind
 from arena.rules import Move
 
 Answer = str | BotFault | tuple[str, float]

@@ -21,7 +21,7 @@ from click.testing import CliRunner
 
 from arena.cli import main
 from arena.errors import ConfigError
-from arena.league.config import ContinuousConfig, RatingConfig, TournamentConfig, load_config
+from arena.league.config import ContinuousConfig, TournamentConfig, load_config
 from arena.league.continuous import (
     ContinuousLeague,
     Pair,
@@ -35,6 +35,7 @@ from arena.league.continuous import (
 from arena.league.schedule import ScheduledGame, derive_seed
 from arena.league.store import ResultStore
 from arena.stats.game_table import Seats
+from arena.stats.settings import RatingConfig
 
 from .process_helpers import interrupt_when_stored, start_run, wait_no_leftovers
 

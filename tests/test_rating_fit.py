@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from arena.errors import ConfigError
-from arena.league.config import RatingConfig
 from arena.league.rating import RatingCheckpoint, make_ledger
+from arena.stats.settings import RatingConfig
 from arena.stats.trueskill_fit import fit
 
 ttt = pytest.importorskip("trueskillthroughtime")

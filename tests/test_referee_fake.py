@@ -11,9 +11,8 @@ from hypothesis import strategies as st
 
 from arena.botkit import Turn, state_from_request
 from arena.game import referee
-from arena.game.botproc import BotFault
 from arena.game.clock import TimeControl
-from arena.game.record import FaultKind, GameRecord
+from arena.game.record import BotFault, FaultKind, GameRecord
 from arena.game.referee import BotSpec, GameSetup, Referee
 from arena.protocol import GameStart, TurnRequest, parse_referee_line
 from arena.rules import GameState, HerdPlacement, Move, Params, SheepMove, format_position, random_board

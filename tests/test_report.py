@@ -17,14 +17,15 @@ from click.testing import CliRunner
 
 from arena.cli import main
 from arena.cli.play_cmds import step_action
+from arena.errors import StoreError
 from arena.game.record import Fault, FaultKind, GameRecord, SeatRecord
-from arena.league.config import RatingConfig
 from arena.league.schedule import ScheduledGame
 from arena.league.standings import compute_standings
-from arena.league.store import ResultStore, StoreError
+from arena.league.store import ResultStore
 from arena.report import replay_page, report_page, tournament_report
 from arena.report.summary import build_report_data, rating_history
 from arena.rules import Params, Standing
+from arena.stats.settings import RatingConfig
 from arena.untrusted import script_json
 
 REPO = Path(__file__).resolve().parent.parent
@@ -348,7 +349,7 @@ def test_a_small_report_is_made_at_once_without_a_child(record: GameRecord, tmp_
 def test_a_report_that_cannot_be_written_stops_the_run_with_the_reason(
     record: GameRecord, tmp_path: Path
 ) -> None:
-    from arena.league.store import ResultsWriteError
+    from arena.errors import ResultsWriteError
     from arena.report.background import BackgroundReport
 
     folder = tmp_path / "results"

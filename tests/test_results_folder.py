@@ -19,12 +19,13 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
+from arena.errors import ResultsFolderBusy, StoreError
 from arena.game.record import GameRecord
 from arena.game.referee import BotSpec, GameSetup, Referee
 from arena.league import results_folder
 from arena.league.schedule import ScheduledGame
 from arena.league.standings import compute_standings, write_files
-from arena.league.store import ResultStore, StoreError
+from arena.league.store import ResultStore
 from arena.rules import random_board
 
 from .fakebot import engine_bot
@@ -126,7 +127,7 @@ def test_a_killed_run_leaves_the_folder_free(tmp_path: Path) -> None:
     try:
         assert proc.stdout is not None and proc.stdout.readline() == "held\n"
         with (
-            pytest.raises(results_folder.ResultsFolderBusy, match=f"pid {proc.pid} on "),
+            pytest.raises(ResultsFolderBusy, match=f"pid {proc.pid} on "),
             results_folder.hold(out, "mine.yaml"),
         ):
             pass

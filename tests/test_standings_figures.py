@@ -10,12 +10,12 @@ import pytest
 import trueskill
 
 from arena.game.record import GameRecord, SeatRecord
-from arena.league.config import RatingConfig
 from arena.league.game_summary import GameSummary, SeatSummary
 from arena.league.standings import compute_standings, render
 from arena.league.tally import CLEAR, FORMAT_VERSION, Tally
 from arena.rules import Params, Standing
 from arena.stats import MAX_SWEEPS, TOLERANCE
+from arena.stats.settings import RatingConfig
 
 
 def game(index: int, *seats: tuple[str, int], board: int | None = None) -> GameSummary:

@@ -23,14 +23,16 @@ from click.testing import CliRunner
 
 import arena.tournament as tournament_mod
 from arena.cli import main
+from arena.errors import StoreError
 from arena.game.record import Fault, FaultKind, GameRecord, MoveRecord, SeatRecord
-from arena.league.config import RatingConfig, load_config
+from arena.league.config import load_config
 from arena.league.game_summary import GameSummary
 from arena.league.schedule import ScheduledGame, make_schedule
-from arena.league.store import SCHEMA_VERSION, ResultStore, StoreError, UnfinishedGames, store_path
+from arena.league.store import SCHEMA_VERSION, ResultStore, UnfinishedGames, store_path
 from arena.league.table import LeagueTable, stored_standings
 from arena.league.tally import Standings, Tally, compute_standings
 from arena.rules import Params, Standing
+from arena.stats.settings import RatingConfig
 from arena.tournament import run_tournament, schedule_for
 
 BOTS = ["ann", "bob", "cid", "dan"]

@@ -17,14 +17,15 @@ from tabulate import tabulate
 
 from arena.cli.common import echo_printable, main
 from arena.cli.progress import Progress, game_line
-from arena.errors import ConfigError
+from arena.errors import ConfigError, ResultsWriteError, StoreError
 from arena.game.record import FaultKind, GameRecord
-from arena.league.config import RatingConfig, load_config
+from arena.league.config import load_config
 from arena.league.game_summary import GameSummary
 from arena.league.standings import FORMATS, render
-from arena.league.store import STORE_NAME, ResultStore, ResultsWriteError, StoreError, store_path
+from arena.league.store import STORE_NAME, ResultStore, store_path
 from arena.league.table import retired_bots, stored_standings
 from arena.rules import PLAYER_LETTERS
+from arena.stats.settings import RatingConfig
 from arena.tournament import run_tournament, standings_bots, without
 from arena.untrusted import printable
 

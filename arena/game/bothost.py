@@ -23,8 +23,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from arena.game.botproc import BotFault, BotPool, BotProcess, ResourceLimits, bot_environment
-from arena.game.record import FaultKind
+from arena.game.botproc import BotPool, BotProcess, ResourceLimits, bot_environment
+from arena.game.record import BotFault, FaultKind
 from arena.game.sandbox.bwrap import SandboxPolicy
 
 TRANSCRIPT_KEEP = 60  # lines of each bot's conversation kept for reports

@@ -30,8 +30,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.errors import BotError, ConfigError
-from arena.game.record import FaultKind
+from arena.errors import ConfigError
+from arena.game.record import BotFault, FaultKind
 from arena.game.sandbox import bwrap as sandbox
 from arena.game.sandbox import cgroups, seccomp
 from arena.game.sandbox.bwrap import Isolation, SandboxPolicy
@@ -46,15 +46,6 @@ EXIT_CHECK_S = 0.05  # while waiting, how often to look whether the bot has exit
 MAX_QUEUED_LINES = 16  # unasked lines kept before a bot counts as flooding stdout
 BOT_ID_VARIABLE = "ARENA_BOT_ID"  # marks every process a bot starts, to find them all at the end
 SANDBOX_SETUP_S = 10.0  # how long bubblewrap may take to set a sandbox up before the bot starts
-
-
-class BotFault(BotError):
-    """A bot broke the rules, the protocol or its clock; the referee forfeits it."""
-
-    def __init__(self, kind: FaultKind, detail: str) -> None:
-        self.kind = kind
-        self.detail = detail
-        super().__init__(f"{kind.value}: {detail}")
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, fields
 from enum import Enum
 from typing import Any
 
-from arena.errors import ArenaError, RecordError, RulesError
+from arena.errors import ArenaError, BotError, RecordError, RulesError
 from arena.game.jsonfields import Fields
 from arena.rules import GameState, Params, Standing, format_position, parse_move, parse_position
 
@@ -324,3 +324,12 @@ class GameRecord:
 
 def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a number a record holds")
+
+
+class BotFault(BotError):
+    """A bot broke the rules, the protocol or its clock; the referee forfeits it."""
+
+    def __init__(self, kind: FaultKind, detail: str) -> None:
+        self.kind = kind
+        self.detail = detail
+        super().__init__(f"{kind.value}: {detail}")

@@ -19,9 +19,8 @@ from typing import Protocol
 
 from arena.errors import IllegalMoveError, NotationError, ProtocolError
 from arena.game.bothost import BotHost, BotSpec, ProcessChannel
-from arena.game.botproc import BotFault
 from arena.game.clock import Clock, TimeControl
-from arena.game.record import Fault, FaultKind, GameRecord, MoveRecord, SeatRecord
+from arena.game.record import BotFault, Fault, FaultKind, GameRecord, MoveRecord, SeatRecord
 from arena.protocol import (
     MULTIGAME,
     PHASE_REQUESTS,

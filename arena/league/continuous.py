@@ -43,11 +43,12 @@ from enum import Enum
 
 import trueskill
 
-from arena.league.config import ContinuousConfig, RatingConfig
+from arena.league.config import ContinuousConfig
 from arena.league.rating import conservative
 from arena.league.schedule import ScheduledGame, derive_seed, groups, seat_orders
 from arena.league.tally import better_than
 from arena.stats.game_table import GameTable, Seats
+from arena.stats.settings import RatingConfig
 
 # The chooser's fit is redone after this share of new games (at least REFIT_MIN_STEP): the
 # fit of a few thousand games costs some 20 ms (bench/bench_rating.py has larger leagues).

@@ -29,8 +29,8 @@ from typing import Any
 import trueskill
 
 from arena.game.record import GameRecord
-from arena.league.config import RatingConfig
 from arena.stats.game_table import GameTable
+from arena.stats.settings import RatingConfig
 
 # One game as the rating sees it: its schedule index and (bot, rank) per seat.
 Seats = Sequence[tuple[str, int]]

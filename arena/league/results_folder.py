@@ -22,7 +22,7 @@ import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from arena.errors import ArenaError
+from arena.errors import ResultsFolderBusy, ResultsFolderError
 from arena.league.store import STORE_NAME
 from arena.untrusted import printable
 
@@ -33,14 +33,6 @@ _OWN_PREFIXES = (f"{STORE_NAME}-", ".standings.md.", ".standings.json.", ".repor
 # Trees of the kernel, not of files: results written there go nowhere, or somewhere they must not.
 _SYSTEM_TREES = (Path("/proc"), Path("/sys"), Path("/dev"))
 _SYSTEM_EXCEPTIONS = (Path("/dev/shm"),)  # a tmpfs folder like any other
-
-
-class ResultsFolderError(ArenaError):
-    """``output`` is not a folder this tournament may own."""
-
-
-class ResultsFolderBusy(ResultsFolderError):
-    """Another ``arena run`` holds the results folder."""
 
 
 def claim_folder(folder: Path, where: str) -> tuple[Path, list[Path]]:

@@ -254,7 +254,7 @@ def render(st: Standings, fmt: str) -> str:
 def write_files(folder: Path, title: str, st: Standings, total: int) -> None:
     """standings.md and standings.json beside the store, for people and tools.
 
-    Raises :class:`~arena.league.store.ResultsWriteError` when a file cannot be written (a full disk).
+    Raises :class:`~arena.errors.ResultsWriteError` when a file cannot be written (a full disk).
     """
     md = f"# {markdown(title)}\n\n{st.games} of {total} games played.\n\n{render(st, 'github')}\n"
     for name, text in (("standings.md", md), ("standings.json", render(st, "json") + "\n")):

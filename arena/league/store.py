@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arena.errors import ArenaError
+from arena.errors import ArenaError, ResultsWriteError, StoreError
 from arena.game.record import Fault, FaultKind, GameRecord
 from arena.league.game_summary import GameSummary, SeatSummary
 from arena.league.rating import RatingCheckpoint
@@ -94,17 +94,6 @@ def _text(value: str) -> str:
     """Text SQLite can hold (UTF-8): a lone surrogate, which JSON writes as an escape but
     UTF-8 cannot encode, becomes a visible ``\\udXXX`` escape."""
     return value.encode("utf-8", "backslashreplace").decode("utf-8")
-
-
-class StoreError(ArenaError):
-    """The results store is missing, locked, or not ours."""
-
-
-class ResultsWriteError(StoreError):
-    """Results could not be written (a full disk, an I/O error): the run must stop.
-
-    Every game saved before the failed write is kept; running again resumes.
-    """
 
 
 RESUME_HINT = "run the same command to resume"

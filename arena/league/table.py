@@ -15,11 +15,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from arena.league.config import RatingConfig
 from arena.league.game_summary import GameSummary
 from arena.league.rating import BatchLedger, Ledger, make_ledger
 from arena.league.store import ResultStore
 from arena.league.tally import Standings, Tally
+from arena.stats.settings import RatingConfig
 
 
 class LeagueTable:

@@ -33,10 +33,10 @@ from typing import Any
 import trueskill
 
 from arena.game.record import GameRecord
-from arena.league.config import RatingConfig
 from arena.league.game_summary import GameSummary
 from arena.league.rating import BatchLedger, RatingCheckpoint, conservative, make_ledger
 from arena.stats import MAX_SWEEPS, TOLERANCE
+from arena.stats.settings import RatingConfig
 from arena.stats.sprt import BoardPairs
 
 # Of Tally.to_dict (2: shared first places counted apart; 3: W-D-L of every pair of bots

@@ -11,13 +11,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
+from arena.errors import StoreError
 from arena.game.record import GameRecord
-from arena.league.config import RatingConfig
 from arena.league.results_folder import write_atomic
-from arena.league.store import ResultStore, StoreError, store_path, write_error
+from arena.league.store import ResultStore, store_path, write_error
 from arena.league.table import retired_bots
 from arena.report.page import replay_page, report_page, report_page_parts
 from arena.report.summary import ReportData, build_report_data
+from arena.stats.settings import RatingConfig
 
 REPORT_NAME = "report.html"
 

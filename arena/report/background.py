@@ -28,9 +28,9 @@ from pathlib import Path
 from typing import IO
 
 from arena import package_parent
-from arena.errors import ArenaError
-from arena.league.config import RatingConfig
-from arena.league.store import ResultStore, ResultsWriteError
+from arena.errors import ArenaError, ResultsWriteError
+from arena.league.store import ResultStore
+from arena.stats.settings import RatingConfig
 
 # Below this many games a page is made in the run's own process: it takes less time
 # (about 0.5 ms a game) than starting a child does (about 0.2 s), and little memory.

@@ -16,11 +16,11 @@ from typing import Any
 from arena.errors import ArenaError
 from arena.game.clock import TimeControl
 from arena.game.record import FaultKind, GameRecord
-from arena.league.config import RatingConfig
 from arena.league.rating import conservative, environment, rate_game
 from arena.league.standings import Standings, fit_warning, isolation_line, seat_line
 from arena.league.tally import StandingsBuilder
 from arena.rules import PLAYER_LETTERS
+from arena.stats.settings import RatingConfig
 
 Pairwise = dict[str, dict[str, tuple[float, int]]]  # bot -> opponent -> (points, games met)
 

@@ -33,9 +33,9 @@ import numpy as np
 import trueskill
 from numpy.typing import NDArray
 
-from arena.league.config import RatingConfig
 from arena.stats import MAX_SWEEPS, TOLERANCE
 from arena.stats.game_table import GameTable
+from arena.stats.settings import RatingConfig
 from arena.stats.truncated import truncate
 
 Array = NDArray[np.float64]

@@ -28,6 +28,7 @@ from arena.league.config.yamlfile import Node, load_nodes, plain
 from arena.league.schedule import seat_orders as seat_orders_of
 from arena.protocol import NAME_RE
 from arena.rules import Board, Params, format_board_file, parse_board_file
+from arena.stats.settings import RatingConfig
 from arena.textfile import BOARD_FILE_MAX_BYTES, TOURNAMENT_FILE_MAX_BYTES, read_text
 
 FORMATS = ("round_robin", "gauntlet", "continuous")
@@ -83,23 +84,6 @@ class BotConfig:
     sandbox: SandboxPolicy = field(default_factory=SandboxPolicy)
     build_network: bool = False  # the build may use the network (fetching dependencies)
     retired: bool = False  # no longer scheduled; its games already played stay
-
-
-@dataclass(frozen=True)
-class RatingConfig:
-    """The TrueSkill environment (the trueskill package's defaults) and how games are rated.
-
-    ``model`` is ``batch`` (every game fitted at once: the order of games changes
-    nothing; tau is unused) or ``sequential`` (classic TrueSkill, game after game in
-    schedule order, with tau added between games: for a league that never ends).
-    """
-
-    mu: float = 25.0
-    sigma: float = 25.0 / 3
-    beta: float = 25.0 / 6
-    tau: float = 25.0 / 300
-    draw_probability: float = 0.10
-    model: str = "batch"
 
 
 @dataclass(frozen=True)
