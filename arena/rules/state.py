@@ -458,6 +458,14 @@ class GameState:
         self.phase = _MOVES
         self.to_move = p
 
+    def clear_history(self) -> None:
+        """Forget every move played so far: nothing can be undone until the next one.
+
+        For code that changes the public lists directly (a fast playout), which
+        would leave the undo records describing a position that is gone.
+        """
+        self._history.clear()
+
     @property
     def undoable(self) -> int:
         """How many :meth:`undo` calls would succeed."""
