@@ -36,10 +36,6 @@ class Direction(IntEnum):
     SW = 4
     SE = 5
 
-    @property
-    def vector(self) -> Hex:
-        return DIRECTION_VECTORS[self]
-
     @classmethod
     def parse(cls, text: str) -> Direction:
         try:
@@ -58,11 +54,6 @@ TILE_SHAPES: dict[str, tuple[Hex, ...]] = {
     "C": ((0, 0), (1, -1), (1, 0), (0, 1)),
 }
 ORIENTATIONS: tuple[str, ...] = ("A", "B", "C")
-
-
-def neighbours(h: Hex) -> list[Hex]:
-    q, r = h
-    return [(q + dq, r + dr) for dq, dr in DIRECTION_VECTORS]
 
 
 def tile_hexes(q: int, r: int, orientation: str) -> tuple[Hex, ...]:
