@@ -130,6 +130,7 @@ class Board:
         return found[:most]
 
     def daisy_map(self) -> dict[Hex, int]:
+        """Every hex with its daisy count, as ``{hex: count}`` in board order."""
         return dict(zip(self.coords, self.daisies, strict=True))
 
     def is_border(self, i: int, hole_edges: bool = False) -> bool:

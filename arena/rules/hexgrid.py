@@ -38,6 +38,7 @@ class Direction(IntEnum):
 
     @classmethod
     def parse(cls, text: str) -> Direction:
+        """The direction named ``text`` (any case); ValueError for anything else."""
         try:
             return cls[text.upper()]
         except KeyError:
@@ -57,4 +58,5 @@ ORIENTATIONS: tuple[str, ...] = ("A", "B", "C")
 
 
 def tile_hexes(q: int, r: int, orientation: str) -> tuple[Hex, ...]:
+    """The four hexes of a tile anchored at ``(q, r)`` in ``orientation`` (A, B or C)."""
     return tuple((q + dq, r + dr) for dq, dr in TILE_SHAPES[orientation])
