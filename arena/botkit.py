@@ -65,6 +65,7 @@ class Turn:
 
     @property
     def seat(self) -> int:
+        """This bot's seat (0 is player a)."""
         return self.game.seat
 
     @property

@@ -19,10 +19,13 @@ from arena.rules import Move, SheepMove
 
 
 def random_move(turn: Turn) -> Move:
+    """A legal move drawn with the turn's seeded generator (the ``random`` bot)."""
     return turn.rng.choice(turn.state.legal_moves())
 
 
 class Forfeiter:
+    """The ``forfeit`` bot: random moves, then an illegal one at its second sheep move."""
+
     def __init__(self) -> None:
         self.sheep_moves = 0
 
@@ -67,6 +70,7 @@ def spelling(argv: tuple[str, ...]) -> str | None:
 
 
 def main(argv: list[str]) -> int:
+    """Play as the built-in bot named by ``argv``; 2 with a usage line for anything else."""
     if len(argv) != 1 or argv[0] not in BOTS:
         print(f"usage: python -m arena.builtin_bots {{{'|'.join(BOTS)}}}", file=sys.stderr)
         return 2

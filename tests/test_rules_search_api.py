@@ -280,6 +280,16 @@ def test_random_playout_cannot_be_undone_in_part() -> None:
     assert state.is_over and state.undoable == 0
 
 
+def test_clear_history_keeps_the_position_and_forgets_the_moves() -> None:
+    state = parse_position("a4...b3 moves a players=2")
+    play(state, "0,0E1")
+    before = format_position(state)
+    state.clear_history()
+    assert format_position(state) == before and state.undoable == 0 and state.last_slide() is None
+    with pytest.raises(RulesError):
+        state.undo()
+
+
 def test_legal_moves_are_shared_values_equal_to_fresh_ones() -> None:
     board = random_board(3, 8)
     state = GameState(Params(), board)

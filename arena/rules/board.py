@@ -130,6 +130,7 @@ class Board:
         return found[:most]
 
     def daisy_map(self) -> dict[Hex, int]:
+        """Every hex with its daisy count, as ``{hex: count}`` in board order."""
         return dict(zip(self.coords, self.daisies, strict=True))
 
     def is_border(self, i: int, hole_edges: bool = False) -> bool:
@@ -142,14 +143,6 @@ class Board:
         for h in new:
             daisy_of[h] = 0
         return Board(daisy_of)
-
-    def normalized(self) -> Board:
-        """The same shape translated so the smallest q and r are both 0."""
-        if not self.coords:
-            return self
-        q0 = min(q for q, _ in self.coords)
-        r0 = min(r for _, r in self.coords)
-        return Board({(q - q0, r - r0): d for (q, r), d in self.daisy_map().items()})
 
 
 class _Grid:

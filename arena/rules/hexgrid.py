@@ -36,12 +36,9 @@ class Direction(IntEnum):
     SW = 4
     SE = 5
 
-    @property
-    def vector(self) -> Hex:
-        return DIRECTION_VECTORS[self]
-
     @classmethod
     def parse(cls, text: str) -> Direction:
+        """The direction named ``text`` (any case); ValueError for anything else."""
         try:
             return cls[text.upper()]
         except KeyError:
@@ -60,10 +57,6 @@ TILE_SHAPES: dict[str, tuple[Hex, ...]] = {
 ORIENTATIONS: tuple[str, ...] = ("A", "B", "C")
 
 
-def neighbours(h: Hex) -> list[Hex]:
-    q, r = h
-    return [(q + dq, r + dr) for dq, dr in DIRECTION_VECTORS]
-
-
 def tile_hexes(q: int, r: int, orientation: str) -> tuple[Hex, ...]:
+    """The four hexes of a tile anchored at ``(q, r)`` in ``orientation`` (A, B or C)."""
     return tuple((q + dq, r + dr) for dq, dr in TILE_SHAPES[orientation])

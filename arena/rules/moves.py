@@ -55,6 +55,7 @@ class SheepMove:
 
     @property
     def source(self) -> Hex:
+        """The hex the sheep leave."""
         return (self.q, self.r)
 
     def __str__(self) -> str:

@@ -68,127 +68,32 @@ def _excerpt(text: str, pos: int, width: int = 100) -> str:
     )
 
 
+_OPTIONS = frozenset({"players", "sheep", "tiles", "contact", "holeborder", "left", "forfeit", "daisies"})
+
+# The options as read: key -> (value, column of the value's first character, from 0).
+_Options = dict[str, tuple[str, int]]
+
+
 def parse_position(text: str) -> GameState:
     """Read a position; errors say what is wrong and at which column."""
-    if len(text) > MAX_POSITION_CHARS:
-        raise NotationError(f"a position of {len(text)} characters; at most {MAX_POSITION_CHARS}", "column 1")
-    long_number = _LONG_NUMBER_RE.search(text)
-    if long_number is not None:
-        raise _error(
-            f"a number of {len(long_number[0])} digits, more than a signed 64-bit integer holds",
-            text,
-            long_number.start(),
-        )
-    fields = []
-    for m in re.finditer(r"\S+", text):
-        fields.append((m.group(), m.start()))
-    if len(fields) < 3:
-        raise NotationError(
-            f"a position needs at least a board, a phase and a turn, got {_excerpt(text, 0)!r}", "column 1"
-        )
+    fields = _split_fields(text)
     (board_text, board_pos), (phase_text, phase_pos), (turn_text, turn_pos) = fields[:3]
-
-    options: dict[str, tuple[str, int]] = {}
-    for field, pos in fields[3:]:
-        key, sep, value = field.partition("=")
-        if not sep or key not in {
-            "players",
-            "sheep",
-            "tiles",
-            "contact",
-            "holeborder",
-            "left",
-            "forfeit",
-            "daisies",
-        }:
-            raise _error(f"unknown option {field!r}", text, pos)
-        if key in options:
-            raise _error(f"option {key!r} given twice", text, pos)
-        options[key] = (value, pos + len(key) + 1)
-
-    def int_option(key: str, default: int) -> int:
-        if key not in options:
-            return default
-        value, pos = options[key]
-        if not value.isdigit():
-            raise _error(f"{key} must be a whole number, got {value!r}", text, pos)
-        return int(value)
-
-    # Read the numbers first: their own errors must not be caught below.
-    numbers = {k: int_option(k, d) for k, d in (("players", 2), ("sheep", 16), ("tiles", 4), ("contact", 1))}
-    if int_option("holeborder", 0) > 1:
-        raise _error("holeborder must be 0 or 1", text, options["holeborder"][1])
-    try:
-        params = Params(
-            players=numbers["players"],
-            sheep=numbers["sheep"],
-            tiles=numbers["tiles"],
-            contact=numbers["contact"],
-            hole_border=bool(int_option("holeborder", 0)),
-        )
-    except RulesError as e:
-        # Point at the option that Params rejects on its own.
-        bad = [k for k in numbers if k in options and _rejected(k, numbers[k])]
-        raise _error(str(e), text, options[bad[0]][1] if bad else 0) from None
-
-    try:
-        phase = Phase(phase_text)
-    except ValueError:
-        raise _error(f"unknown phase {phase_text!r} (tiles, herds, moves or over)", text, phase_pos) from None
-
+    options = _read_options(fields[3:], text)
+    params = _read_params(options, text)
+    phase = _read_phase(phase_text, text, phase_pos)
     cells, stacks = _parse_board(board_text, text, board_pos)
-    daisy_text, daisy_pos = options.get("daisies", ("", 0))
-    for part in filter(None, daisy_text.split(";")):
-        dm = re.fullmatch(r"(-?\d+),(-?\d+):(\d+)", part)
-        if dm is None:
-            raise _error(f"cannot read daisies {part!r} (expected Q,R:N)", text, daisy_pos)
-        h = (int(dm[1]), int(dm[2]))
-        if h not in cells:
-            raise _error(f"daisies on {h[0]},{h[1]}, which is not pasture", text, daisy_pos)
-        cells[h] = int(dm[3])
-        daisy_pos += len(part) + 1
-
+    _read_daisies(options, cells, text)
     n = params.players
     for player, _sheep, pos in stacks.values():
         if player >= n:
             raise _error(f"stack of player {PLAYER_LETTERS[player]!r} in a {n}-player game", text, pos)
-
-    forfeited = [False] * n
-    forfeit_text, forfeit_pos = options.get("forfeit", ("", 0))
-    for k, ch in enumerate(forfeit_text):
-        p = PLAYER_LETTERS.find(ch)
-        if not 0 <= p < n:
-            raise _error(f"forfeit names {ch!r}, not a player of this game", text, forfeit_pos + k)
-        forfeited[p] = True
-
-    tiles_left = [0] * n
-    if phase is Phase.TILES:
-        left_text, left_pos = options.get("left", (",".join([str(params.tiles)] * n), 0))
-        parts = left_text.split(",")
-        if len(parts) != n or not all(p.isdigit() for p in parts):
-            raise _error(f"left must be {n} whole numbers separated by commas", text, left_pos)
-        tiles_left = [int(p) for p in parts]
-        if stacks:
-            raise _error("no stacks may stand on the pasture while it is being built", text, board_pos)
-    elif "left" in options:
-        raise _error("left= is only for the tiles phase", text, options["left"][1])
-    elif not cells:
+    forfeited = _read_forfeits(options, n, text)
+    tiles_left = _read_tiles_left(options, phase, params, text)
+    if phase is Phase.TILES and stacks:
+        raise _error("no stacks may stand on the pasture while it is being built", text, board_pos)
+    if phase is not Phase.TILES and not cells:
         raise _error("the board has no pasture", text, board_pos)
-
-    to_move = -1
-    if turn_text == "-":
-        if phase is not Phase.OVER:
-            raise _error("only a finished game has no player to move", text, turn_pos)
-    else:
-        to_move = PLAYER_LETTERS.find(turn_text)
-        if len(turn_text) != 1 or not 0 <= to_move < n:
-            raise _error(
-                f"turn must be a player a-{PLAYER_LETTERS[n - 1]} or '-', got {turn_text!r}", text, turn_pos
-            )
-        if phase is Phase.OVER:
-            raise _error("a finished game has no player to move: write '-'", text, turn_pos)
-        if forfeited[to_move]:
-            raise _error(f"player {turn_text!r} forfeited and cannot be to move", text, turn_pos)
+    to_move = _read_turn(turn_text, phase, forfeited, text, turn_pos)
     state = GameState.from_parts(
         params,
         Board(cells),
@@ -201,6 +106,134 @@ def parse_position(text: str) -> GameState:
     if phase is Phase.MOVES and state.out[to_move]:
         raise _error(f"player {turn_text!r} is to move but has no legal move", text, turn_pos)
     return state
+
+
+def _split_fields(text: str) -> list[tuple[str, int]]:
+    """The position's space-separated fields with their columns, once its size is known to be sane."""
+    if len(text) > MAX_POSITION_CHARS:
+        raise NotationError(f"a position of {len(text)} characters; at most {MAX_POSITION_CHARS}", "column 1")
+    long_number = _LONG_NUMBER_RE.search(text)
+    if long_number is not None:
+        raise _error(
+            f"a number of {len(long_number[0])} digits, more than a signed 64-bit integer holds",
+            text,
+            long_number.start(),
+        )
+    fields = [(m.group(), m.start()) for m in re.finditer(r"\S+", text)]
+    if len(fields) < 3:
+        raise NotationError(
+            f"a position needs at least a board, a phase and a turn, got {_excerpt(text, 0)!r}", "column 1"
+        )
+    return fields
+
+
+def _read_options(fields: list[tuple[str, int]], text: str) -> _Options:
+    """The ``key=value`` fields after the turn, each known and given once."""
+    options: _Options = {}
+    for field, pos in fields:
+        key, sep, value = field.partition("=")
+        if not sep or key not in _OPTIONS:
+            raise _error(f"unknown option {field!r}", text, pos)
+        if key in options:
+            raise _error(f"option {key!r} given twice", text, pos)
+        options[key] = (value, pos + len(key) + 1)
+    return options
+
+
+def _int_option(options: _Options, key: str, default: int, text: str) -> int:
+    if key not in options:
+        return default
+    value, pos = options[key]
+    if not value.isdigit():
+        raise _error(f"{key} must be a whole number, got {value!r}", text, pos)
+    return int(value)
+
+
+def _read_params(options: _Options, text: str) -> Params:
+    """The game's parameters from the options; an error points at the option at fault."""
+    # Read the numbers first: their own errors must not be caught below.
+    numbers = {
+        k: _int_option(options, k, d, text) for k, d in (("players", 2), ("sheep", 16), ("tiles", 4), ("contact", 1))
+    }
+    hole_border = _int_option(options, "holeborder", 0, text)
+    if hole_border > 1:
+        raise _error("holeborder must be 0 or 1", text, options["holeborder"][1])
+    try:
+        return Params(
+            players=numbers["players"],
+            sheep=numbers["sheep"],
+            tiles=numbers["tiles"],
+            contact=numbers["contact"],
+            hole_border=bool(hole_border),
+        )
+    except RulesError as e:
+        # Point at the option that Params rejects on its own.
+        bad = [k for k in numbers if k in options and _rejected(k, numbers[k])]
+        raise _error(str(e), text, options[bad[0]][1] if bad else 0) from None
+
+
+def _read_phase(phase_text: str, text: str, pos: int) -> Phase:
+    try:
+        return Phase(phase_text)
+    except ValueError:
+        raise _error(f"unknown phase {phase_text!r} (tiles, herds, moves or over)", text, pos) from None
+
+
+def _read_daisies(options: _Options, cells: dict[Hex, int], text: str) -> None:
+    """Set the daisies of ``daisies=Q,R:N;...`` on ``cells``, which must hold each hex named."""
+    daisy_text, daisy_pos = options.get("daisies", ("", 0))
+    for part in filter(None, daisy_text.split(";")):
+        dm = re.fullmatch(r"(-?\d+),(-?\d+):(\d+)", part)
+        if dm is None:
+            raise _error(f"cannot read daisies {part!r} (expected Q,R:N)", text, daisy_pos)
+        h = (int(dm[1]), int(dm[2]))
+        if h not in cells:
+            raise _error(f"daisies on {h[0]},{h[1]}, which is not pasture", text, daisy_pos)
+        cells[h] = int(dm[3])
+        daisy_pos += len(part) + 1
+
+
+def _read_forfeits(options: _Options, n: int, text: str) -> list[bool]:
+    """Per seat, whether ``forfeit=`` names it."""
+    forfeited = [False] * n
+    forfeit_text, forfeit_pos = options.get("forfeit", ("", 0))
+    for k, ch in enumerate(forfeit_text):
+        p = PLAYER_LETTERS.find(ch)
+        if not 0 <= p < n:
+            raise _error(f"forfeit names {ch!r}, not a player of this game", text, forfeit_pos + k)
+        forfeited[p] = True
+    return forfeited
+
+
+def _read_tiles_left(options: _Options, phase: Phase, params: Params, text: str) -> list[int]:
+    """Per seat, the tiles still to lay: ``left=`` in the tiles phase (default: all), else none."""
+    n = params.players
+    if phase is not Phase.TILES:
+        if "left" in options:
+            raise _error("left= is only for the tiles phase", text, options["left"][1])
+        return [0] * n
+    left_text, left_pos = options.get("left", (",".join([str(params.tiles)] * n), 0))
+    parts = left_text.split(",")
+    if len(parts) != n or not all(p.isdigit() for p in parts):
+        raise _error(f"left must be {n} whole numbers separated by commas", text, left_pos)
+    return [int(p) for p in parts]
+
+
+def _read_turn(turn_text: str, phase: Phase, forfeited: list[bool], text: str, pos: int) -> int:
+    """The seat to move, or -1 (written ``-``) when the game is over."""
+    if turn_text == "-":
+        if phase is not Phase.OVER:
+            raise _error("only a finished game has no player to move", text, pos)
+        return -1
+    n = len(forfeited)
+    to_move = PLAYER_LETTERS.find(turn_text)
+    if len(turn_text) != 1 or not 0 <= to_move < n:
+        raise _error(f"turn must be a player a-{PLAYER_LETTERS[n - 1]} or '-', got {turn_text!r}", text, pos)
+    if phase is Phase.OVER:
+        raise _error("a finished game has no player to move: write '-'", text, pos)
+    if forfeited[to_move]:
+        raise _error(f"player {turn_text!r} forfeited and cannot be to move", text, pos)
+    return to_move
 
 
 def _check_cells(q: int, r: int, run: int, count: int, text: str, pos: int) -> None:

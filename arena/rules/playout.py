@@ -25,7 +25,7 @@ def random_playout(state: GameState, rng: random.Random) -> int:
         state.apply(moves[int(rng.random() * len(moves))])
         plies += 1
     # The inline plies below skip the record an undo would need.
-    state._history.clear()
+    state.clear_history()
     if state.phase is not Phase.MOVES:
         return plies
     rays = state.board.rays

@@ -20,6 +20,7 @@ class SplitMix64:
         self.state = seed & _MASK
 
     def next_u64(self) -> int:
+        """The next number of the sequence, a uniform 64-bit unsigned integer."""
         self.state = (self.state + 0x9E3779B97F4A7C15) & _MASK
         z = self.state
         z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK

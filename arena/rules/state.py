@@ -143,10 +143,12 @@ class GameState:
 
     @property
     def players(self) -> int:
+        """How many players the game has."""
         return self.params.players
 
     @property
     def is_over(self) -> bool:
+        """Whether the game has ended (no player is to move)."""
         return self.phase is Phase.OVER
 
     def copy(self) -> GameState:
@@ -161,6 +163,7 @@ class GameState:
         return {coords[i]: (o, self.height[i]) for i, o in enumerate(self.owner) if o >= 0}
 
     def sheep_of(self, player: int) -> int:
+        """How many sheep ``player`` has on the pasture."""
         return sum(h for o, h in zip(self.owner, self.height, strict=True) if o == player)
 
     def in_play(self, player: int) -> bool:
@@ -457,6 +460,14 @@ class GameState:
             self.out[c] = False
         self.phase = _MOVES
         self.to_move = p
+
+    def clear_history(self) -> None:
+        """Forget every move played so far: nothing can be undone until the next one.
+
+        For code that changes the public lists directly (a fast playout), which
+        would leave the undo records describing a position that is gone.
+        """
+        self._history.clear()
 
     @property
     def undoable(self) -> int:
