@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from arena.game.record import Fault, GameRecord
+from arena.game.record import Fault, GameRecord, seat_half_points
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,10 +64,5 @@ class GameSummary:
         return [(i, s.fault) for i, s in enumerate(self.seats) if s.fault is not None]
 
     def half_points(self, seat: int) -> int:
-        """Twice the opponents ``seat`` beat, plus those it tied: its score is this / (2 (n - 1)).
-
-        Kept as an integer so that totals are exact whatever order games are added in.
-        """
-        mine = self.seats[seat].rank
-        ranks = self.ranking
-        return 2 * sum(r > mine for r in ranks) + sum(r == mine for r in ranks) - 1
+        """The half points ``seat`` earned (:func:`arena.game.record.seat_half_points`)."""
+        return seat_half_points(self.ranking, seat)
