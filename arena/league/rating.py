@@ -118,12 +118,12 @@ class RatingCheckpoint:
 
 
 class RatingLedger:
-    """Ratings advanced game by game, equal to :func:`rate_games` over the same games.
+    """Ratings advanced game by game, equal to rating the same games one by one in schedule order.
 
     ``expected`` are the schedule indexes of games still to come (a run's games to
     play): a game that arrives after one of them waits, unrated, until every game
     before it has arrived or been dropped.  :meth:`ratings` rates the waiting ones
-    on a copy, so it is always what :func:`rate_games` would say of the games so far.
+    on a copy, so it is always what rating the games so far in schedule order would say.
     """
 
     def __init__(
@@ -295,17 +295,6 @@ def make_ledger(
     if cfg.model == "sequential":
         return RatingLedger(bots, cfg, expected, start)
     return BatchLedger(bots, cfg)
-
-
-def rate_games(
-    records: Iterable[GameRecord], bots: Sequence[str], cfg: RatingConfig | None = None
-) -> dict[str, trueskill.Rating]:
-    """Each bot's rating after ``records`` (which must be in schedule order)."""
-    env = environment(cfg or RatingConfig())
-    ratings = {b: env.create_rating() for b in bots}
-    for rec in records:
-        rate_game(env, ratings, rec)
-    return ratings
 
 
 def rate_game(env: trueskill.TrueSkill, ratings: dict[str, trueskill.Rating], rec: GameRecord) -> None:
