@@ -102,6 +102,7 @@ class Roster:
         self.noted: set[str] = set()  # workers told to wait for a core (said once)
 
     def poll(self) -> None:
+        """Look at the cluster's workers again: note those that left, ask the new ones whether they can play."""
         alive = set(self.client.scheduler_info(n_workers=-1)["workers"])
         for address in sorted(self.fit - alive):
             self.echo(f"worker {address} left the cluster: its game, if any, is played again elsewhere")
@@ -146,6 +147,7 @@ class Roster:
         self.echo(f"worker {address} takes no games: {why}")
 
     def why_none(self) -> str:
+        """Why no worker plays, for the error that ends a run without any."""
         if not self.unfit:
             return "no worker has joined the cluster"
         return "no worker can play: " + "; ".join(f"{a}: {w.splitlines()[0]}" for a, w in sorted(self.unfit.items()))

@@ -65,6 +65,7 @@ class GameSettings:
         return BotHost(keep=self.multigame, restart_every=self.restart_every)
 
     def setup(self, game: ScheduledGame) -> GameSetup:
+        """The setup of one scheduled game: its board (random, the bots', or the file's), seed and clock."""
         if self.board == "random":
             board: Board | None = _meeting_board(
                 game.seed, self.params.tiles * self.params.players, self.params.contact
@@ -118,6 +119,7 @@ def _meeting_board(seed: int, tiles: int, contact: int) -> Board:
 
 
 def play_scheduled(settings: GameSettings, game: ScheduledGame, host: BotHost | None = None) -> GameRecord:
+    """Play one scheduled game (in this process), with ``host``'s kept bots if given."""
     return play_game(settings.setup(game), [settings.bots[name] for name in game.seats], host=host)
 
 

@@ -37,6 +37,7 @@ class GameSummary:
 
     @classmethod
     def of(cls, record: GameRecord, index: int) -> GameSummary:
+        """The summary of ``record``, at place ``index`` of the schedule."""
         seats = tuple(
             SeatSummary(s.name, st.rank, st.hexes, s.fault, s.sandboxed, bool(s.isolation.get("network")))
             for s, st in zip(record.seats, record.standings, strict=True)
@@ -53,14 +54,17 @@ class GameSummary:
 
     @property
     def names(self) -> list[str]:
+        """The bots, in seat order."""
         return [s.name for s in self.seats]
 
     @property
     def ranking(self) -> list[int]:
+        """Each seat's place (1 = first; a tie shares one)."""
         return [s.rank for s in self.seats]
 
     @property
     def faults(self) -> list[tuple[int, Fault]]:
+        """(seat, fault) for each seat that was forfeited."""
         return [(i, s.fault) for i, s in enumerate(self.seats) if s.fault is not None]
 
     def half_points(self, seat: int) -> int:

@@ -37,6 +37,7 @@ Seats = Sequence[tuple[str, int]]
 
 
 def environment(cfg: RatingConfig) -> trueskill.TrueSkill:
+    """The TrueSkill environment of ``cfg`` (never the trueskill package's global one)."""
     return trueskill.TrueSkill(
         mu=cfg.mu, sigma=cfg.sigma, beta=cfg.beta, tau=cfg.tau, draw_probability=cfg.draw_probability
     )
@@ -79,6 +80,7 @@ class RatingCheckpoint:
     converged: bool | None = None
 
     def to_dict(self) -> dict[str, Any]:
+        """The checkpoint as JSON data (see :meth:`from_dict`)."""
         d: dict[str, Any] = {
             "through": self.through,
             "games": self.games,
@@ -183,6 +185,7 @@ class RatingLedger:
         return ratings
 
     def checkpoint(self) -> RatingCheckpoint:
+        """The ratings of every game rated so far, for a later run or reader to start from."""
         ratings = {n: (float(r.pi), float(r.tau)) for n, r in self._settled.items()}
         return RatingCheckpoint(self.through, self.games, self.cfg, ratings)
 
@@ -223,6 +226,7 @@ class BatchLedger:
                 self.add(index, seats, board)
 
     def add(self, index: int, seats: Seats, board: int = 0) -> None:
+        """A finished game, on ``board`` (its seed: the Elo resamples boards)."""
         self.load_games()
         self._games.add(seats, board)
         self._through = max(self._through, index + 1)

@@ -207,6 +207,7 @@ class ResultStore:
         return conn
 
     def close(self) -> None:
+        """Roll back a transaction left open and close the database."""
         self._rollback()
         self.conn.close()
         self.closed = True
@@ -283,6 +284,7 @@ class ResultStore:
     # -- the tournament -----------------------------------------------------------
 
     def get_meta(self, key: str) -> Any:
+        """The JSON value stored under ``key`` (the tournament file, the schedule's digest...), or None."""
         with self._reading():
             row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         if row is None:
@@ -293,6 +295,7 @@ class ResultStore:
             raise StoreError(f"{str(self.path)!r}: stored {key!r} is not JSON: {e}") from None
 
     def set_meta(self, **values: Any) -> None:
+        """Store each value as JSON under its key, in one transaction."""
         with self._writing(f"writing the tournament to {str(self.path)!r}", "nothing was lost"), self.conn:
             for k, v in values.items():
                 self.conn.execute(
@@ -301,6 +304,7 @@ class ResultStore:
                 )
 
     def schedule(self) -> list[ScheduledGame]:
+        """The whole schedule, in order."""
         with self._reading():
             rows = self.conn.execute("SELECT idx, game_id, round, seats, seed FROM schedule ORDER BY idx")
             return _scheduled(rows)
@@ -345,6 +349,7 @@ class ResultStore:
             return {game_id: r for game_id, r in self.conn.execute("SELECT game_id, round FROM schedule")}
 
     def schedule_size(self) -> int:
+        """How many games are scheduled."""
         return self._count("schedule")
 
     def unfinished(self) -> UnfinishedGames:
@@ -424,6 +429,7 @@ class ResultStore:
         )
 
     def finished_ids(self) -> set[str]:
+        """The ids of every finished game."""
         with self._reading():
             return {r[0] for r in self.conn.execute("SELECT game_id FROM games")}
 
@@ -442,6 +448,7 @@ class ResultStore:
             yield record
 
     def record(self, game_id: str) -> GameRecord:
+        """The record of finished game ``game_id`` (a :class:`StoreError` naming a few ids if none)."""
         with self._reading():
             row = self.conn.execute("SELECT record FROM games WHERE game_id = ?", (game_id,)).fetchone()
             if row is None:
@@ -453,6 +460,7 @@ class ResultStore:
         return self._parse(game_id, row[0])
 
     def count(self) -> int:
+        """How many games are finished."""
         return self._count("games")
 
     # -- summaries: what standings, listings and resume read -----------------------------
@@ -504,7 +512,7 @@ class ResultStore:
             for bot, players, games, places, wins, half, hexes, unsandboxed, network, shared in q(
                 "SELECT t.bot, g.players, count(*), sum(t.rank), sum(t.rank = 1), sum(t.half_points), "
                 "sum(t.hexes), sum(NOT t.sandboxed), max(t.network), "
-                # A shared first place scores less than beating every opponent.
+                # A shared first place earns fewer half points than beating every opponent.
                 "sum(t.rank = 1 AND t.half_points < 2 * (g.players - 1)) "
                 "FROM seats t JOIN summaries g USING (game_id) GROUP BY t.bot, g.players"
             ):

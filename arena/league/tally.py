@@ -67,10 +67,12 @@ class Pairwise:
 
     @property
     def games(self) -> int:
+        """Games the two shared."""
         return self.ahead + self.tied + self.behind
 
     @property
     def wdl(self) -> tuple[int, int, int]:
+        """(ahead, tied, behind): for 2 players, wins, draws, losses."""
         return self.ahead, self.tied, self.behind
 
     @property
@@ -79,6 +81,7 @@ class Pairwise:
         return self.ahead + self.tied / 2
 
     def to_json(self) -> dict[str, Any]:
+        """The cell as standings.json writes it."""
         return {
             "games": self.games,
             "points": self.points,
@@ -120,6 +123,7 @@ class Row:
 
     @property
     def mu_high(self) -> float:
+        """The high end of mu's 95% interval (the fit's Gaussian)."""
         return self.mu + Z95 * self.sigma
 
     @property
@@ -130,6 +134,8 @@ class Row:
 
 @dataclass
 class Standings:
+    """A league's standings: the rows, the crosstable, each seat's points, and how the ratings were made."""
+
     rows: list[Row]
     games: int
     players: int
@@ -143,6 +149,7 @@ class Standings:
     fit_converged: bool | None = None  # False: it stopped at its sweep limit, the ratings are approximate
 
     def to_json_rows(self) -> list[dict[str, Any]]:
+        """The rows as standings.json writes them (figures rounded)."""
         return [
             {
                 **asdict(r),
@@ -243,6 +250,7 @@ class Tally:
         self.first: tuple[int, int] | None = None  # (index, players) of the first game in the schedule
 
     def add(self, game: GameSummary) -> None:
+        """Add one finished game's figures to the sums."""
         self.count += 1
         if self.first is None or game.index < self.first[0]:
             self.first = (game.index, game.players)
@@ -470,12 +478,14 @@ class StandingsBuilder:
         self.count = 0
 
     def add(self, rec: GameRecord) -> None:
+        """Add the next record (in schedule order)."""
         game = GameSummary.of(rec, self.count)
         self.tally.add(game)
         self.ledger.add(self.count, [(s.name, s.rank) for s in game.seats], game.seed)
         self.count += 1
 
     def standings(self, retired: Collection[str] = ()) -> Standings:
+        """The standings of the records added so far; ``retired`` bots marked."""
         ratings = self.ledger.ratings()
         fitted = self.ledger.checkpoint() if isinstance(self.ledger, BatchLedger) else None
         return self.tally.standings(self.bots, ratings, self.rating, fitted, retired)
