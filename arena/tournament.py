@@ -32,9 +32,10 @@ from arena.league.config import (
 from arena.league.continuous import CONTINUOUS_ID, ContinuousLeague
 from arena.league.executor import GamePool, GameSettings
 from arena.league.schedule import ScheduledGame, make_schedule
-from arena.league.standings import Standings, write_files
+from arena.league.standings import write_files
 from arena.league.store import ResultStore
 from arena.league.table import LeagueTable
+from arena.league.tally import Standings
 from arena.report.background import BackgroundReport
 
 if TYPE_CHECKING:

@@ -47,9 +47,10 @@ from arena.game.record import GameRecord
 from arena.league.config import TournamentConfig, load_config
 from arena.league.executor import GamePool
 from arena.league.schedule import ScheduledGame
-from arena.league.standings import compute_standings, write_files
+from arena.league.standings import write_files
 from arena.league.store import ResultStore
 from arena.league.table import LeagueTable
+from arena.league.tally import compute_standings
 from arena.tournament import game_settings, run_tournament, schedule_for
 
 ROOT = Path(__file__).resolve().parent.parent

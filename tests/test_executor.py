@@ -19,7 +19,8 @@ from arena.game.clock import TimeControl
 from arena.game.record import GameRecord
 from arena.game.referee import BotSpec
 from arena.game.sandbox.bwrap import SandboxPolicy
-from arena.league.executor import GamePool, GameQueue, GameSettings
+from arena.league.executor import GamePool, GameSettings
+from arena.league.pool import GameQueue, PoolRun, Retries
 from arena.league.schedule import ScheduledGame, make_schedule
 from arena.rules import Params
 
@@ -351,3 +352,21 @@ def test_the_game_queue_reads_its_games_only_as_far_as_it_hands_them_out() -> No
         handed.append(queue.popleft())
     assert handed == [*schedule, *schedule[:2]]
     assert not queue and queue.ready(5) == 0
+
+
+def test_a_failed_game_is_put_in_front_again_up_to_the_retry_limit_then_given_up() -> None:
+    """The one retry rule of both pools (local workers and Dask), without a process."""
+    schedule = make_schedule(["a", "b"], 2, 2, seed=1)
+    told: list[tuple[str, str, bool]] = []
+    run = PoolRun(
+        GameQueue(schedule[1:]), lambda g, r: None, Retries(2, lambda g, why, retry: told.append((g.game_id, why, retry)))
+    )
+    game = schedule[0]
+    for attempt in range(3):
+        run.failed(game, f"failure {attempt}")
+    assert told == [(game.game_id, f"failure {i}", i < 2) for i in range(3)]
+    assert run.retries.given_up == [(game, "failure 2")]
+    handed = []
+    while run.queue:
+        handed.append(run.queue.popleft())
+    assert handed == [game, game, *schedule[1:]]  # each retry in front, the given-up one not again

@@ -22,7 +22,7 @@ def row(rank: int, bot: str, score: float, games: int) -> Row:
 
 
 def standings(*rows: Row) -> Standings:
-    return Standings(rows=list(rows), games=1, players=2, seat_scores=[0.5, 0.5], crosstable={})
+    return Standings(rows=list(rows), games=1, players=2, seat_points=[0.5, 0.5], crosstable={})
 
 
 @pytest.mark.parametrize(("seconds", "text"), [(0.4, "0s"), (42, "42s"), (185, "3m05s"), (3720, "1h02m")])

@@ -20,8 +20,8 @@ from arena.cli.play_cmds import step_action
 from arena.errors import StoreError
 from arena.game.record import Fault, FaultKind, GameRecord, SeatRecord
 from arena.league.schedule import ScheduledGame
-from arena.league.standings import compute_standings
 from arena.league.store import ResultStore
+from arena.league.tally import compute_standings
 from arena.report import replay_page, report_page, tournament_report
 from arena.report.summary import build_report_data, rating_history
 from arena.rules import Params, Standing

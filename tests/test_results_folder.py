@@ -24,8 +24,9 @@ from arena.game.record import GameRecord
 from arena.game.referee import BotSpec, GameSetup, Referee
 from arena.league import results_folder
 from arena.league.schedule import ScheduledGame
-from arena.league.standings import compute_standings, write_files
+from arena.league.standings import write_files
 from arena.league.store import ResultStore
+from arena.league.tally import compute_standings
 from arena.rules import random_board
 
 from .fakebot import engine_bot

@@ -27,7 +27,8 @@ from arena.game.record import GameRecord
 from arena.game.sandbox import bwrap as sandbox
 from arena.game.sandbox.bwrap import SandboxPolicy, unavailable_reason
 from arena.league.config import parse_config
-from arena.league.standings import compute_standings, render
+from arena.league.standings import render
+from arena.league.tally import compute_standings
 
 from .process_helpers import leftovers, wait_no_leftovers
 

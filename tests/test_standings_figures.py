@@ -11,8 +11,8 @@ import trueskill
 
 from arena.game.record import GameRecord, SeatRecord
 from arena.league.game_summary import GameSummary, SeatSummary
-from arena.league.standings import compute_standings, render
-from arena.league.tally import CLEAR, FORMAT_VERSION, Tally
+from arena.league.standings import render
+from arena.league.tally import CLEAR, FORMAT_VERSION, Tally, compute_standings
 from arena.rules import Params, Standing
 from arena.stats import MAX_SWEEPS, TOLERANCE
 from arena.stats.settings import RatingConfig

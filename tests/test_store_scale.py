@@ -28,7 +28,8 @@ from arena.game.record import Fault, FaultKind, GameRecord, MoveRecord, SeatReco
 from arena.league.config import load_config
 from arena.league.game_summary import GameSummary
 from arena.league.schedule import ScheduledGame, make_schedule
-from arena.league.store import SCHEMA_VERSION, ResultStore, UnfinishedGames, store_path
+from arena.league.store import ResultStore, UnfinishedGames, store_path
+from arena.league.store_schema import SCHEMA_VERSION
 from arena.league.table import LeagueTable, stored_standings
 from arena.league.tally import Standings, Tally, compute_standings
 from arena.rules import Params, Standing

@@ -27,8 +27,9 @@ from arena.league.config import load_config
 from arena.league.executor import GameSettings
 from arena.league.game_summary import GameSummary
 from arena.league.schedule import ScheduledGame
-from arena.league.standings import compute_standings, write_files
+from arena.league.standings import write_files
 from arena.league.store import ResultStore
+from arena.league.tally import compute_standings
 from arena.tournament import schedule_for
 
 from .process_helpers import interrupt_when_stored, start_run, wait_for_games, wait_no_leftovers

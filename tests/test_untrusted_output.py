@@ -26,8 +26,9 @@ from arena.cli.check_cmds import junit_xml
 from arena.game.record import GameRecord
 from arena.game.referee import BotSpec, GameSetup, Referee
 from arena.league.schedule import ScheduledGame
-from arena.league.standings import FORMATS, compute_standings, render, write_files
+from arena.league.standings import FORMATS, render, write_files
 from arena.league.store import ResultStore
+from arena.league.tally import compute_standings
 from arena.rules import random_board
 from arena.untrusted import csv_cell, html, markdown, printable, printable_lines, xml_text
 

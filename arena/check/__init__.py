@@ -25,10 +25,10 @@ from arena.errors import ArenaError, ConfigError
 from arena.game.botproc import ResourceLimits, adopt_orphans
 from arena.game.clock import TimeControl
 from arena.game.record import FaultKind, GameRecord
+from arena.game.record import game_points as game_scores
 from arena.game.referee import BotSpec, GameSetup, play_game
 from arena.game.sandbox.bwrap import SandboxPolicy
 from arena.league.schedule import derive_seed
-from arena.league.standings import game_scores
 from arena.rules import PLAYER_LETTERS, Params, Phase, random_board
 from arena.stats import sprt
 

@@ -1,7 +1,7 @@
 """The arena's side of a Dask cluster: connect, register the run, hand out games, collect records.
 
-:class:`DaskGamePool` has the interface of :class:`arena.league.executor.GamePool`
-(``run(games, on_result, on_failure, retries)``), so ``run_tournament`` stores
+:class:`DaskGamePool` is a :class:`arena.league.pool.Pool`, as the local
+:class:`arena.league.executor.GamePool` is, so ``run_tournament`` stores
 each record the moment it arrives, exactly as with local workers: the arena
 stays the one writer of ``results.sqlite``, and resume, standings and
 progress work unchanged.
@@ -26,7 +26,7 @@ import queue
 import time
 import uuid
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,7 +37,8 @@ from arena.cluster.worker import ArenaPlugin, play, plugin_name, report
 from arena.errors import ClusterError, ConfigError
 from arena.game.record import GameRecord
 from arena.league.config import ExecutorConfig
-from arena.league.executor import FailureHandler, GameQueue, GameSettings, Refill, ResultHandler
+from arena.league.executor import GameSettings
+from arena.league.pool import Pool, PoolRun, arena_error, bots_text
 from arena.league.schedule import ScheduledGame
 
 POLL_S = 0.5  # how often the arena looks at the cluster's workers while games run
@@ -82,10 +83,6 @@ def connect(executor: ExecutorConfig, workers: int) -> Iterator[Client]:
                 cluster.close()
 
 
-def _bots(game: ScheduledGame) -> str:
-    return ", ".join(game.seats)
-
-
 class Roster:
     """The cluster's workers as this run sees them: fit to play, unfit (and why), or not yet known.
 
@@ -105,6 +102,7 @@ class Roster:
         self.noted: set[str] = set()  # workers told to wait for a core (said once)
 
     def poll(self) -> None:
+        """Look at the cluster's workers again: note those that left, ask the new ones whether they can play."""
         alive = set(self.client.scheduler_info(n_workers=-1)["workers"])
         for address in sorted(self.fit - alive):
             self.echo(f"worker {address} left the cluster: its game, if any, is played again elsewhere")
@@ -149,6 +147,7 @@ class Roster:
         self.echo(f"worker {address} takes no games: {why}")
 
     def why_none(self) -> str:
+        """Why no worker plays, for the error that ends a run without any."""
         if not self.unfit:
             return "no worker has joined the cluster"
         return "no worker can play: " + "; ".join(f"{a}: {w.splitlines()[0]}" for a, w in sorted(self.unfit.items()))
@@ -160,8 +159,8 @@ class _Task:
     workers: frozenset[str]  # where it may run: the fit workers when it was submitted
 
 
-class DaskGamePool:
-    """Plays games on a Dask cluster; the same ``run`` as :class:`arena.league.executor.GamePool`."""
+class DaskGamePool(Pool):
+    """Plays games on a Dask cluster; the same :meth:`~arena.league.pool.Pool.run` as the local pool."""
 
     def __init__(
         self,
@@ -184,17 +183,8 @@ class DaskGamePool:
         # How long the run waits with no fit worker (and none preparing) before it gives up.
         self.no_worker_s = executor.connect_timeout_ms / 1000
 
-    def run(
-        self,
-        games: Iterable[ScheduledGame],
-        on_result: ResultHandler,
-        on_failure: FailureHandler,
-        retries: int = 2,
-        refill: Refill | None = None,
-    ) -> list[tuple[ScheduledGame, str]]:
-        """Play ``games``; return those that failed more than ``retries`` times (with why).
-
-        ``refill``: as for :meth:`arena.league.executor.GamePool.run`."""
+    def play(self, run: PoolRun) -> None:
+        """Play ``run``'s games on the cluster (see :meth:`arena.league.pool.Pool.run`)."""
         key = uuid.uuid4().hex[:12]  # this run's plugin, tasks and worker folders
         with connect(self.executor, self.workers) as client:
             try:
@@ -205,42 +195,28 @@ class DaskGamePool:
                     f"on every worker?): {type(e).__name__}: {str(e).strip().splitlines()[:1]}"
                 ) from None
             try:
-                return _Run(client, key, self, on_result, on_failure, retries, refill).play(games)
+                _Run(client, key, self, run).play()
             finally:
                 with contextlib.suppress(Exception):
                     client.unregister_worker_plugin(plugin_name(key))  # stops the kept bots
 
 
 class _Run:
-    """One ``run`` call: the queue, the tasks in flight and the failures."""
+    """One :meth:`DaskGamePool.play` call: the run's queue, the cluster's workers and the tasks in flight."""
 
-    def __init__(
-        self,
-        client: Client,
-        key: str,
-        pool: DaskGamePool,
-        on_result: ResultHandler,
-        on_failure: FailureHandler,
-        retries: int,
-        refill: Refill | None = None,
-    ) -> None:
-        self.refill = refill
+    def __init__(self, client: Client, key: str, pool: DaskGamePool, run: PoolRun) -> None:
         self.client = client
         self.key = key
         self.pool = pool
-        self.on_result = on_result
-        self.on_failure = on_failure
-        self.retries = retries
+        self.run = run
+        self.queue = run.queue
         self.roster = Roster(client, key, pool.echo)
-        self.queue = GameQueue(())
         self.inflight: dict[Future[Any], _Task] = {}
         self.done: queue.SimpleQueue[Future[Any]] = queue.SimpleQueue()  # filled by the client's thread
-        self.attempts: Counter[str] = Counter()
         self.submitted = 0
-        self.failed: list[tuple[ScheduledGame, str]] = []
 
-    def play(self, games: Iterable[ScheduledGame]) -> list[tuple[ScheduledGame, str]]:
-        self.queue = GameQueue(games)
+    def play(self) -> None:
+        """Hand out the games as fit workers have room, and collect them, until none is left."""
         last_poll = -POLL_S
         no_worker_since: float | None = None
         # A local cluster's workers all start here: hand out games once each has said whether
@@ -285,15 +261,14 @@ class _Run:
             if self.inflight:  # Ctrl-C or an error: nothing more is played, finished games are kept
                 with contextlib.suppress(Exception):
                     self.client.cancel(list(self.inflight))
-        return self.failed
 
     def _games_waiting(self) -> bool:
         """Whether games wait to be handed out, after asking ``refill`` for more when none
         does and a worker has room (or nothing is in flight)."""
-        if self.refill is not None and not self.queue:
+        if self.run.refill is not None and not self.queue:
             room = GAMES_PER_WORKER * len(self.roster.fit) - len(self.inflight)
             if room > 0 or not self.inflight:
-                self.queue.extend(self.refill(max(1, room)))
+                self.queue.extend(self.run.refill(max(1, room)))
         return bool(self.queue)
 
     def _feed(self) -> None:
@@ -354,24 +329,14 @@ class _Run:
             kind, payload, worker = outcome
             if kind == "done":
                 self._feed()  # the next game first: storing this one can wait
-                self.on_result(game, GameRecord.from_dict(payload))
+                self.run.on_result(game, GameRecord.from_dict(payload))
                 return
-            text = str(payload).strip()
-            last = text.splitlines()[-1] if text else "?"
-            reason = (
-                f"arena error in game {game.game_id} (bots: {_bots(game)}) on worker {worker}: {last}\n{text}"
-            )
+            reason = arena_error(game, str(payload).strip(), f" on worker {worker}")
         else:
             error: Any = future.exception()
             text = str(error).strip()
             reason = (
-                f"game {game.game_id} (bots: {_bots(game)}) failed on the cluster: "
+                f"game {game.game_id} (bots: {bots_text(game)}) failed on the cluster: "
                 f"{type(error).__name__}: {text.splitlines()[0] if text else ''}\n{text}"
             )
-        self.attempts[game.game_id] += 1
-        retry = self.attempts[game.game_id] <= self.retries
-        self.on_failure(game, reason, retry)
-        if retry:
-            self.queue.appendleft(game)
-        else:
-            self.failed.append((game, reason))
+        self.run.failed(game, reason)

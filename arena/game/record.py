@@ -10,7 +10,7 @@ runs the moves and forfeits through the rules engine again.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, fields
 from enum import Enum
 from typing import Any
@@ -320,6 +320,31 @@ class GameRecord:
         if format_position(last) != self.final_position:
             raise ArenaError(f"record {self.game_id} does not replay to its final position")
         return last
+
+
+# -- points: what a place in a game is worth ---------------------------------------------
+# A seat's points are the share of its opponents it finished above, a shared place counting
+# half: 1 for a clean win, 0 for last place, whatever the number of players.  They are kept as
+# whole *half points* (2 per opponent beaten, 1 per opponent tied) so that sums over many games
+# are exact in any order, and turned into points only when shown.
+
+
+def seat_half_points(ranking: Sequence[int], seat: int) -> int:
+    """The half points ``seat`` earned in a game ranked ``ranking`` (1 = first, ties shared):
+    2 per opponent placed below it, 1 per opponent sharing its place."""
+    mine = ranking[seat]
+    return 2 * sum(r > mine for r in ranking) + sum(r == mine for r in ranking) - 1
+
+
+def points_from_half_points(half_points: float, players: int) -> float:
+    """Half points (or a sum of them over games of ``players`` players) as points."""
+    return half_points / (2 * (players - 1))
+
+
+def game_points(record: GameRecord) -> list[float]:
+    """Each seat's points in ``record``: the share of opponents it finished above, a tie half."""
+    ranking = record.ranking
+    return [points_from_half_points(seat_half_points(ranking, i), len(ranking)) for i in range(len(ranking))]
 
 
 def _no_constant(name: str) -> Any:

@@ -24,8 +24,7 @@ import os
 import signal
 import time
 import traceback
-from collections import Counter, deque
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
@@ -34,6 +33,7 @@ from arena.game.botproc import adopt_orphans
 from arena.game.clock import TimeControl
 from arena.game.record import GameRecord
 from arena.game.referee import BotHost, BotSpec, GameSetup, play_game
+from arena.league.pool import Pool, PoolRun, arena_error, bots_text
 from arena.league.schedule import ScheduledGame
 from arena.rules import Board, Params, random_board
 
@@ -65,6 +65,7 @@ class GameSettings:
         return BotHost(keep=self.multigame, restart_every=self.restart_every)
 
     def setup(self, game: ScheduledGame) -> GameSetup:
+        """The setup of one scheduled game: its board (random, the bots', or the file's), seed and clock."""
         if self.board == "random":
             board: Board | None = _meeting_board(
                 game.seed, self.params.tiles * self.params.players, self.params.contact
@@ -118,6 +119,7 @@ def _meeting_board(seed: int, tiles: int, contact: int) -> Board:
 
 
 def play_scheduled(settings: GameSettings, game: ScheduledGame, host: BotHost | None = None) -> GameRecord:
+    """Play one scheduled game (in this process), with ``host``'s kept bots if given."""
     return play_game(settings.setup(game), [settings.bots[name] for name in game.seats], host=host)
 
 
@@ -196,10 +198,6 @@ def _reap(procs: Sequence[BaseProcess], grace_s: float) -> None:
             proc.join()
 
 
-def _bots(game: ScheduledGame) -> str:
-    return ", ".join(game.seats)
-
-
 def _seconds(s: float) -> str:
     return f"{s:.0f}" if s >= 10 else f"{s:.1f}"
 
@@ -212,50 +210,7 @@ class _Slot:
     sent_at: float = 0.0  # when the game was sent (monotonic), for the watchdog
 
 
-ResultHandler = Callable[[ScheduledGame, GameRecord], None]
-FailureHandler = Callable[[ScheduledGame, str, bool], None]  # game, reason, will retry
-Refill = Callable[[int], Sequence[ScheduledGame]]  # workers idle -> more games (none: no more)
-
-
-class GameQueue:
-    """The games a run hands out: a given sequence, read only as far as needed (a league's
-    unfinished games come from the store a chunk at a time), the games to retry put in
-    front, and those ``refill`` adds after the whole sequence."""
-
-    def __init__(self, games: Iterable[ScheduledGame]) -> None:
-        self.waiting: deque[ScheduledGame] = deque()  # read (or put back), in order
-        self.rest: Iterator[ScheduledGame] | None = iter(games)
-        self.after: deque[ScheduledGame] = deque()
-
-    def ready(self, n: int = 1) -> int:
-        """How many games wait now, having read up to ``n`` of them."""
-        while len(self.waiting) < n:
-            if self.rest is not None:
-                game = next(self.rest, None)
-                if game is not None:
-                    self.waiting.append(game)
-                    continue
-                self.rest = None
-            if not self.after:
-                break
-            self.waiting.append(self.after.popleft())
-        return len(self.waiting)
-
-    def __bool__(self) -> bool:
-        return self.ready() > 0
-
-    def popleft(self) -> ScheduledGame:
-        self.ready()
-        return self.waiting.popleft()
-
-    def appendleft(self, game: ScheduledGame) -> None:
-        self.waiting.appendleft(game)
-
-    def extend(self, games: Iterable[ScheduledGame]) -> None:
-        self.after.extend(games)
-
-
-class GamePool:
+class GamePool(Pool):
     """``concurrency`` worker processes playing games from a queue.
 
     ``watchdog_s`` bounds each game (default: :meth:`GameSettings.watchdog_seconds`).
@@ -276,98 +231,100 @@ class GamePool:
         child_conn.close()
         return _Slot(proc, parent_conn)
 
-    def run(
-        self,
-        games: Iterable[ScheduledGame],
-        on_result: ResultHandler,
-        on_failure: FailureHandler,
-        retries: int = 2,
-        refill: Refill | None = None,
-    ) -> list[tuple[ScheduledGame, str]]:
-        """Play ``games``; return those that failed more than ``retries`` times.
-
-        A failure's reason starts with one line naming the game and its bots
-        (an arena error's traceback follows it).  ``refill(n)``, when given, is
-        asked for more games whenever ``n`` workers would be left idle (after
-        the results before it were handled); the run ends when it has none and
-        no game is in flight.
-        """
-        queue = GameQueue(games)
-        attempts: Counter[str] = Counter()
-        failed: list[tuple[ScheduledGame, str]] = []
-
-        def feed(more: bool = True) -> None:
-            idle = sum(slot.game is None for slot in self.slots)
-            if more and refill is not None and queue.ready(idle) < idle:
-                queue.extend(refill(idle - queue.ready(idle)))
-            for slot in self.slots:
-                if slot.game is None and queue:
-                    slot.game = queue.popleft()
-                    slot.sent_at = time.monotonic()
-                    slot.conn.send(slot.game)
-
+    def play(self, run: PoolRun) -> None:
+        """Play ``run``'s games on the workers (see :meth:`Pool.run`); stop every worker at the end."""
         try:
-            workers = self.concurrency if refill is not None else min(self.concurrency, queue.ready(self.concurrency))
-            self.slots = [self._spawn() for _ in range(workers)]
+            self._start(run)
             while True:
-                feed()
+                self._feed(run)
                 busy = [s for s in self.slots if s.game is not None]
                 if not busy:
-                    break  # feed() leaves no worker idle while a game waits
-                first_limit = min(s.sent_at for s in busy) + self.watchdog_s
-                ready = wait(
-                    [s.conn for s in busy] + [s.proc.sentinel for s in busy],
-                    timeout=min(1.0, max(0.0, first_limit - time.monotonic())),
-                )
+                    break  # _feed() leaves no worker idle while a game waits
+                ready = self._wait(busy)
                 now = time.monotonic()
                 for i, slot in enumerate(self.slots):
-                    game = slot.game
-                    if game is None:
-                        continue
-                    if slot.conn in ready or slot.proc.sentinel in ready:
-                        try:
-                            kind, payload = slot.conn.recv()
-                            if kind == "done":
-                                slot.game = None
-                                # The worker's next game first (storing this one can wait), but
-                                # new games are chosen knowing its result.
-                                feed(more=False)
-                                on_result(game, GameRecord.from_dict(payload))
-                                feed()
-                                continue
-                            last = payload.strip().splitlines()[-1] if payload.strip() else "?"
-                            reason = (
-                                f"arena error in game {game.game_id} (bots: {_bots(game)}): {last}\n{payload}"
-                            )
-                        except (EOFError, OSError):
-                            slot.proc.join(1)
-                            reason = (
-                                f"worker died during game {game.game_id} "
-                                f"(bots: {_bots(game)}; exit code {slot.proc.exitcode})"
-                            )
-                    elif now - slot.sent_at > self.watchdog_s:
-                        _terminate(slot.proc)
-                        _reap([slot.proc], self.stop_grace_s)
-                        reason = (
-                            f"game {game.game_id} ran past its watchdog limit of {_seconds(self.watchdog_s)} s "
-                            f"(bots: {_bots(game)}); worker stopped"
-                        )
-                    else:
-                        continue
-                    slot.game = None
-                    attempts[game.game_id] += 1
-                    retry = attempts[game.game_id] <= retries
-                    on_failure(game, reason, retry)
-                    if retry:
-                        queue.appendleft(game)
-                    else:
-                        failed.append((game, reason))
-                    if not slot.proc.is_alive():
-                        slot.conn.close()
-                        self.slots[i] = self._spawn()
+                    self._tend(i, slot, ready, now, run)
         finally:
             self.shutdown()
-        return failed
+
+    def _start(self, run: PoolRun) -> None:
+        """Start the workers: as many as games wait, up to ``concurrency`` (all of them when
+        ``refill`` may add more)."""
+        queue = run.queue
+        workers = self.concurrency if run.refill is not None else min(self.concurrency, queue.ready(self.concurrency))
+        self.slots = [self._spawn() for _ in range(workers)]
+
+    def _feed(self, run: PoolRun, more: bool = True) -> None:
+        """Hand a game to every idle worker while games wait; ``more``: first ask ``refill``
+        for the games they would lack."""
+        queue = run.queue
+        idle = sum(slot.game is None for slot in self.slots)
+        if more and run.refill is not None and queue.ready(idle) < idle:
+            queue.extend(run.refill(idle - queue.ready(idle)))
+        for slot in self.slots:
+            if slot.game is None and queue:
+                slot.game = queue.popleft()
+                slot.sent_at = time.monotonic()
+                slot.conn.send(slot.game)
+
+    def _wait(self, busy: Sequence[_Slot]) -> Sequence[object]:
+        """Wait for a busy worker's message or death, at most until the first watchdog limit
+        (and a second)."""
+        first_limit = min(s.sent_at for s in busy) + self.watchdog_s
+        return wait(
+            [s.conn for s in busy] + [s.proc.sentinel for s in busy],
+            timeout=min(1.0, max(0.0, first_limit - time.monotonic())),
+        )
+
+    def _tend(self, i: int, slot: _Slot, ready: Sequence[object], now: float, run: PoolRun) -> None:
+        """Act on worker ``i``: its record or failure if it sent one or died, its watchdog if
+        its game ran too long; a failed game goes to ``run.failed``, a dead worker is replaced."""
+        game = slot.game
+        if game is None:
+            return
+        if slot.conn in ready or slot.proc.sentinel in ready:
+            reason = self._receive(slot, game, run)
+            if reason is None:
+                return
+        elif now - slot.sent_at > self.watchdog_s:
+            reason = self._stop_stuck(slot, game)
+        else:
+            return
+        slot.game = None
+        run.failed(game, reason)
+        if not slot.proc.is_alive():
+            slot.conn.close()
+            self.slots[i] = self._spawn()
+
+    def _receive(self, slot: _Slot, game: ScheduledGame, run: PoolRun) -> str | None:
+        """Take the worker's message about ``game``: a record (handled; None), else the
+        reason it failed (an arena error, or the worker's death)."""
+        try:
+            kind, payload = slot.conn.recv()
+            if kind == "done":
+                slot.game = None
+                # The worker's next game first (storing this one can wait), but new games are
+                # chosen knowing its result.
+                self._feed(run, more=False)
+                run.on_result(game, GameRecord.from_dict(payload))
+                self._feed(run)
+                return None
+            return arena_error(game, payload)
+        except (EOFError, OSError):
+            slot.proc.join(1)
+            return (
+                f"worker died during game {game.game_id} "
+                f"(bots: {bots_text(game)}; exit code {slot.proc.exitcode})"
+            )
+
+    def _stop_stuck(self, slot: _Slot, game: ScheduledGame) -> str:
+        """Stop the worker whose ``game`` ran past the watchdog; the reason."""
+        _terminate(slot.proc)
+        _reap([slot.proc], self.stop_grace_s)
+        return (
+            f"game {game.game_id} ran past its watchdog limit of {_seconds(self.watchdog_s)} s "
+            f"(bots: {bots_text(game)}); worker stopped"
+        )
 
     def shutdown(self) -> None:
         """Stop every worker: politely when idle, with SIGTERM (bots killed) when busy."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from arena.game.record import Fault, GameRecord
+from arena.game.record import Fault, GameRecord, seat_half_points
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +37,7 @@ class GameSummary:
 
     @classmethod
     def of(cls, record: GameRecord, index: int) -> GameSummary:
+        """The summary of ``record``, at place ``index`` of the schedule."""
         seats = tuple(
             SeatSummary(s.name, st.rank, st.hexes, s.fault, s.sandboxed, bool(s.isolation.get("network")))
             for s, st in zip(record.seats, record.standings, strict=True)
@@ -53,21 +54,19 @@ class GameSummary:
 
     @property
     def names(self) -> list[str]:
+        """The bots, in seat order."""
         return [s.name for s in self.seats]
 
     @property
     def ranking(self) -> list[int]:
+        """Each seat's place (1 = first; a tie shares one)."""
         return [s.rank for s in self.seats]
 
     @property
     def faults(self) -> list[tuple[int, Fault]]:
+        """(seat, fault) for each seat that was forfeited."""
         return [(i, s.fault) for i, s in enumerate(self.seats) if s.fault is not None]
 
     def half_points(self, seat: int) -> int:
-        """Twice the opponents ``seat`` beat, plus those it tied: its score is this / (2 (n - 1)).
-
-        Kept as an integer so that totals are exact whatever order games are added in.
-        """
-        mine = self.seats[seat].rank
-        ranks = self.ranking
-        return 2 * sum(r > mine for r in ranks) + sum(r == mine for r in ranks) - 1
+        """The half points ``seat`` earned (:func:`arena.game.record.seat_half_points`)."""
+        return seat_half_points(self.ranking, seat)

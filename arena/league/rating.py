@@ -37,6 +37,7 @@ Seats = Sequence[tuple[str, int]]
 
 
 def environment(cfg: RatingConfig) -> trueskill.TrueSkill:
+    """The TrueSkill environment of ``cfg`` (never the trueskill package's global one)."""
     return trueskill.TrueSkill(
         mu=cfg.mu, sigma=cfg.sigma, beta=cfg.beta, tau=cfg.tau, draw_probability=cfg.draw_probability
     )
@@ -79,6 +80,7 @@ class RatingCheckpoint:
     converged: bool | None = None
 
     def to_dict(self) -> dict[str, Any]:
+        """The checkpoint as JSON data (see :meth:`from_dict`)."""
         d: dict[str, Any] = {
             "through": self.through,
             "games": self.games,
@@ -118,12 +120,12 @@ class RatingCheckpoint:
 
 
 class RatingLedger:
-    """Ratings advanced game by game, equal to :func:`rate_games` over the same games.
+    """Ratings advanced game by game, equal to rating the same games one by one in schedule order.
 
     ``expected`` are the schedule indexes of games still to come (a run's games to
     play): a game that arrives after one of them waits, unrated, until every game
     before it has arrived or been dropped.  :meth:`ratings` rates the waiting ones
-    on a copy, so it is always what :func:`rate_games` would say of the games so far.
+    on a copy, so it is always what rating the games so far in schedule order would say.
     """
 
     def __init__(
@@ -183,6 +185,7 @@ class RatingLedger:
         return ratings
 
     def checkpoint(self) -> RatingCheckpoint:
+        """The ratings of every game rated so far, for a later run or reader to start from."""
         ratings = {n: (float(r.pi), float(r.tau)) for n, r in self._settled.items()}
         return RatingCheckpoint(self.through, self.games, self.cfg, ratings)
 
@@ -223,6 +226,7 @@ class BatchLedger:
                 self.add(index, seats, board)
 
     def add(self, index: int, seats: Seats, board: int = 0) -> None:
+        """A finished game, on ``board`` (its seed: the Elo resamples boards)."""
         self.load_games()
         self._games.add(seats, board)
         self._through = max(self._through, index + 1)
@@ -295,17 +299,6 @@ def make_ledger(
     if cfg.model == "sequential":
         return RatingLedger(bots, cfg, expected, start)
     return BatchLedger(bots, cfg)
-
-
-def rate_games(
-    records: Iterable[GameRecord], bots: Sequence[str], cfg: RatingConfig | None = None
-) -> dict[str, trueskill.Rating]:
-    """Each bot's rating after ``records`` (which must be in schedule order)."""
-    env = environment(cfg or RatingConfig())
-    ratings = {b: env.create_rating() for b in bots}
-    for rec in records:
-        rate_game(env, ratings, rec)
-    return ratings
 
 
 def rate_game(env: trueskill.TrueSkill, ratings: dict[str, trueskill.Rating], rec: GameRecord) -> None:

@@ -1,6 +1,6 @@
-"""Standings: what a tournament's stored games say, as tables and files.
+"""Standings rendered: a :class:`~arena.league.tally.Standings` as tables, text and files.
 
-The figures themselves are computed in :mod:`arena.league.tally` (re-exported here).
+Rendering only: the figures are computed in :mod:`arena.league.tally`, and imported from there.
 """
 
 from __future__ import annotations
@@ -17,14 +17,7 @@ from tabulate import tabulate
 
 from arena.league.results_folder import write_atomic
 from arena.league.store import store_path, write_error
-
-# The computation lives in arena.league.tally; these names stay importable from here.
-from arena.league.tally import CLEAR, SORT_KEY
-from arena.league.tally import Pairwise as Pairwise
-from arena.league.tally import Row as Row
-from arena.league.tally import Standings as Standings
-from arena.league.tally import compute_standings as compute_standings
-from arena.league.tally import game_scores as game_scores
+from arena.league.tally import CLEAR, SORT_KEY, Pairwise, Row, Standings
 from arena.stats import TOLERANCE
 from arena.untrusted import csv_cell, html, markdown, printable
 
@@ -158,11 +151,11 @@ def seat_line(st: Standings) -> str:
     if st.seat_intervals:
         parts = [
             f"{letters[i]} {s:.3f} ({lo:.3f}-{hi:.3f})"
-            for i, (s, (lo, hi)) in enumerate(zip(st.seat_scores, st.seat_intervals, strict=False))
+            for i, (s, (lo, hi)) in enumerate(zip(st.seat_points, st.seat_intervals, strict=False))
         ]
         over = f"; 95% intervals over {st.seat_boards} boards"
     else:
-        parts, over = [f"{letters[i]} {s:.3f}" for i, s in enumerate(st.seat_scores)], ""
+        parts, over = [f"{letters[i]} {s:.3f}" for i, s in enumerate(st.seat_points)], ""
     return f"mean points by seat (0.500 would be fair{over}): " + ", ".join(parts)
 
 

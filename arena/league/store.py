@@ -26,65 +26,15 @@ from typing import Any
 
 from arena.errors import ArenaError, ResultsWriteError, StoreError
 from arena.game.record import Fault, FaultKind, GameRecord
+from arena.league import store_schema
 from arena.league.game_summary import GameSummary, SeatSummary
 from arena.league.rating import RatingCheckpoint
 from arena.league.schedule import ScheduledGame
 from arena.league.sqlite_read import connect_read_only
+from arena.league.store_schema import SCHEMA_VERSION, schema_version
 from arena.league.tally import BotTotals, Tally
 
 STORE_NAME = "results.sqlite"
-# 2 added a summary of each game (tables summaries and seats) beside its record.
-SCHEMA_VERSION = 2
-# Versions this arena reads; a version-1 store is upgraded when a run opens it.
-READABLE_VERSIONS = (1, 2)
-
-_TABLES_V1 = {
-    "meta": "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
-    "schedule": """CREATE TABLE IF NOT EXISTS schedule (
-        idx INTEGER PRIMARY KEY,
-        game_id TEXT NOT NULL UNIQUE,
-        round INTEGER NOT NULL,
-        seats TEXT NOT NULL,
-        seed INTEGER NOT NULL
-    )""",
-    "games": """CREATE TABLE IF NOT EXISTS games (
-        game_id TEXT PRIMARY KEY,
-        idx INTEGER NOT NULL,
-        finished_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
-        record TEXT NOT NULL
-    )""",
-}
-# What standings, listings and resume read, so that they never parse a record:
-# one row per game and one per seat, written in the game's own transaction.
-_TABLES_V2 = {
-    **_TABLES_V1,
-    "summaries": """CREATE TABLE IF NOT EXISTS summaries (
-        game_id TEXT PRIMARY KEY,
-        idx INTEGER NOT NULL,
-        seed INTEGER NOT NULL,
-        players INTEGER NOT NULL,
-        moves INTEGER NOT NULL,
-        duration_ms REAL NOT NULL
-    )""",
-    "seats": """CREATE TABLE IF NOT EXISTS seats (
-        game_id TEXT NOT NULL,
-        seat INTEGER NOT NULL,
-        bot TEXT NOT NULL,
-        rank INTEGER NOT NULL,
-        hexes INTEGER NOT NULL,
-        half_points INTEGER NOT NULL,
-        fault TEXT,
-        fault_detail TEXT,
-        fault_ply INTEGER,
-        sandboxed INTEGER NOT NULL,
-        network INTEGER NOT NULL,
-        PRIMARY KEY (game_id, seat)
-    )""",
-}
-
-# Ratings read the games after a checkpoint by their place in the schedule.
-_INDEXES = ("CREATE INDEX IF NOT EXISTS summaries_by_idx ON summaries (idx)",)
-
 # A game's place: the schedule's order, not the order games were saved in (the
 # schedule is the authority; a game no longer in it keeps the place it was saved at).
 _ORDER = "coalesce(s.idx, g.idx)"
@@ -184,42 +134,6 @@ def _schedule_rows(games: Sequence[ScheduledGame]) -> Iterator[tuple[int, str, i
     return ((g.index, g.game_id, g.round, json.dumps(list(g.seats)), g.seed) for g in games)
 
 
-def _schema_version(conn: sqlite3.Connection, path: Path) -> int | None:
-    """The store's schema version, checked; None for a new, empty database."""
-    name = str(path)
-    try:
-        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        if not tables:
-            return None
-        row = (
-            conn.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
-            if "meta" in tables
-            else None
-        )
-    except sqlite3.DatabaseError as e:
-        raise StoreError(f"{name!r} is not a results store: {e}") from None
-    if row is None:
-        raise StoreError(f"{name!r} is not a results store (it holds no schema version)")
-    value = row[0]
-    if isinstance(value, int) or (isinstance(value, str) and value.isascii() and value.isdigit()):
-        version = int(value)
-    else:
-        raise StoreError(f"{name!r} has a schema version that is not a whole number: {value!r}")
-    known = f"this arena knows versions {READABLE_VERSIONS[0]} to {SCHEMA_VERSION}"
-    if version > SCHEMA_VERSION:
-        raise StoreError(
-            f"{name!r} was written by a newer arena (store schema version {version}; {known}): "
-            "use that arena, or another 'output'"
-        )
-    if version not in READABLE_VERSIONS:
-        raise StoreError(f"{name!r} has an unknown store schema version {version} ({known})")
-    needed = _TABLES_V1 if version == 1 else _TABLES_V2
-    missing = [t for t in needed if t not in tables]
-    if missing:
-        raise StoreError(f"{name!r} is damaged: its table(s) {', '.join(missing)} are missing")
-    return version
-
-
 class ResultStore:
     """Read and write one tournament's results."""
 
@@ -240,7 +154,7 @@ class ResultStore:
         path = folder / STORE_NAME
         conn = cls._connect(path)
         try:
-            version = _schema_version(conn, path)
+            version = schema_version(conn, path)
             store = cls(path, conn, version or 1)
         except BaseException:
             conn.close()
@@ -249,16 +163,13 @@ class ResultStore:
             if version is None:
                 with store._writing(f"creating {str(path)!r}", "nothing was lost"), store.conn:
                     store.conn.execute("BEGIN IMMEDIATE")
-                    for sql in (*_TABLES_V2.values(), *_INDEXES):
-                        store.conn.execute(sql)
-                    store.conn.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+                    store_schema.create(store.conn)
                 store.version, store.summarized = SCHEMA_VERSION, True
             elif not store.summarized:
                 store._summarize_all()
             else:
                 with store._writing(f"indexing {str(path)!r}", "nothing was lost"), store.conn:
-                    for sql in _INDEXES:  # a store from before an index was added
-                        store.conn.execute(sql)
+                    store_schema.add_indexes(store.conn)  # a store from before an index was added
         except BaseException:
             store.close()
             raise
@@ -276,7 +187,7 @@ class ResultStore:
         except sqlite3.DatabaseError as e:
             raise StoreError(f"cannot open results store {str(path)!r}: {e}") from None
         try:
-            version = _schema_version(conn, path)
+            version = schema_version(conn, path)
             if version is None:
                 raise StoreError(f"{str(path)!r} is not a results store (it is empty)")
             return cls(path, conn, version)
@@ -296,6 +207,7 @@ class ResultStore:
         return conn
 
     def close(self) -> None:
+        """Roll back a transaction left open and close the database."""
         self._rollback()
         self.conn.close()
         self.closed = True
@@ -353,16 +265,7 @@ class ResultStore:
         doing = f"upgrading {str(self.path)!r} from store schema {old} to {SCHEMA_VERSION}"
         with self._writing(doing, "the store is left as it was"), self.conn:
             self.conn.execute("BEGIN IMMEDIATE")
-            for sql in (*_TABLES_V2.values(), *_INDEXES):
-                self.conn.execute(sql)
-            rows = self.conn.execute(
-                "SELECT game_id, idx, record FROM games WHERE game_id NOT IN (SELECT game_id FROM summaries)"
-            )
-            added = 0
-            for game_id, idx, text in rows:
-                self._insert_summary(GameSummary.of(self._parse(game_id, text), idx))
-                added += 1
-            self.conn.execute("UPDATE meta SET value = ? WHERE key = 'schema'", (str(SCHEMA_VERSION),))
+            added = store_schema.upgrade(self.conn, self._summarize_stored)
         self.version, self.summarized = SCHEMA_VERSION, True
         if old < SCHEMA_VERSION:
             self.upgrade_note = (
@@ -374,9 +277,14 @@ class ResultStore:
                 f"note: summarized {added} game(s) stored without a summary in {str(self.path)!r}"
             )
 
+    def _summarize_stored(self, game_id: str, idx: int, text: str) -> None:
+        """Write the summary of a stored game from its record's text."""
+        self._insert_summary(GameSummary.of(self._parse(game_id, text), idx))
+
     # -- the tournament -----------------------------------------------------------
 
     def get_meta(self, key: str) -> Any:
+        """The JSON value stored under ``key`` (the tournament file, the schedule's digest...), or None."""
         with self._reading():
             row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         if row is None:
@@ -387,6 +295,7 @@ class ResultStore:
             raise StoreError(f"{str(self.path)!r}: stored {key!r} is not JSON: {e}") from None
 
     def set_meta(self, **values: Any) -> None:
+        """Store each value as JSON under its key, in one transaction."""
         with self._writing(f"writing the tournament to {str(self.path)!r}", "nothing was lost"), self.conn:
             for k, v in values.items():
                 self.conn.execute(
@@ -395,6 +304,7 @@ class ResultStore:
                 )
 
     def schedule(self) -> list[ScheduledGame]:
+        """The whole schedule, in order."""
         with self._reading():
             rows = self.conn.execute("SELECT idx, game_id, round, seats, seed FROM schedule ORDER BY idx")
             return _scheduled(rows)
@@ -439,6 +349,7 @@ class ResultStore:
             return {game_id: r for game_id, r in self.conn.execute("SELECT game_id, round FROM schedule")}
 
     def schedule_size(self) -> int:
+        """How many games are scheduled."""
         return self._count("schedule")
 
     def unfinished(self) -> UnfinishedGames:
@@ -518,6 +429,7 @@ class ResultStore:
         )
 
     def finished_ids(self) -> set[str]:
+        """The ids of every finished game."""
         with self._reading():
             return {r[0] for r in self.conn.execute("SELECT game_id FROM games")}
 
@@ -536,6 +448,7 @@ class ResultStore:
             yield record
 
     def record(self, game_id: str) -> GameRecord:
+        """The record of finished game ``game_id`` (a :class:`StoreError` naming a few ids if none)."""
         with self._reading():
             row = self.conn.execute("SELECT record FROM games WHERE game_id = ?", (game_id,)).fetchone()
             if row is None:
@@ -547,6 +460,7 @@ class ResultStore:
         return self._parse(game_id, row[0])
 
     def count(self) -> int:
+        """How many games are finished."""
         return self._count("games")
 
     # -- summaries: what standings, listings and resume read -----------------------------
@@ -598,7 +512,7 @@ class ResultStore:
             for bot, players, games, places, wins, half, hexes, unsandboxed, network, shared in q(
                 "SELECT t.bot, g.players, count(*), sum(t.rank), sum(t.rank = 1), sum(t.half_points), "
                 "sum(t.hexes), sum(NOT t.sandboxed), max(t.network), "
-                # A shared first place scores less than beating every opponent.
+                # A shared first place earns fewer half points than beating every opponent.
                 "sum(t.rank = 1 AND t.half_points < 2 * (g.players - 1)) "
                 "FROM seats t JOIN summaries g USING (game_id) GROUP BY t.bot, g.players"
             ):

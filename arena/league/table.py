@@ -86,6 +86,7 @@ class LeagueTable:
         store.set_standings_checkpoint(self.tally, self.ledger.checkpoint())
 
     def add(self, game: GameSummary) -> None:
+        """A finished game, stored already."""
         self.tally.add(game)
         self.ledger.add(game.index, [(s.name, s.rank) for s in game.seats], game.seed)
 

@@ -32,7 +32,7 @@ from typing import Any
 
 import trueskill
 
-from arena.game.record import GameRecord
+from arena.game.record import GameRecord, points_from_half_points
 from arena.league.game_summary import GameSummary
 from arena.league.rating import BatchLedger, RatingCheckpoint, conservative, make_ledger
 from arena.stats import MAX_SWEEPS, TOLERANCE
@@ -42,14 +42,6 @@ from arena.stats.sprt import BoardPairs
 # Of Tally.to_dict (2: shared first places counted apart; 3: W-D-L of every pair of bots
 # in games of any size, and board pairs).  An older one is added up again from the store.
 TALLY_VERSION = 3
-
-
-def game_scores(rec: GameRecord) -> list[float]:
-    ranks = rec.ranking
-    n = len(ranks)
-    return [
-        (sum(r > mine for r in ranks) + 0.5 * (sum(r == mine for r in ranks) - 1)) / (n - 1) for mine in ranks
-    ]
 
 
 # A rank is told apart from the next one down when the fit gives at least this
@@ -75,10 +67,12 @@ class Pairwise:
 
     @property
     def games(self) -> int:
+        """Games the two shared."""
         return self.ahead + self.tied + self.behind
 
     @property
     def wdl(self) -> tuple[int, int, int]:
+        """(ahead, tied, behind): for 2 players, wins, draws, losses."""
         return self.ahead, self.tied, self.behind
 
     @property
@@ -87,6 +81,7 @@ class Pairwise:
         return self.ahead + self.tied / 2
 
     def to_json(self) -> dict[str, Any]:
+        """The cell as standings.json writes it."""
         return {
             "games": self.games,
             "points": self.points,
@@ -128,6 +123,7 @@ class Row:
 
     @property
     def mu_high(self) -> float:
+        """The high end of mu's 95% interval (the fit's Gaussian)."""
         return self.mu + Z95 * self.sigma
 
     @property
@@ -138,10 +134,12 @@ class Row:
 
 @dataclass
 class Standings:
+    """A league's standings: the rows, the crosstable, each seat's points, and how the ratings were made."""
+
     rows: list[Row]
     games: int
     players: int
-    seat_scores: list[float]  # mean points of each seat
+    seat_points: list[float]  # mean points of each seat
     crosstable: dict[str, dict[str, Pairwise]]  # bot -> opponent -> its results against it
     rating: RatingConfig = field(default_factory=RatingConfig)
     seat_games: list[int] = field(default_factory=list)  # games counted in each seat's mean
@@ -151,6 +149,7 @@ class Standings:
     fit_converged: bool | None = None  # False: it stopped at its sweep limit, the ratings are approximate
 
     def to_json_rows(self) -> list[dict[str, Any]]:
+        """The rows as standings.json writes them (figures rounded)."""
         return [
             {
                 **asdict(r),
@@ -196,7 +195,7 @@ class Standings:
                     "interval95": [round(x, 4) for x in self.seat_intervals[i]] if self.seat_intervals else None,
                     "boards": self.seat_boards,
                 }
-                for i, (s, g) in enumerate(zip(self.seat_scores, self.seat_games, strict=False))
+                for i, (s, g) in enumerate(zip(self.seat_points, self.seat_games, strict=False))
             ],
         }
 
@@ -221,7 +220,7 @@ def better_than(a: trueskill.Rating, b: trueskill.Rating) -> float:
 
 @dataclass
 class BotTotals:
-    """One bot's sums over its games (with ``players`` players, for the score)."""
+    """One bot's sums over its games (with ``players`` players, for the points)."""
 
     games: int = 0
     places: int = 0
@@ -238,7 +237,7 @@ class Tally:
 
     def __init__(self) -> None:
         self.count = 0
-        # (bot, players) -> totals: a score's denominator depends on the players of its game.
+        # (bot, players) -> totals: the points' denominator depends on the players of its game.
         self.totals: defaultdict[tuple[str, int], BotTotals] = defaultdict(BotTotals)
         self.faults: defaultdict[str, Counter[str]] = defaultdict(Counter)
         # (players, seat) -> [games, half points]
@@ -251,6 +250,7 @@ class Tally:
         self.first: tuple[int, int] | None = None  # (index, players) of the first game in the schedule
 
     def add(self, game: GameSummary) -> None:
+        """Add one finished game's figures to the sums."""
         self.count += 1
         if self.first is None or game.index < self.first[0]:
             self.first = (game.index, game.players)
@@ -343,17 +343,60 @@ class Tally:
         ``fitted`` is the batch fit they come from (its Elo, seat intervals and convergence);
         ``retired`` bots are marked as such.
         """
-        players = self.first[1] if self.first else 2
-        cross = {
+        cross = self._crosstable(self.first[1] if self.first else 2)
+        # The rows and seats have always used the players of the last (bot, players) sum: in a
+        # league, whose games all have one player count (changes.py refuses a new one), that
+        # is the first game's, which the crosstable uses.
+        players = max(self.totals)[1] if self.totals else (self.first[1] if self.first else 2)
+        per_bot, points = self._per_bot()
+        rows = [
+            _row(
+                name,
+                ratings[name],
+                per_bot[name],
+                points[name],
+                self.faults.get(name, Counter()),
+                list(cross.get(name, {}).values()),
+                players,
+                fitted,
+                name in retired,
+            )
+            for name in dict.fromkeys([*bots, *ratings])
+        ]
+        _rank(rows, ratings)
+        seat_points, seat_games = self._seat_points(players)
+        boards, intervals = ((fitted.seats if fitted else None) or {}).get(players, (0, []))
+        return Standings(
+            rows,
+            self.count,
+            players,
+            seat_points,
+            cross,
+            rating or RatingConfig(),
+            seat_games,
+            boards,
+            intervals,
+            fitted.sweeps if fitted else None,
+            fitted.converged if fitted else None,
+        )
+
+    def _crosstable(self, players: int) -> dict[str, dict[str, Pairwise]]:
+        """Bot -> opponent -> its results against it (board pairs only in 2-player games)."""
+        return {
             me: {
                 other: Pairwise(c[0], c[1], c[2], tuple(c[3:]) if players == 2 else None)
                 for other, c in sorted(row.items())
             }
             for me, row in sorted(self.cross.items())
         }
-        names = list(dict.fromkeys([*bots, *ratings]))
+
+    def _per_bot(self) -> tuple[defaultdict[str, BotTotals], defaultdict[str, float]]:
+        """Each bot's totals over games of any size, and the sum of its points in them.
+
+        Points are summed per size first: their denominator is the size's.
+        """
         per_bot: defaultdict[str, BotTotals] = defaultdict(BotTotals)
-        score_sum: defaultdict[str, float] = defaultdict(float)
+        points: defaultdict[str, float] = defaultdict(float)
         for (name, players), t in sorted(self.totals.items()):
             b = per_bot[name]
             b.games += t.games
@@ -363,63 +406,65 @@ class Tally:
             b.hexes += t.hexes
             b.unsandboxed += t.unsandboxed
             b.network |= t.network
-            score_sum[name] += t.half_points / (2 * (players - 1))
-        rows = []
-        for n in names:
-            r = ratings[n]
-            b = per_bot[n]
-            g = b.games
-            faults = self.faults.get(n, Counter())
-            cells = list(cross.get(n, {}).values())
-            rows.append(
-                Row(
-                    rank=0,
-                    bot=n,
-                    rating=conservative(r),
-                    mu=r.mu,
-                    sigma=r.sigma,
-                    games=g,
-                    avg_place=b.places / g if g else 0.0,
-                    wins=b.wins - b.shared_firsts,
-                    points=score_sum[n] / g if g else 0.0,
-                    avg_hexes=b.hexes / g if g else 0.0,
-                    faults=sum(faults.values()),
-                    faults_by_kind=dict(sorted(faults.items())),
-                    unsandboxed=b.unsandboxed,
-                    network=b.network,
-                    shared_firsts=b.shared_firsts,
-                    elo=(fitted.elo or {}).get(n) if fitted else None,
-                    wdl=(sum(c.ahead for c in cells), sum(c.tied for c in cells), sum(c.behind for c in cells)),
-                    pentanomial=tuple(sum((c.pentanomial or (0,) * 5)[i] for c in cells) for i in range(5))
-                    if players == 2
-                    else None,
-                    retired=n in retired,
-                )
-            )
-        rows.sort(key=lambda r: (-r.rating, -r.mu, r.bot))
-        for i, row in enumerate(rows, 1):
-            row.rank = i
-        for row, below in itertools.pairwise(rows):
-            row.better_than_next = better_than(ratings[row.bot], ratings[below.bot])
-        seat_scores, seat_games = [], []
+            points[name] += points_from_half_points(t.half_points, players)
+        return per_bot, points
+
+    def _seat_points(self, players: int) -> tuple[list[float], list[int]]:
+        """Each seat's mean points in ``players``-player games, and how many games it is over."""
+        means, counts = [], []
         for seat in range(players):
             g, half = self.seats.get((players, seat), (0, 0))
-            seat_scores.append(half / (2 * (players - 1)) / g if g else 0.0)
-            seat_games.append(g)
-        boards, intervals = ((fitted.seats if fitted else None) or {}).get(players, (0, []))
-        return Standings(
-            rows,
-            self.count,
-            players,
-            seat_scores,
-            cross,
-            rating or RatingConfig(),
-            seat_games,
-            boards,
-            intervals,
-            fitted.sweeps if fitted else None,
-            fitted.converged if fitted else None,
-        )
+            means.append(points_from_half_points(half, players) / g if g else 0.0)
+            counts.append(g)
+        return means, counts
+
+
+def _row(
+    name: str,
+    rating: trueskill.Rating,
+    b: BotTotals,
+    points: float,
+    faults: Counter[str],
+    cells: list[Pairwise],
+    players: int,
+    fitted: RatingCheckpoint | None,
+    retired: bool,
+) -> Row:
+    """One bot's row (ranked later) from its totals, its points summed over its games and its
+    crosstable cells."""
+    g = b.games
+    return Row(
+        rank=0,
+        bot=name,
+        rating=conservative(rating),
+        mu=rating.mu,
+        sigma=rating.sigma,
+        games=g,
+        avg_place=b.places / g if g else 0.0,
+        wins=b.wins - b.shared_firsts,
+        points=points / g if g else 0.0,
+        avg_hexes=b.hexes / g if g else 0.0,
+        faults=sum(faults.values()),
+        faults_by_kind=dict(sorted(faults.items())),
+        unsandboxed=b.unsandboxed,
+        network=b.network,
+        shared_firsts=b.shared_firsts,
+        elo=(fitted.elo or {}).get(name) if fitted else None,
+        wdl=(sum(c.ahead for c in cells), sum(c.tied for c in cells), sum(c.behind for c in cells)),
+        pentanomial=tuple(sum((c.pentanomial or (0,) * 5)[i] for c in cells) for i in range(5))
+        if players == 2
+        else None,
+        retired=retired,
+    )
+
+
+def _rank(rows: list[Row], ratings: Mapping[str, trueskill.Rating]) -> None:
+    """Sort ``rows`` by :data:`SORT_KEY`, number them, and give each its P(better) than the next."""
+    rows.sort(key=lambda r: (-r.rating, -r.mu, r.bot))
+    for i, row in enumerate(rows, 1):
+        row.rank = i
+    for row, below in itertools.pairwise(rows):
+        row.better_than_next = better_than(ratings[row.bot], ratings[below.bot])
 
 
 class StandingsBuilder:
@@ -433,12 +478,14 @@ class StandingsBuilder:
         self.count = 0
 
     def add(self, rec: GameRecord) -> None:
+        """Add the next record (in schedule order)."""
         game = GameSummary.of(rec, self.count)
         self.tally.add(game)
         self.ledger.add(self.count, [(s.name, s.rank) for s in game.seats], game.seed)
         self.count += 1
 
     def standings(self, retired: Collection[str] = ()) -> Standings:
+        """The standings of the records added so far; ``retired`` bots marked."""
         ratings = self.ledger.ratings()
         fitted = self.ledger.checkpoint() if isinstance(self.ledger, BatchLedger) else None
         return self.tally.standings(self.bots, ratings, self.rating, fitted, retired)

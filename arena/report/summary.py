@@ -17,8 +17,8 @@ from arena.errors import ArenaError
 from arena.game.clock import TimeControl
 from arena.game.record import FaultKind, GameRecord
 from arena.league.rating import conservative, environment, rate_game
-from arena.league.standings import Standings, fit_warning, isolation_line, seat_line
-from arena.league.tally import StandingsBuilder
+from arena.league.standings import fit_warning, isolation_line, seat_line
+from arena.league.tally import Standings, StandingsBuilder
 from arena.rules import PLAYER_LETTERS
 from arena.stats.settings import RatingConfig
 
