@@ -12,7 +12,15 @@ from xml.etree import ElementTree as ET
 import click
 
 from arena import builtin_bots
-from arena.check import CheckOptions, CheckReport, SprtOptions, check_conformance_games, run_check
+from arena.check import (
+    CheckOptions,
+    CheckReport,
+    CheckResult,
+    CheckStatus,
+    SprtOptions,
+    check_conformance_games,
+    run_check,
+)
 from arena.cli.common import echo_printable, limits_options, sandbox_options, time_control_options
 from arena.durations import parse_duration_ms
 from arena.errors import ArenaError, ConfigError
@@ -303,12 +311,10 @@ def _build(
     build: str, cwd: Path, argv: tuple[str, ...], seed: int, sandbox: SandboxPolicy, timeout_s: float
 ) -> CheckReport | None:
     """Run the build in the bot's sandbox; a failure is the report (the bot is not fit), success is None."""
-    from arena.check import CheckResult
-
     result = run_build(_argv(build, "--build"), cwd, sandbox, timeout_s)
     if result.ok:
         return None
     tail = " | ".join(result.tail(5))
     report = CheckReport(argv, seed)
-    report.checks = [CheckResult("build", "fail", f"{build!r} {result.why}: {tail}")]
+    report.checks = [CheckResult("build", CheckStatus.FAIL, f"{build!r} {result.why}: {tail}")]
     return report
