@@ -192,3 +192,44 @@ def test_play_ends_what_a_bot_left_running_even_a_daemon(tmp_path: Path, marker:
     seat = GameRecord.from_json(saved.read_text()).seats[0]
     assert seat.fault is None and seat.leftover_processes is not None and seat.leftover_processes >= 2
     assert leftovers(marker) == []  # ended with the game (the marker fixture kills what is left)
+
+
+def test_options_as_hands_the_command_one_value_made_from_its_options() -> None:
+    from dataclasses import dataclass
+
+    import click
+
+    from arena.cli.common import options_as
+
+    @dataclass(frozen=True)
+    class Pair:
+        left: int
+        right: str
+
+    @click.command()
+    @click.option("--left", type=int, default=1)
+    @click.option("--right", default="r")
+    @click.option("--other", default="o")
+    @options_as("pair", Pair)
+    def cmd(pair: Pair, other: str) -> None:
+        click.echo(f"{type(pair).__name__} {pair.left!r} {pair.right!r} {other}")
+
+    result = CliRunner().invoke(cmd, ["--left", "7", "--other", "x"])
+    assert result.exit_code == 0, result.output
+    assert result.output == "Pair 7 'r' x\n"
+
+
+def test_exit_codes_keep_the_numbers_the_commands_document() -> None:
+    from arena.cli.common import ArenaFailure, ExitCode
+
+    assert [int(c) for c in ExitCode] == [0, 1, 2, 130]
+    assert ArenaFailure("x").exit_code == ExitCode.ARENA_ERROR == 2
+
+
+def test_a_check_status_given_as_its_word_is_the_member_and_prints_the_same() -> None:
+    from arena.check import CheckReport, CheckResult, CheckStatus
+
+    report = CheckReport(("bot",), 1, [CheckResult("time", "skip", "x"), CheckResult("exits", "fail", "y")])
+    assert report.checks[0].status is CheckStatus.SKIP and report.checks[0].status.word == "SKIP"
+    assert not report.passed and report.count(CheckStatus.FAIL) == 1
+    assert json.loads(json.dumps(report.to_dict()))["checks"][1]["status"] == "fail"

@@ -6,14 +6,31 @@ import json
 import os
 import shlex
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
 import click
 
 from arena import builtin_bots
-from arena.check import CheckOptions, CheckReport, SprtOptions, check_conformance_games, run_check
-from arena.cli.common import echo_printable, limits_options, sandbox_options, time_control_options
+from arena.check import (
+    CheckOptions,
+    CheckReport,
+    CheckResult,
+    CheckStatus,
+    SprtOptions,
+    check_conformance_games,
+    run_check,
+)
+from arena.cli.common import (
+    ExitCode,
+    echo_printable,
+    limits_options,
+    options_as,
+    sandbox_options,
+    time_control_options,
+)
 from arena.durations import parse_duration_ms
 from arena.errors import ArenaError, ConfigError
 from arena.game.botproc import ResourceLimits
@@ -23,7 +40,56 @@ from arena.game.sandbox.bwrap import SandboxPolicy
 from arena.league.config import find_program
 from arena.untrusted import printable, xml_text
 
-STATUS_WORD = {"pass": "PASS", "fail": "FAIL", "skip": "SKIP"}
+
+@dataclass(frozen=True)
+class Subject:
+    """What to check: the bot's command, where it runs and builds, the seed and the conformance games."""
+
+    bot_command: str
+    cwd: Path
+    build: str | None
+    seed: int
+    conformance_games: int
+    skip_conformance: bool
+    fail_fast: bool
+
+
+@dataclass(frozen=True)
+class Opposition:
+    """Whom the bot plays: the conformance opponents, and the strength gate's bots and thresholds."""
+
+    opponents: tuple[str, ...]
+    against: tuple[str, ...]
+    games: int
+    min_points: float
+    sprt_baseline: str | None
+    elo0: float
+    elo1: float
+    alpha: float
+    beta: float
+    max_games: int | None
+
+
+@dataclass(frozen=True)
+class Running:
+    """How the games run: the clock, the bots' resources and sandbox, the build's and the end's
+    allowances (as written), and how many games at once."""
+
+    time_control: TimeControl
+    limits: ResourceLimits
+    sandbox: SandboxPolicy
+    build_timeout: str
+    end_grace: str
+    concurrency: int
+
+
+@dataclass(frozen=True)
+class Outputs:
+    """Where the verdict goes besides the terminal, and whether the terminal gets only the verdict."""
+
+    junit: Path | None
+    json_path: Path | None
+    quiet: bool
 
 
 def junit_xml(report: CheckReport) -> str:
@@ -36,8 +102,8 @@ def junit_xml(report: CheckReport) -> str:
         "testsuite",
         name="arena check",
         tests=str(len(report.checks)),
-        failures=str(sum(c.status == "fail" for c in report.checks)),
-        skipped=str(sum(c.status == "skip" for c in report.checks)),
+        failures=str(report.count(CheckStatus.FAIL)),
+        skipped=str(report.count(CheckStatus.SKIP)),
         errors="0",
         time=f"{report.seconds:.3f}",
     )
@@ -46,13 +112,13 @@ def junit_xml(report: CheckReport) -> str:
     ET.SubElement(props, "property", name="seed", value=str(report.seed))
     for c in report.checks:
         case = ET.SubElement(suite, "testcase", classname="arena.check", name=c.name, time="0")
-        if c.status == "fail":
+        if c.status is CheckStatus.FAIL:
             fail = ET.SubElement(case, "failure", message=xml_text(c.detail), type="BotCheckFailure")
             f = report.failure
             if f is not None and f.check == c.name:
                 lines = [f"game: {f.game}", f"replay: {f.replay}", "", *map(printable, f.transcript)]
                 fail.text = xml_text("\n".join(lines))
-        elif c.status == "skip":
+        elif c.status is CheckStatus.SKIP:
             ET.SubElement(case, "skipped", message=xml_text(c.detail))
         else:
             ET.SubElement(case, "system-out").text = xml_text(c.detail)
@@ -172,34 +238,11 @@ def _argv(command: str, what: str) -> tuple[str, ...]:
     "--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), help="Write a JSON report here."
 )
 @click.option("--quiet", "-q", is_flag=True, help="Only the verdict lines.")
-def check_cmd(
-    bot_command: str,
-    cwd: Path,
-    build: str | None,
-    seed: int,
-    conformance_games: int,
-    opponents: tuple[str, ...],
-    time_control: TimeControl,
-    limits: ResourceLimits,
-    sandbox: SandboxPolicy,
-    build_timeout: str,
-    end_grace: str,
-    concurrency: int,
-    against: tuple[str, ...],
-    games: int,
-    min_points: float,
-    sprt_baseline: str | None,
-    elo0: float,
-    elo1: float,
-    alpha: float,
-    beta: float,
-    max_games: int | None,
-    fail_fast: bool,
-    skip_conformance: bool,
-    junit: Path | None,
-    json_path: Path | None,
-    quiet: bool,
-) -> None:
+@options_as("subject", Subject)
+@options_as("opposition", Opposition)
+@options_as("running", Running)
+@options_as("outputs", Outputs)
+def check_cmd(subject: Subject, opposition: Opposition, running: Running, outputs: Outputs) -> None:
     """Check that BOT_COMMAND is fit to enter a league.
 
     \b
@@ -221,59 +264,87 @@ def check_cmd(
     Exit codes: 0 every check passed (or was skipped), 1 a check failed,
     2 a usage or configuration error.
     """
-    echo = (lambda _s: None) if quiet else echo_printable
-    argv = _argv(bot_command, "BOT_COMMAND")
-    cwd = cwd.resolve()
-    sprt = None
-    if sprt_baseline is not None:
-        if elo1 <= elo0:
-            raise click.BadParameter(f"--elo1 ({elo1:g}) must be above --elo0 ({elo0:g})")
-        sprt = SprtOptions(_argv(sprt_baseline, "--sprt"), elo0, elo1, alpha, beta, max_games)
-    opts = CheckOptions(
+    echo = (lambda _s: None) if outputs.quiet else echo_printable
+    opts = check_options(subject, opposition, running)
+    _require_programs(opts)
+    _require_something_to_check(opts)
+    echo(f"checking {shlex.join(opts.command)} (seed {opts.seed}, {opts.time_control.describe()})")
+    report = _build_failure(subject, running, opts) or run_check(opts, echo, _progress(outputs.quiet))
+    _print_report(report)
+    _write_reports(report, outputs)
+    sys.exit(ExitCode.OK if report.passed else ExitCode.FAILED)
+
+
+def check_options(subject: Subject, opposition: Opposition, running: Running) -> CheckOptions:
+    """The check the options ask for; each bot command is split and resolved, each duration read."""
+    argv = _argv(subject.bot_command, "BOT_COMMAND")
+    sprt = _sprt_options(opposition)
+    return CheckOptions(
         command=argv,
-        limits=limits,
-        sandbox=sandbox,
-        cwd=cwd,
-        seed=seed,
-        conformance_games=conformance_games,
-        time_control=time_control,
-        end_grace_s=parse_duration_ms(end_grace, "--end-grace") / 1000,
-        concurrency=concurrency,
-        opponents=tuple(_argv(o, "--opponent") for o in opponents),
-        against=tuple(_argv(a, "--against") for a in against),
-        games=games,
-        min_points=min_points,
+        limits=running.limits,
+        sandbox=running.sandbox,
+        cwd=subject.cwd.resolve(),
+        seed=subject.seed,
+        conformance_games=subject.conformance_games,
+        time_control=running.time_control,
+        end_grace_s=parse_duration_ms(running.end_grace, "--end-grace") / 1000,
+        concurrency=running.concurrency,
+        opponents=tuple(_argv(o, "--opponent") for o in opposition.opponents),
+        against=tuple(_argv(a, "--against") for a in opposition.against),
+        games=opposition.games,
+        min_points=opposition.min_points,
         sprt=sprt,
-        conformance=not skip_conformance,
-        fail_fast=fail_fast,
+        conformance=not subject.skip_conformance,
+        fail_fast=subject.fail_fast,
     )
+
+
+def _sprt_options(opposition: Opposition) -> SprtOptions | None:
+    """The SPRT gate, if ``--sprt`` asks for one: elo1 must be above elo0."""
+    o = opposition
+    if o.sprt_baseline is None:
+        return None
+    if o.elo1 <= o.elo0:
+        raise click.BadParameter(f"--elo1 ({o.elo1:g}) must be above --elo0 ({o.elo0:g})")
+    return SprtOptions(_argv(o.sprt_baseline, "--sprt"), o.elo0, o.elo1, o.alpha, o.beta, o.max_games)
+
+
+def _require_programs(opts: CheckOptions) -> None:
+    """Refuse an opponent whose program is nowhere to be found, before any game is played."""
     for what, command in [
         *(("--opponent", o) for o in opts.opponents),
         *(("--against", a) for a in opts.against),
-        *((("--sprt", sprt.baseline),) if sprt else ()),
+        *((("--sprt", opts.sprt.baseline),) if opts.sprt else ()),
     ]:
-        if find_program(command, cwd) is None:
-            raise ConfigError(f"{what}: program {command[0]!r} not found (looked in {str(cwd)!r} and PATH)")
-    if not skip_conformance:
-        check_conformance_games(conformance_games)
-    if skip_conformance and not against and sprt is None:
+        if find_program(command, opts.cwd) is None:
+            raise ConfigError(
+                f"{what}: program {command[0]!r} not found (looked in {str(opts.cwd)!r} and PATH)"
+            )
+
+
+def _require_something_to_check(opts: CheckOptions) -> None:
+    """Refuse too few conformance games, or no check at all."""
+    if opts.conformance:
+        check_conformance_games(opts.conformance_games)
+    elif not opts.against and opts.sprt is None:
         raise click.UsageError("--skip-conformance leaves nothing to check without --against or --sprt")
-    echo(f"checking {shlex.join(argv)} (seed {seed}, {time_control.describe()})")
-    report = (
-        _build(build, cwd, argv, seed, sandbox, parse_duration_ms(build_timeout, "--build-timeout") / 1000)
-        if build is not None
-        else None
-    )
-    if report is None:
 
-        def progress(done: int, total: int) -> None:
-            if not quiet and sys.stderr.isatty():
-                click.echo(f"\r  games {done}/{total}", nl=done == total, err=True)
 
-        report = run_check(opts, echo, progress)
+def _progress(quiet: bool) -> Callable[[int, int], None]:
+    """The games counter, redrawn in place on a terminal's stderr (and nowhere else)."""
+
+    def progress(done: int, total: int) -> None:
+        if not quiet and sys.stderr.isatty():
+            click.echo(f"\r  games {done}/{total}", nl=done == total, err=True)
+
+    return progress
+
+
+def _print_report(report: CheckReport) -> None:
+    """Each check's line, the first failure with the end of its conversation, the verdict."""
     for c in report.checks:
         # A detail quotes the bot's answer: escaped, it cannot clear the screen or print a verdict.
-        click.echo(f"{STATUS_WORD[c.status]:4}  {c.name:<18} {printable(c.detail)}")
+        click.echo(f"{c.status.word:4}  {c.name:<18} {printable(c.detail)}")
     f = report.failure
     if f is not None:
         click.echo(
@@ -285,30 +356,39 @@ def check_cmd(
                 click.echo(f"    {printable(line[:300])}")
     verdict = "PASSED" if report.passed else "FAILED"
     click.echo(
-        f"\n{verdict}: {sum(c.status == 'pass' for c in report.checks)} passed, "
-        f"{sum(c.status == 'fail' for c in report.checks)} failed, "
-        f"{sum(c.status == 'skip' for c in report.checks)} skipped in {report.seconds:.1f}s"
+        f"\n{verdict}: {report.count(CheckStatus.PASS)} passed, "
+        f"{report.count(CheckStatus.FAIL)} failed, "
+        f"{report.count(CheckStatus.SKIP)} skipped in {report.seconds:.1f}s"
     )
+
+
+def _write_reports(report: CheckReport, outputs: Outputs) -> None:
+    """The JUnit and JSON reports asked for; a file that cannot be written is the arena's error."""
     try:
-        if junit is not None:
-            junit.write_text(junit_xml(report), encoding="utf-8")
-        if json_path is not None:
-            json_path.write_text(json.dumps(report.to_dict(), indent=1) + "\n", encoding="utf-8")
+        if outputs.junit is not None:
+            outputs.junit.write_text(junit_xml(report), encoding="utf-8")
+        if outputs.json_path is not None:
+            outputs.json_path.write_text(json.dumps(report.to_dict(), indent=1) + "\n", encoding="utf-8")
     except OSError as e:
         raise ArenaError(f"cannot write the report: {e}") from None
-    sys.exit(0 if report.passed else 1)
+
+
+def _build_failure(subject: Subject, running: Running, opts: CheckOptions) -> CheckReport | None:
+    """With ``--build``, run it first: a failure is the whole report, success is None."""
+    if subject.build is None:
+        return None
+    timeout_s = parse_duration_ms(running.build_timeout, "--build-timeout") / 1000
+    return _build(subject.build, opts.cwd, opts.command, opts.seed, running.sandbox, timeout_s)
 
 
 def _build(
     build: str, cwd: Path, argv: tuple[str, ...], seed: int, sandbox: SandboxPolicy, timeout_s: float
 ) -> CheckReport | None:
     """Run the build in the bot's sandbox; a failure is the report (the bot is not fit), success is None."""
-    from arena.check import CheckResult
-
     result = run_build(_argv(build, "--build"), cwd, sandbox, timeout_s)
     if result.ok:
         return None
     tail = " | ".join(result.tail(5))
     report = CheckReport(argv, seed)
-    report.checks = [CheckResult("build", "fail", f"{build!r} {result.why}: {tail}")]
+    report.checks = [CheckResult("build", CheckStatus.FAIL, f"{build!r} {result.why}: {tail}")]
     return report

@@ -6,7 +6,9 @@ every other module raises, and the group reports it in one line.
 
 from __future__ import annotations
 
+import enum
 import functools
+import inspect
 import os
 import re
 import sys
@@ -24,10 +26,23 @@ from arena.game.sandbox.bwrap import SandboxPolicy, resolve_mode
 from arena.untrusted import printable_lines
 
 
+class ExitCode(enum.IntEnum):
+    """What the exit status of an ``arena`` command means (the same for every command)."""
+
+    OK = 0  # done: every game played, every check passed (or skipped)
+    # Done, and something failed: a check, a game the arena could not play, a results
+    # file not written, a reader that went away.
+    FAILED = 1
+    # Not done: a usage or configuration error (a bad option, file, bot command or results
+    # folder); click reports its own usage errors with 2 as well.
+    ARENA_ERROR = 2
+    INTERRUPTED = 130  # Ctrl-C: 128 + SIGINT, as a shell reports it
+
+
 class ArenaFailure(click.ClickException):
     """An error of the arena itself (bad file, bad option value): exit code 2."""
 
-    exit_code = 2
+    exit_code = ExitCode.ARENA_ERROR
 
 
 class ArenaGroup(click.Group):
@@ -193,6 +208,26 @@ def sandbox_options(f: Callable[..., Any]) -> Callable[..., Any]:
         help="Run the bots in the bubblewrap sandbox (required with --sandbox; "
         "default: when bubblewrap works here, with a warning when it does not).",
     )(wrapper)
+
+
+def options_as(name: str, make: Callable[..., object]) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Pass the command one ``name`` value, made by ``make`` from the options named like its parameters.
+
+    A command with many options takes a few values instead (``make`` is typically a frozen
+    dataclass).  Put it below the option decorators, just above the function, so that it
+    sees the values the other option groups (time control, limits, sandbox) made.
+    """
+    names = list(inspect.signature(make).parameters)
+
+    def decorate(f: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(f)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            value = make(**{n: kwargs.pop(n) for n in names})
+            return f(*args, **{name: value}, **kwargs)
+
+        return wrapper
+
+    return decorate
 
 
 @click.group(cls=ArenaGroup, context_settings={"help_option_names": ["-h", "--help"]})

@@ -32,7 +32,7 @@ from arena.game.record import Fault, GameRecord, MoveRecord
 from arena.game.referee import BotSpec, GameSetup, play_game
 from arena.game.sandbox.bwrap import SandboxPolicy
 from arena.protocol import NAME_RE
-from arena.rules import PLAYER_LETTERS, GameState, Params, parse_board_file, random_board, render
+from arena.rules import PLAYER_LETTERS, Board, GameState, Params, parse_board_file, random_board, render
 from arena.textfile import BOARD_FILE_MAX_BYTES, RECORD_FILE_MAX_BYTES, read_text
 from arena.untrusted import printable
 
@@ -206,62 +206,77 @@ def play_cmd(
     )
     if seed is None:
         seed = int.from_bytes(os.urandom(4), "big")
-    board = None
-    if build_board:
-        if board_opt != "random":
-            raise click.UsageError("--build-board and --board FILE exclude each other")
-    elif board_opt == "random":
-        board = random_board(seed, params.tiles * params.players, params.contact)
-    else:
-        text = read_text(board_opt, "board file", BOARD_FILE_MAX_BYTES)
-        board = parse_board_file(text, board_opt)
+    board = _board(board_opt, build_board, seed, params)
     specs = named_seats(bot_specs(bots, Path.cwd(), limits, sandbox), names)
     setup = GameSetup(
         game_id=f"play-{seed}", seed=seed, params=params, time_control=time_control, board=board
     )
     click.echo(f"seed {seed}, {time_control.describe()}")
-    show = colour_wanted(colour)
-    # What each seat is called on screen: --name, else its hello name once it gives one.
-    shown = [s.name for s in specs]
-    seats_shown = False
-
-    def on_hello(p: int, name: str) -> None:
-        if p >= len(names):
-            shown[p] = name
-
-    def show_seats() -> None:
-        nonlocal seats_shown
-        if not seats_shown:
-            seats_shown = True
-            click.echo(" vs ".join(f"{PLAYER_LETTERS[i]}={printable(n)}" for i, n in enumerate(shown)))
-
-    def observer(state: GameState, move: MoveRecord | None, fault: tuple[int, Fault] | None) -> None:
-        if quiet:
-            return
-        show_seats()
-        if move is not None:
-            click.echo(
-                f"\n{PLAYER_LETTERS[move.player]} {printable(shown[move.player])}: {printable(move.move)}  "
-                f"({move.ms:.0f} ms)"
-            )
-            click.echo(render(state, colour=show))
-        elif fault is not None:
-            p, f = fault
-            click.echo(
-                f"\n{PLAYER_LETTERS[p]} {printable(shown[p])} forfeits: {f.kind.value}: {printable(f.detail)}"
-            )
-
+    screen = GameScreen([s.name for s in specs], len(names), quiet, colour_wanted(colour))
     adopt_orphans()  # what a bot leaves running stays below us: found without a scan of /proc
-    record = play_game(setup, specs, observer, on_hello=on_hello)
-    show_seats()
+    record = play_game(setup, specs, screen.observe, on_hello=screen.on_hello)
+    screen.show_seats()
     click.echo("")
-    click.echo(standings_table(record, shown))
+    click.echo(standings_table(record, screen.shown))
     if save is not None:
         save.write_text(record.to_json(indent=1) + "\n", encoding="utf-8")
         click.echo(f"saved to {save}")
 
 
+def _board(board_opt: str, build_board: bool, seed: int, params: Params) -> Board | None:
+    """The board of ``--board`` (random from the seed, or a file); None when the bots build it."""
+    if build_board:
+        if board_opt != "random":
+            raise click.UsageError("--build-board and --board FILE exclude each other")
+        return None
+    if board_opt == "random":
+        return random_board(seed, params.tiles * params.players, params.contact)
+    text = read_text(board_opt, "board file", BOARD_FILE_MAX_BYTES)
+    return parse_board_file(text, board_opt)
+
+
+class GameScreen:
+    """What ``arena play`` shows while the game goes on: the seats once, then every move and forfeit."""
+
+    def __init__(self, shown: list[str], named: int, quiet: bool, colour: bool) -> None:
+        # What each seat is called on screen: --name, else its hello name once it gives one.
+        self.shown = shown
+        self.named = named  # seats before this one were named by --name
+        self.quiet = quiet
+        self.colour = colour
+        self.seats_shown = False
+
+    def on_hello(self, p: int, name: str) -> None:
+        """A bot said its name: shown from now on, unless --name named its seat."""
+        if p >= self.named:
+            self.shown[p] = name
+
+    def show_seats(self) -> None:
+        """``a=alice vs b=bob``, once."""
+        if not self.seats_shown:
+            self.seats_shown = True
+            click.echo(" vs ".join(f"{PLAYER_LETTERS[i]}={printable(n)}" for i, n in enumerate(self.shown)))
+
+    def observe(self, state: GameState, move: MoveRecord | None, fault: tuple[int, Fault] | None) -> None:
+        """The referee's observer: a move with the board after it, or a forfeit."""
+        if self.quiet:
+            return
+        self.show_seats()
+        if move is not None:
+            click.echo(
+                f"\n{PLAYER_LETTERS[move.player]} {printable(self.shown[move.player])}: "
+                f"{printable(move.move)}  ({move.ms:.0f} ms)"
+            )
+            click.echo(render(state, colour=self.colour))
+        elif fault is not None:
+            p, f = fault
+            click.echo(
+                f"\n{PLAYER_LETTERS[p]} {printable(self.shown[p])} forfeits: {f.kind.value}: {printable(f.detail)}"
+            )
+
+
 def load_record(path: Path) -> GameRecord:
+    """A saved game record; an error names the file."""
     text = read_text(path, "game record", RECORD_FILE_MAX_BYTES)
     try:
         return GameRecord.from_json(text)

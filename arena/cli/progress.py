@@ -86,6 +86,7 @@ class Progress:
         self.faults: Counter[str] = Counter()
 
     def update(self, state: RunState, game: ScheduledGame, record: GameRecord) -> None:
+        """Count a finished game, and show how far the run is (a bar on a terminal, else a line)."""
         self.games += 1
         self.moves += len(record.moves)
         self.seconds += record.duration_ms / 1000
@@ -118,6 +119,7 @@ class Progress:
         self.drawn = True
 
     def close(self) -> None:
+        """End the bar's line, if one is drawn, so that what follows starts on its own line."""
         if self.drawn:
             sys.stdout.write("\n")
             sys.stdout.flush()

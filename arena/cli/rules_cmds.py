@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from arena.cli.common import PositionCommand, colour_option, colour_wanted, contact_option, main
+from arena.cli.common import ExitCode, PositionCommand, colour_option, colour_wanted, contact_option, main
 from arena.rules import (
     BOARD_FILE_HELP,
     GameState,
@@ -58,7 +58,7 @@ def perft_cmd(position: str, depth: int, split: bool) -> None:
     except KeyboardInterrupt:
         elapsed = time.perf_counter() - started
         click.echo(f"\ninterrupted after {elapsed:.1f}s: perft({depth}) did not finish", err=True)
-        sys.exit(130)
+        sys.exit(ExitCode.INTERRUPTED)
     elapsed = time.perf_counter() - started
     click.echo(f"perft({depth}) = {total}")
     click.echo(f"{elapsed:.3f}s, {total / elapsed if elapsed else 0:,.0f} leaves/s", err=True)

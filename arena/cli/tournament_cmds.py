@@ -7,7 +7,7 @@ import json
 import os
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -15,18 +15,18 @@ from typing import Any
 import click
 from tabulate import tabulate
 
-from arena.cli.common import echo_printable, main
+from arena.cli.common import ExitCode, echo_printable, main
 from arena.cli.progress import Progress, game_line
 from arena.errors import ConfigError, ResultsWriteError, StoreError
 from arena.game.record import FaultKind, GameRecord
-from arena.league.config import load_config
+from arena.league.config import TournamentConfig, load_config
 from arena.league.game_summary import GameSummary
 from arena.league.standings import FORMATS, render
 from arena.league.store import STORE_NAME, ResultStore, store_path
 from arena.league.table import retired_bots, stored_standings
 from arena.rules import PLAYER_LETTERS
 from arena.stats.settings import RatingConfig
-from arena.tournament import run_tournament, standings_bots, without
+from arena.tournament import RunState, run_tournament, standings_bots, without
 from arena.untrusted import printable
 
 
@@ -90,6 +90,22 @@ def run_cmd(
     build, or a results folder that is not ours or is in use, or a Dask cluster
     that cannot be reached or has no worker able to play; 130 interrupted.
     """
+    config = _configured(tournament, concurrency, scheduler, retire)
+    echo = (lambda _s: None) if quiet else echo_printable
+    echo(_announcement(config))
+    progress = Progress(quiet, sys.stdout.isatty())
+    state = _run(config, restart, echo, progress)
+    progress.close()
+    _print_outcome(config, state, progress)
+    if state.failures:
+        _print_failures(state)
+        sys.exit(ExitCode.FAILED)
+
+
+def _configured(
+    tournament: Path, concurrency: int | None, scheduler: str | None, retire: tuple[str, ...]
+) -> TournamentConfig:
+    """The tournament file, with what the options override."""
     config = load_config(tournament)
     if concurrency is not None:
         config = replace(config, concurrency=concurrency)
@@ -98,28 +114,38 @@ def run_cmd(
         config = replace(config, executor=executor)
     if retire:
         config = without(config, retire)
-    echo = (lambda _s: None) if quiet else echo_printable
+    return config
+
+
+def _announcement(config: TournamentConfig) -> str:
+    """The run's first line: bots, players, rounds, where the games are played, where results go."""
     where = {
         "local": f"{config.concurrency} at once",
         "dask": f"on the Dask cluster at {config.executor.scheduler or '?'}",
         "dask-local": f"on a local Dask cluster of {config.executor.workers or config.concurrency} workers",
     }[config.executor.kind]
     rounds = "continuous" if config.format == "continuous" else f"{config.rounds} round(s)"
-    echo(
+    return (
         f"{config.name}: {len(config.bots)} bots, {config.players} players per game, "
         f"{rounds}, {where} -> {config.output}"
     )
-    progress = Progress(quiet, sys.stdout.isatty())
+
+
+def _run(config: TournamentConfig, restart: bool, echo: Callable[[str], None], progress: Progress) -> RunState:
+    """Run the league; Ctrl-C and a results folder that cannot be written end the command here."""
     try:
-        state = run_tournament(config, restart, echo, progress.update)
+        return run_tournament(config, restart, echo, progress.update)
     except KeyboardInterrupt:
         progress.close()
         click.echo("\ninterrupted: finished games are saved; run the same command to resume", err=True)
-        sys.exit(130)
+        sys.exit(ExitCode.INTERRUPTED)
     except ResultsWriteError as e:  # a full disk: one line, exit 1 like other failures of the arena
         progress.close()
         raise click.ClickException(str(e)) from e
-    progress.close()
+
+
+def _print_outcome(config: TournamentConfig, state: RunState, progress: Progress) -> None:
+    """The standings, the retired bots, how many games were played and how, why the run stopped."""
     if state.standings is not None:
         click.echo("")
         click.echo(render(state.standings, "plain"))
@@ -134,19 +160,19 @@ def run_cmd(
     click.echo(progress.summary())
     if state.stopped:
         click.echo(f"stopped: {printable(state.stopped)}")
-    if state.failures:
-        click.echo(
-            f"{len(state.failures)} game(s) failed for reasons of the arena (rerun to retry):", err=True
-        )
-        for _game, why in state.failures:
-            click.echo("  " + printable(why.splitlines()[0]), err=True)
-        listing = printable(", ".join(f"{g.game_id} ({' vs '.join(g.seats)})" for g, _ in state.failures))
-        click.echo(
-            f"FAILED: {len(state.failures)} of {state.total} games not played: {listing}; "
-            "run the same command to retry them",
-            err=True,
-        )
-        sys.exit(1)
+
+
+def _print_failures(state: RunState) -> None:
+    """The games the arena failed to play, on stderr: each one's reason, then the list to retry."""
+    click.echo(f"{len(state.failures)} game(s) failed for reasons of the arena (rerun to retry):", err=True)
+    for _game, why in state.failures:
+        click.echo("  " + printable(why.splitlines()[0]), err=True)
+    listing = printable(", ".join(f"{g.game_id} ({' vs '.join(g.seats)})" for g, _ in state.failures))
+    click.echo(
+        f"FAILED: {len(state.failures)} of {state.total} games not played: {listing}; "
+        "run the same command to retry them",
+        err=True,
+    )
 
 
 def _open_results(target: Path) -> tuple[ResultStore, list[str], RatingConfig]:
@@ -277,7 +303,7 @@ def _echo_json_list(items: Iterator[dict[str, Any]]) -> None:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         os.close(devnull)
-        sys.exit(1)
+        sys.exit(ExitCode.FAILED)
 
 
 @main.command("games")
@@ -327,6 +353,7 @@ def _check_bot(bot: str, bots: list[str], results: Path) -> None:
 
 
 def load_from_results(target: Path, game_id: str) -> GameRecord:
+    """One game's record from a results folder (or its store, or the tournament file)."""
     store, _bots, _ = _open_results(target)
     with store:
         return store.record(game_id)

@@ -1,0 +1,228 @@
+"""What a check plays: its settings, its opponents, and every game it plans.
+
+A planned game is a value: the candidate's seat, the board (random from the seed, or
+built by the bots), the bots' specs and the rules' parameters, and the ``arena play``
+command that plays it again move for move.
+"""
+
+from __future__ import annotations
+
+import enum
+import shlex
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from arena.builtin_bots import command_of, spelling
+from arena.errors import ConfigError
+from arena.game.botproc import ResourceLimits
+from arena.game.clock import TimeControl
+from arena.game.referee import BotSpec, GameSetup
+from arena.game.sandbox.bwrap import SandboxPolicy
+from arena.league.schedule import derive_seed
+from arena.rules import PLAYER_LETTERS, Params, random_board
+
+CANDIDATE = "candidate"
+
+
+class Purpose(enum.StrEnum):
+    """What a game of the check is for; the value is part of the game's id and of its seed."""
+
+    CONFORMANCE = "conformance"  # every seat of 2-4 player games
+    FORFEIT = "forfeit"  # an opponent forfeits: the candidate plays on
+    PASS = "pass"  # the candidate runs out of moves while the others play on
+    STRENGTH = "strength"  # the strength gate's 2-player games
+
+
+@dataclass(frozen=True)
+class PlannedGame:
+    """One game of the check and what it is for."""
+
+    purpose: Purpose
+    players: int
+    seat: int  # the candidate's seat
+    build: bool  # the bots build the pasture
+    seed: int
+    specs: tuple[BotSpec, ...]
+    params: Params
+
+    def setup(self, tc: TimeControl, grace: float) -> GameSetup:
+        """The referee's setup of this game under the check's time control."""
+        board = (
+            None
+            if self.build
+            else random_board(self.seed, self.params.tiles * self.players, self.params.contact)
+        )
+        return GameSetup(
+            game_id=f"check-{self.purpose}-{self.seed}",
+            seed=self.seed,
+            params=self.params,
+            time_control=tc,
+            board=board,
+            end_grace_s=grace,
+            keep_transcript=True,
+        )
+
+    def describe(self) -> str:
+        """``2 players, seat a, random board, seed 7``: the game in a failure's words."""
+        where = "building the pasture" if self.build else "random board"
+        return f"{self.players} players, seat {PLAYER_LETTERS[self.seat]}, {where}, seed {self.seed}"
+
+
+@dataclass(frozen=True)
+class SprtOptions:
+    """The SPRT strength gate: the baseline bot, the hypotheses and the error rates."""
+
+    baseline: tuple[str, ...]
+    elo0: float = 0.0
+    elo1: float = 50.0
+    alpha: float = 0.05
+    beta: float = 0.05
+    max_games: int | None = None  # None: the number fitted to the bounds (sprt.fitted_max_games)
+
+
+@dataclass(frozen=True)
+class CheckOptions:
+    """Everything a check needs: the candidate, how games are played, the opponents, the gates."""
+
+    command: tuple[str, ...]
+    cwd: Path
+    limits: ResourceLimits = field(default_factory=ResourceLimits)
+    sandbox: SandboxPolicy = field(default_factory=SandboxPolicy)
+    seed: int = 1
+    conformance_games: int = 24
+    time_control: TimeControl = field(default_factory=TimeControl)
+    end_grace_s: float = 1.0
+    concurrency: int = 2
+    opponents: tuple[tuple[str, ...], ...] = ()
+    against: tuple[tuple[str, ...], ...] = ()
+    games: int = 20
+    min_points: float = 0.5
+    sprt: SprtOptions | None = None
+    conformance: bool = True
+    fail_fast: bool = False
+
+
+def _spec(
+    name: str,
+    command: Sequence[str],
+    cwd: Path,
+    limits: ResourceLimits | None = None,
+    sandbox: SandboxPolicy | None = None,
+) -> BotSpec:
+    return BotSpec(
+        name=name,
+        command=tuple(command),
+        cwd=cwd,
+        limits=limits or ResourceLimits(),
+        sandbox=sandbox or SandboxPolicy(),
+    )
+
+
+def _candidate(opts: CheckOptions) -> BotSpec:
+    """The bot under check: the only one held to the resource limits."""
+    return _spec(CANDIDATE, opts.command, opts.cwd, opts.limits, opts.sandbox)
+
+
+# Every (players, seat, given or built board) of a conformance game.
+CONFIGS = [(n, seat, build) for n in (2, 3, 4) for build in (False, True) for seat in range(n)]
+SPECIAL_GAMES = 5  # one where an opponent forfeits, four where the bot runs out of moves
+MIN_CONFORMANCE_GAMES = len(CONFIGS) + SPECIAL_GAMES
+
+
+def check_conformance_games(count: int) -> None:
+    """Refuse a count of conformance games too small to play every seat and special game once."""
+    if count < MIN_CONFORMANCE_GAMES:
+        raise ConfigError(
+            f"--conformance-games {count!r}: at least {MIN_CONFORMANCE_GAMES} are needed "
+            f"({len(CONFIGS)} for every seat of 2-4 player games on a given and a built board, "
+            f"{SPECIAL_GAMES} for a forfeiting opponent and for running out of moves)"
+        )
+
+
+def conformance_plan(opts: CheckOptions) -> list[PlannedGame]:
+    """Exactly ``conformance_games`` games: every (players, seat, board or build) at least
+    once, round again up to the count, then the special games."""
+    check_conformance_games(opts.conformance_games)
+    opponents = [tuple(o) for o in opts.opponents] or [command_of("random")]
+    plan = [_conformance_game(opts, opponents, i) for i in range(opts.conformance_games - SPECIAL_GAMES)]
+    plan.append(_forfeit_game(opts))
+    plan += [_pass_game(opts, opponents, i) for i in range(4)]
+    return plan
+
+
+def _conformance_game(opts: CheckOptions, opponents: Sequence[Sequence[str]], i: int) -> PlannedGame:
+    """The ``i``-th game of the round over every (players, seat, board or build)."""
+    n, seat, build = CONFIGS[i % len(CONFIGS)]
+    seed = derive_seed(opts.seed, Purpose.CONFORMANCE, i)
+    others = [opponents[(i + k) % len(opponents)] for k in range(n - 1)]
+    specs = [_spec(f"opponent{k + 1}", cmd, opts.cwd, sandbox=opts.sandbox) for k, cmd in enumerate(others)]
+    specs.insert(seat, _candidate(opts))
+    return PlannedGame(Purpose.CONFORMANCE, n, seat, build, seed, tuple(specs), Params(players=n))
+
+
+def _forfeit_game(opts: CheckOptions) -> PlannedGame:
+    """An opponent forfeits: the candidate plays on alone."""
+    seed = derive_seed(opts.seed, Purpose.FORFEIT)
+    pair = (_candidate(opts), _spec("forfeiter", command_of("forfeit"), opts.cwd, sandbox=opts.sandbox))
+    return PlannedGame(Purpose.FORFEIT, 2, 0, False, seed, pair, Params())
+
+
+def _pass_game(opts: CheckOptions, opponents: Sequence[Sequence[str]], i: int) -> PlannedGame:
+    """Herds of 2 sheep allow one move each: seated first or second of three, the
+    bot is out of moves while the others still play, whatever it does."""
+    seed = derive_seed(opts.seed, Purpose.PASS, i)
+    specs = [
+        _spec(f"opponent{k + 1}", opponents[k % len(opponents)], opts.cwd, sandbox=opts.sandbox)
+        for k in range(2)
+    ]
+    specs.insert(i % 2, _candidate(opts))
+    return PlannedGame(Purpose.PASS, 3, i % 2, False, seed, tuple(specs), Params(players=3, sheep=2, tiles=1))
+
+
+def strength_plan(
+    opts: CheckOptions, opponent: Sequence[str], name: str, start: int, count: int
+) -> list[PlannedGame]:
+    """2-player games against ``opponent``, both seat orders on each board."""
+    plan = []
+    for i in range(start, start + count):
+        seed = derive_seed(opts.seed, Purpose.STRENGTH, name, i // 2)
+        seat = i % 2
+        specs = [_spec(name, opponent, opts.cwd, sandbox=opts.sandbox)]
+        specs.insert(seat, _candidate(opts))
+        plan.append(PlannedGame(Purpose.STRENGTH, 2, seat, False, seed, tuple(specs), Params()))
+    return plan
+
+
+def replay_command(game: PlannedGame, opts: CheckOptions) -> str:
+    """The ``arena play`` command that plays this game again, move for move.
+
+    Deterministic bots replay it exactly; only the game's id differs.
+    """
+    # A built-in opponent by its stable spelling: a command printed in CI then runs on a laptop.
+    parts = ["arena", "play"] + [
+        shlex.quote(spelling(s.command) or shlex.join(s.command)) for s in game.specs
+    ]
+    parts += ["--seed", str(game.seed)]
+    if game.build:
+        parts.append("--build-board")
+    if game.params.sheep != 16:
+        parts += ["--sheep", str(game.params.sheep)]
+    if game.params.tiles != 4:
+        parts += ["--tiles", str(game.params.tiles)]
+    parts += _time_control_words(opts.time_control)
+    limits = opts.limits
+    parts += ["--memory-mb", str(limits.memory_mb or 0), "--cpu-seconds", str(limits.cpu_seconds or 0)]
+    parts += ["--tasks", str(limits.tasks or 0)]
+    if opts.sandbox.mode != "auto":
+        parts.append("--sandbox" if opts.sandbox.mode == "bwrap" else "--no-sandbox")
+    command = " ".join(parts)
+    return command if opts.cwd == Path.cwd() else f"cd {shlex.quote(str(opts.cwd))} && {command}"
+
+
+def _time_control_words(tc: TimeControl) -> list[str]:
+    """The ``arena play`` options of a time control, every value in milliseconds."""
+    words = ["--move-time", f"{tc.move_ms}ms" if tc.move_ms is not None else "none"]
+    if tc.base_ms is not None:
+        words += ["--base", f"{tc.base_ms}ms", "--increment", f"{tc.increment_ms}ms"]
+    return [*words, "--startup", f"{tc.startup_ms}ms", "--margin", f"{tc.margin_ms}ms"]

@@ -1,0 +1,82 @@
+"""The values a check produces: each named check's status, the first failure, the whole report.
+
+They are what ``arena check`` prints and what its JSON and JUnit reports hold, so their
+strings (``pass``, ``fail``, ``skip``; the keys of :meth:`CheckReport.to_dict`) are stable.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any
+
+
+class CheckStatus(enum.StrEnum):
+    """How a named check ended; the value is the word in the JSON report."""
+
+    PASS = "pass"
+    FAIL = "fail"
+    SKIP = "skip"  # nothing exercised it (or not enough of it)
+
+    @property
+    def word(self) -> str:
+        """``PASS``, ``FAIL`` or ``SKIP``: the status as the terminal shows it."""
+        return self.value.upper()
+
+
+@dataclass
+class CheckResult:
+    """One named check: its status and a line saying why."""
+
+    name: str
+    status: CheckStatus
+    detail: str
+    games: int = 0
+
+    def __post_init__(self) -> None:
+        # A status given as its word ("fail") is the member: comparisons and output are the same.
+        self.status = CheckStatus(self.status)
+
+
+@dataclass
+class FailureReport:
+    """The first failure, with what a bot author needs to reproduce it."""
+
+    check: str
+    reason: str
+    game: str
+    transcript: list[str]
+    replay: str
+
+
+@dataclass
+class CheckReport:
+    """Everything one ``arena check`` found: the checks in order, the first failure, the strength gate."""
+
+    command: tuple[str, ...]
+    seed: int
+    checks: list[CheckResult] = field(default_factory=list)
+    failure: FailureReport | None = None
+    strength: dict[str, Any] | None = None
+    seconds: float = 0.0
+
+    @property
+    def passed(self) -> bool:
+        """Whether no check failed (a skipped one does not fail the bot)."""
+        return all(c.status is not CheckStatus.FAIL for c in self.checks)
+
+    def count(self, status: CheckStatus) -> int:
+        """How many checks ended with ``status``."""
+        return sum(c.status is status for c in self.checks)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The report as the JSON of ``--json``."""
+        return {
+            "command": list(self.command),
+            "seed": self.seed,
+            "passed": self.passed,
+            "seconds": round(self.seconds, 3),
+            "checks": [c.__dict__ for c in self.checks],
+            "first_failure": None if self.failure is None else self.failure.__dict__,
+            "strength": self.strength,
+        }

@@ -1,0 +1,41 @@
+"""``run_check``: the whole check, conformance first, then the strength gates asked for."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from arena.check.judge import judge_conformance
+from arena.check.plan import CheckOptions, conformance_plan
+from arena.check.play import Progress, opponents_started, run_plan
+from arena.check.results import CheckReport
+from arena.check.strength import fixed_strength, sprt_strength
+
+
+def run_check(
+    opts: CheckOptions,
+    echo: Callable[[str], None] = print,
+    progress: Progress | None = None,
+) -> CheckReport:
+    """Play and judge the check ``opts`` describes; ``echo`` gets the SPRT's lines as it goes.
+
+    With ``fail_fast``, a failed conformance ends the check before any strength game.
+    """
+    started = time.monotonic()
+    report = CheckReport(opts.command, opts.seed)
+    if opts.conformance:
+        plan = conformance_plan(opts)
+        records = run_plan(plan, opts, progress, stop_at_fault=opts.fail_fast)
+        opponents_started(plan, records)
+        report.checks, report.failure = judge_conformance(plan, records, opts)
+        if opts.fail_fast and not report.passed:
+            report.seconds = time.monotonic() - started
+            return report
+    if opts.against:
+        result, report.strength = fixed_strength(opts)
+        report.checks.append(result)
+    if opts.sprt is not None:
+        result, report.strength = sprt_strength(opts, echo)
+        report.checks.append(result)
+    report.seconds = time.monotonic() - started
+    return report

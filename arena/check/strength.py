@@ -1,0 +1,198 @@
+"""The strength gate: 2-player games against named bots, scored by board pairs.
+
+Two ways to judge them: a fixed number of games and a least mean of points
+(:func:`fixed_strength`), or a sequential probability ratio test that plays batches
+until the answer is clear (:func:`sprt_strength`).  Each gives a named check and the
+figures of the JSON report's ``strength``.
+"""
+
+from __future__ import annotations
+
+import enum
+import shlex
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from arena.check.plan import CheckOptions, SprtOptions, strength_plan
+from arena.check.play import opponents_started, run_plan
+from arena.check.results import CheckResult, CheckStatus
+from arena.game.record import game_points
+from arena.stats import sprt
+
+Strength = tuple[CheckResult, dict[str, Any]]  # the named check, and the report's 'strength'
+
+
+class SprtVerdict(enum.StrEnum):
+    """Where the SPRT stopped; the value is the report's ``verdict`` and the check's first word."""
+
+    H1 = "H1"  # accepts elo1 over elo0: the gate passes
+    H0 = "H0"  # accepts elo0 over elo1
+    INCONCLUSIVE = "inconclusive"  # no decision within the most games allowed
+
+
+def strength_pairs(opts: CheckOptions, cmd: Sequence[str], name: str, start: int, count: int) -> list[float]:
+    """The candidate's points (0 to 2) in each board pair of games ``start`` to ``start + count``.
+
+    A pair with a game that was not played is left out whole, so pairs stay pairs.
+    """
+    plan = strength_plan(opts, cmd, name, start, count)
+    records = run_plan(plan, opts)
+    opponents_started(plan, records)
+    boards: sprt.BoardPairs[int] = sprt.BoardPairs()
+    pairs = []
+    for g, r in zip(plan, records, strict=True):
+        if r is not None:
+            pair = boards.add(g.seed, game_points(r)[g.seat])
+            if pair is not None:
+                pairs.append(pair)
+    return pairs
+
+
+def _elo_text(est: sprt.EloEstimate) -> str:
+    if est.low == est.high:
+        return "Elo not estimable (every pair scored alike)"
+    return f"Elo {est.elo:+.1f} (95% {est.low:+.1f} to {est.high:+.1f}), LOS {est.los:.3f}"
+
+
+def _mirror_warning(counts: Sequence[int]) -> str:
+    if not sprt.mirrored(counts):
+        return ""
+    return (
+        " WARNING: every board pair was split 1-1 (each side won in its own seat, or both drew),"
+        " as deterministic self-play does: these games say nothing about strength."
+    )
+
+
+def _mean_points(pairs: Sequence[float]) -> float:
+    """Mean points per game of board pairs (each pair is two games)."""
+    games = 2 * len(pairs)
+    return sum(pairs) / games if games else 0.0
+
+
+# --- a fixed number of games ----------------------------------------------------------
+
+
+def fixed_strength(opts: CheckOptions) -> Strength:
+    """``opts.games`` games against each ``--against`` bot; passes on a mean of at least ``min_points``."""
+    per: dict[str, Any] = {}
+    all_pairs: list[float] = []
+    for i, cmd in enumerate(opts.against):
+        pairs = strength_pairs(opts, cmd, f"against{i + 1}", 0, opts.games)
+        all_pairs += pairs
+        per[shlex.join(cmd)] = {
+            "games": 2 * len(pairs),
+            "points": round(sum(pairs) / (2 * len(pairs)), 4) if pairs else 0.0,
+            "pairs": sprt.pair_counts(pairs),
+        }
+    games = 2 * len(all_pairs)
+    mean = _mean_points(all_pairs)
+    counts = sprt.pair_counts(all_pairs)
+    low, high = sprt.points_interval(counts)
+    figures = {
+        "mode": "fixed",
+        "min_points": opts.min_points,
+        "min_score": opts.min_points,  # its name in reports before 'points' was the one word
+        "points": round(mean, 4),
+        "interval95": [round(low, 4), round(high, 4)],
+        "pairs": counts,
+        "opponents": per,
+    }
+    # What this gate tests: the mean points of these games reach the threshold. It is a
+    # point estimate; the interval says how far the same bots could land on other boards.
+    # Mirrored pairs (deterministic self-play) are no evidence either way: they fail.
+    passed = bool(games) and mean >= opts.min_points and not sprt.mirrored(counts)
+    noise = " (the threshold is inside the interval: within noise)" if low < opts.min_points < high else ""
+    listing = "; ".join(f"{k}: {v['points']:.3f} over {v['games']} games" for k, v in per.items())
+    text = (
+        f"points {mean:.3f} over {games} games, 95% interval {low:.3f}-{high:.3f} over "
+        f"{len(all_pairs)} board pairs (needs a mean of at least {opts.min_points:g}){noise}"
+        f" — {listing}{_mirror_warning(counts)}"
+    )
+    status = CheckStatus.PASS if passed else CheckStatus.FAIL
+    return CheckResult("strength", status, text, games), figures
+
+
+# --- the sequential test ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SprtRun:
+    """Where a sequential test stopped: its board pairs, its last LLR and its verdict."""
+
+    pairs: tuple[float, ...]
+    llr: float
+    verdict: SprtVerdict
+    bounds: tuple[float, float]
+    max_games: int
+
+
+def run_sprt(opts: CheckOptions, sp: SprtOptions, echo: Callable[[str], None]) -> SprtRun:
+    """Play batches against the baseline until the LLR leaves its bounds or the games run out."""
+    lower, upper = sprt.bounds(sp.alpha, sp.beta)
+    max_games = sp.max_games or sprt.fitted_max_games(sp.elo0, sp.elo1)
+    pairs: list[float] = []
+    batch = max(2, 2 * opts.concurrency)
+    played = 0
+    value = 0.0
+    verdict = SprtVerdict.INCONCLUSIVE
+    while played < max_games:
+        count = min(batch, max_games - played)
+        count -= count % 2
+        if count == 0:
+            break
+        pairs += strength_pairs(opts, sp.baseline, "baseline", played, count)
+        played += count
+        counts = sprt.pair_counts(pairs)
+        value = sprt.llr(counts, sp.elo0, sp.elo1)
+        echo(
+            f"  sprt: {2 * len(pairs)} games ({len(pairs)} board pairs {counts}), "
+            f"LLR {value:.2f} [{lower:.2f}, {upper:.2f}]"
+        )
+        if value >= upper:
+            verdict = SprtVerdict.H1
+            break
+        if value <= lower:
+            verdict = SprtVerdict.H0
+            break
+    return SprtRun(tuple(pairs), value, verdict, (lower, upper), max_games)
+
+
+def sprt_strength(opts: CheckOptions, echo: Callable[[str], None]) -> Strength:
+    """The SPRT against ``opts.sprt``'s baseline; passes when the test accepts elo1 (H1)."""
+    sp = opts.sprt
+    assert sp is not None
+    run = run_sprt(opts, sp, echo)
+    lower, upper = run.bounds
+    counts = sprt.pair_counts(run.pairs)
+    est = sprt.elo_estimate(counts)
+    games = 2 * len(run.pairs)
+    figures = {
+        "mode": "sprt",
+        "baseline": list(sp.baseline),
+        "elo0": sp.elo0,
+        "elo1": sp.elo1,
+        "alpha": sp.alpha,
+        "beta": sp.beta,
+        "max_games": run.max_games,
+        "games": games,
+        "pairs": counts,
+        "points": round(_mean_points(run.pairs), 4),
+        "llr": round(run.llr, 3),
+        "bounds": [round(lower, 3), round(upper, 3)],
+        "elo": round(est.elo, 1),
+        "elo95": [round(est.low, 1), round(est.high, 1)],
+        "los": round(est.los, 4),
+        "verdict": run.verdict,
+    }
+    meaning = {
+        SprtVerdict.H1: f"the test accepts elo1={sp.elo1:g} over elo0={sp.elo0:g}",
+        SprtVerdict.H0: f"the test accepts elo0={sp.elo0:g} over elo1={sp.elo1:g}",
+        SprtVerdict.INCONCLUSIVE: f"no decision within {run.max_games} games",
+    }[run.verdict]
+    text = (
+        f"{run.verdict}: {meaning}; {games} games, Ptnml(0-2) {' '.join(map(str, counts))}, "
+        f"LLR {run.llr:.2f} in [{lower:.2f}, {upper:.2f}]; {_elo_text(est)}{_mirror_warning(counts)}"
+    )
+    status = CheckStatus.PASS if run.verdict is SprtVerdict.H1 else CheckStatus.FAIL
+    return CheckResult("sprt", status, text, games), figures
