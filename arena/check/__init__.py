@@ -22,8 +22,9 @@ from typing import Any
 
 from arena.builtin_bots import command_of, spelling
 from arena.errors import ArenaError, ConfigError
-from arena.game.botproc import ResourceLimits, adopt_orphans
 from arena.game.clock import TimeControl
+from arena.game.limits import ResourceLimits
+from arena.game.proctree import adopt_orphans
 from arena.game.record import FaultKind, GameRecord
 from arena.game.referee import BotSpec, GameSetup, play_game
 from arena.game.sandbox.bwrap import SandboxPolicy

@@ -16,9 +16,9 @@ from arena.check import CheckOptions, CheckReport, SprtOptions, check_conformanc
 from arena.cli.common import echo_printable, limits_options, sandbox_options, time_control_options
 from arena.durations import parse_duration_ms
 from arena.errors import ArenaError, ConfigError
-from arena.game.botproc import ResourceLimits
 from arena.game.build import run_build
 from arena.game.clock import TimeControl
+from arena.game.limits import ResourceLimits
 from arena.game.sandbox.bwrap import SandboxPolicy
 from arena.league.config import find_program
 from arena.untrusted import printable, xml_text

@@ -30,8 +30,8 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
 
-from arena.game.botproc import adopt_orphans
 from arena.game.clock import TimeControl
+from arena.game.proctree import adopt_orphans
 from arena.game.record import GameRecord
 from arena.game.referee import BotHost, BotSpec, GameSetup, play_game
 from arena.league.schedule import ScheduledGame

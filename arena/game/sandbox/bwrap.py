@@ -15,8 +15,8 @@ arena runs as root), with no capabilities, in namespaces of its own:
 - **IPC, UTS**: its own; and a system-call filter (:mod:`arena.game.sandbox.seccomp`) keeps
   it from making user namespaces or using the kernel keyring.
 
-This module only builds command lines and facts; starting and stopping the
-process is :mod:`arena.game.botproc`'s job.
+This module only builds command lines and facts; starting the process is
+:mod:`arena.game.sandbox.spawn`'s job, and stopping it :mod:`arena.game.botproc`'s.
 """
 
 from __future__ import annotations
