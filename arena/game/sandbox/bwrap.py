@@ -29,7 +29,7 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from arena import package_parent
@@ -346,51 +346,100 @@ def bwrap_command(
     exe = bwrap_path()
     if exe is None:
         raise ConfigError("bubblewrap is not installed (Debian/Ubuntu: apt-get install bubblewrap)")
-    args = [exe, *_namespace_args(policy.network)]
-    args += ["--info-fd", str(fds.info), "--block-fd", str(fds.block), "--seccomp", str(fds.seccomp)]
-    args += _system_binds()
+    where = str(cwd)
+    folders = _bot_folders(policy, where)
+    inner_path = sandbox_path(env.get("PATH", ""), folders.visible)
+    _show_program(command[0] if command else "", where, inner_path, folders)
+    args = [exe, *_namespace_args(policy.network), *_fd_args(fds), *_system_binds()]
     if fds.passwd is not None:
         args += ["--ro-bind-data", str(fds.passwd), "/etc/passwd"]
-    visible = [d for d in SYSTEM_DIRS if os.path.isdir(d)]
-    binds: list[tuple[str, bool]] = []
+    args += _private_tmp_args(policy.tmp_mb)  # first: a bot's folder may well lie under the host's /tmp
+    args += _folder_args(folders.in_mount_order())
+    args += _hidden_args(policy.hidden, where)
+    # The sandbox's own root (where bwrap made the mount points) is a tmpfs: read-only, so
+    # nothing but /tmp (capped) and a writable folder takes a write.
+    args += ["--remount-ro", "/", "--chdir", where, "--clearenv"]
+    args += _environment_args(env, inner_path)
+    drop = _drop_privileges(*user) if user is not None else []
+    return [*args, "--", *drop, *command]
 
-    def bind(host: str, writable: bool = False) -> None:
-        binds.append((host, writable))
-        visible.append(host)
 
+@dataclass
+class _Folders:
+    """The host folders bound into a sandbox (each read-only unless writable), and every
+    folder the sandbox shows (the system's among them)."""
+
+    visible: list[str]
+    binds: list[tuple[str, bool]] = field(default_factory=list)
+
+    def add(self, host: str, writable: bool = False) -> None:
+        """Bind ``host`` at the same path inside the sandbox."""
+        self.binds.append((host, writable))
+        self.visible.append(host)
+
+    def shows(self, path: str) -> bool:
+        """Whether ``path`` is inside a folder the sandbox already shows."""
+        return _covered(path, self.visible)
+
+    def in_mount_order(self) -> list[tuple[str, bool]]:
+        """Outer folders first, so an inner bind is not hidden by an outer one laid over it."""
+        return sorted(self.binds, key=lambda b: len(Path(b[0]).parts))
+
+
+def _bot_folders(policy: SandboxPolicy, where: str) -> _Folders:
+    """What a bot sees besides the system: the arena's Python and kit, the policy's extra
+    paths, and its own folder (``where``)."""
+    folders = _Folders([d for d in SYSTEM_DIRS if os.path.isdir(d)])
     for d in [*_python_dirs(), arena_kit_dir() + "/arena"]:
-        if os.path.isdir(d) and not _covered(d, visible):
-            bind(d)
+        if os.path.isdir(d) and not folders.shows(d):
+            folders.add(d)
     for p in policy.paths:
         rp = os.path.realpath(p)
-        if os.path.exists(rp) and not _covered(rp, visible):
-            bind(rp)
-    where = str(cwd)
-    bind(where, policy.writable)
-    # A program given by a path outside every visible folder is bound on its own.
-    program = command[0] if command else ""
-    inner_path = sandbox_path(env.get("PATH", ""), visible)
-    if "/" in program:
-        written = os.path.normpath(program if os.path.isabs(program) else os.path.join(where, program))
-        host = os.path.realpath(written)
-        if not os.path.isfile(host):
-            raise FileNotFoundError(f"program {program!r}: No such file or directory (in {where!r})")
-        if not os.access(host, os.X_OK):
-            raise PermissionError(f"program {program!r} is not executable")
-        if not _covered(host, visible):
-            if _covered(written, [where]):
-                # A link in the bot's own folder, which its author controls, to a file
-                # elsewhere: binding what it points to would show the bot any file it names.
-                raise PermissionError(f"program {program!r} links to {host!r}, outside the bot's folder")
-            bind(host)
-    elif shutil.which(program, path=inner_path) is None:
-        raise FileNotFoundError(f"program {program!r}: No such file or directory on PATH {inner_path!r}")
-    # Outer folders first, so an inner bind is not hidden by an outer one laid over it.
-    binds.sort(key=lambda b: len(Path(b[0]).parts))
+        if os.path.exists(rp) and not folders.shows(rp):
+            folders.add(rp)
+    folders.add(where, policy.writable)
+    return folders
+
+
+def _show_program(program: str, where: str, inner_path: str, folders: _Folders) -> None:
+    """Check that the bot's program can run in the sandbox; a program given by a path
+    outside every visible folder is bound on its own."""
+    if "/" not in program:
+        if shutil.which(program, path=inner_path) is None:
+            raise FileNotFoundError(f"program {program!r}: No such file or directory on PATH {inner_path!r}")
+        return
+    written = os.path.normpath(program if os.path.isabs(program) else os.path.join(where, program))
+    host = os.path.realpath(written)
+    if not os.path.isfile(host):
+        raise FileNotFoundError(f"program {program!r}: No such file or directory (in {where!r})")
+    if not os.access(host, os.X_OK):
+        raise PermissionError(f"program {program!r} is not executable")
+    if folders.shows(host):
+        return
+    if _covered(written, [where]):
+        # A link in the bot's own folder, which its author controls, to a file
+        # elsewhere: binding what it points to would show the bot any file it names.
+        raise PermissionError(f"program {program!r} links to {host!r}, outside the bot's folder")
+    folders.add(host)
+
+
+def _fd_args(fds: SandboxFds) -> list[str]:
+    """bwrap's report and go-ahead descriptors, and the system-call filter it loads."""
+    return ["--info-fd", str(fds.info), "--block-fd", str(fds.block), "--seccomp", str(fds.seccomp)]
+
+
+def _private_tmp_args(tmp_mb: int) -> list[str]:
+    """A size-capped tmpfs for ``/tmp``, with the bot's HOME in it."""
+    return [
+        *("--size", str(tmp_mb * 1024 * 1024), "--perms", "1777", "--tmpfs", SANDBOX_TMP),
+        *("--perms", "0777", "--dir", SANDBOX_HOME),
+    ]
+
+
+def _folder_args(binds: Sequence[tuple[str, bool]]) -> list[str]:
+    """The binds of ``binds`` (in that order), after the folders leading to them."""
+    args: list[str] = []
     hosts = [h for h, _ in binds]
-    # The private /tmp first: a bot's folder may well lie under the host's /tmp.
-    args += ["--size", str(policy.tmp_mb * 1024 * 1024), "--perms", "1777", "--tmpfs", SANDBOX_TMP]
-    args += ["--perms", "0777", "--dir", SANDBOX_HOME]
     # The folders leading to a bind are made readable, not copied from the host (/root is 0700).
     made: list[str] = []
     for host in hosts:
@@ -400,12 +449,20 @@ def bwrap_command(
                 made.append(parent)
     for host, writable in binds:
         args += ["--bind" if writable else "--ro-bind", host, host]
-    for h in policy.hidden:
+    return args
+
+
+def _hidden_args(hidden: Sequence[str], where: str) -> list[str]:
+    """An empty read-only tmpfs over each hidden folder inside the bot's folder."""
+    args: list[str] = []
+    for h in hidden:
         if os.path.isdir(h) and _covered(h, [where]) and h != where:
             args += ["--tmpfs", h, "--remount-ro", h]
-    # The sandbox's own root (where bwrap made the mount points) is a tmpfs: read-only, so
-    # nothing but /tmp (capped) and a writable folder takes a write.
-    args += ["--remount-ro", "/", "--chdir", where, "--clearenv"]
+    return args
+
+
+def _environment_args(env: Mapping[str, str], inner_path: str) -> list[str]:
+    """``--setenv`` for ``env`` with the sandbox's own HOME, TMPDIR, PATH and PYTHONPATH."""
     inner_env = dict(env)
     inner_env.update(
         {
@@ -418,7 +475,7 @@ def bwrap_command(
             "PYTHONDONTWRITEBYTECODE": "1",  # the code folders are read-only
         }
     )
+    args: list[str] = []
     for key, value in sorted(inner_env.items()):
         args += ["--setenv", key, value]
-    drop = _drop_privileges(*user) if user is not None else []
-    return [*args, "--", *drop, *command]
+    return args
