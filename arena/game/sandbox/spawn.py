@@ -77,68 +77,108 @@ def spawn_sandboxed(
     to go on, so not one instruction of the command runs outside its limits.
     Raises OSError (with bwrap's own complaint) when the sandbox cannot be made.
     """
-    support = cgroups.support()
-    group: cgroups.BotCgroup | None = None
-    if support is not None:
-        with contextlib.suppress(OSError):
-            group = support.create(cgroups.CgroupLimits(limits.memory_mb, limits.tasks, limits.cpus))
-    info_r, info_w = os.pipe()
-    block_r, block_w = os.pipe()
+    group = _new_cgroup(limits)
+    pipes = _Pipes()
     proc: subprocess.Popen[bytes] | None = None
-    handed: list[int] = []  # descriptors only bwrap needs: closed here once it has them
     try:
         user = owner or sandbox.bot_user()
-        handed.append(seccomp.program_fd())
-        passwd = sandbox.passwd_fd(*user) if user is not None else None
-        if passwd is not None:
-            handed.append(passwd)
-        fds = sandbox.SandboxFds(info_w, block_r, handed[0], passwd)
+        fds = pipes.sandbox_fds(user)
         command = limits.prlimit_command(whole_bot=group is not None)
         command += sandbox.bwrap_command(policy, argv, cwd, env, fds, user)
         with signals_deferred():
-            proc = subprocess.Popen(
-                command,
-                stdin=stdin,
-                stdout=stdout,
-                stderr=stderr,
-                cwd="/",
-                env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"},
-                start_new_session=True,
-                close_fds=True,
-                pass_fds=fds.all(),
-                bufsize=0,
-            )
+            proc = _start_bwrap(command, fds, stdin, stdout, stderr)
         note_spawned(proc.pid)
-        os.close(info_w)
-        os.close(block_r)
-        info_w = block_r = -1
-        for fd in handed:
-            os.close(fd)
-        handed.clear()
-        init = _read_sandbox_info(info_r, proc)
+        pipes.given_to_bwrap()
+        init = _read_sandbox_info(pipes.info_r, proc)
         if group is not None:
             group.attach(proc.pid)
             group.attach(init)
-        os.write(block_w, b"1")
+        os.write(pipes.block_w, b"1")
     except BaseException as e:  # SIGTERM (SystemExit) mid-start too: no half-started sandbox is left
         message = str(e)
         if proc is not None:
-            with contextlib.suppress(OSError):
-                os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-            err = proc.stderr.read().decode("utf-8", "replace").strip() if proc.stderr else ""
-            for stream in (proc.stdin, proc.stdout, proc.stderr):
-                if stream is not None:
-                    stream.close()
-            message = printable(err.splitlines()[-1][:500]) if err else message
+            complaint = _kill_half_started(proc)
+            message = message if complaint is None else complaint
         if group is not None:
             group.remove()
         if not isinstance(e, OSError | subprocess.SubprocessError | ValueError | ConfigError):
             raise
         raise OSError(message) from None
     finally:
-        for fd in (info_r, info_w, block_r, block_w, *handed):
+        pipes.close()
+    return proc, init, group
+
+
+def _new_cgroup(limits: ResourceLimits) -> cgroups.BotCgroup | None:
+    """A cgroup of its own for the command, or None when the machine allows none (rlimits then)."""
+    support = cgroups.support()
+    if support is None:
+        return None
+    with contextlib.suppress(OSError):
+        return support.create(cgroups.CgroupLimits(limits.memory_mb, limits.tasks, limits.cpus))
+    return None
+
+
+class _Pipes:
+    """The descriptors of one start: bwrap's report (``info``) and go-ahead (``block``) pipes,
+    and those only bwrap needs (the filter, the passwd file), closed here once it has them."""
+
+    def __init__(self) -> None:
+        self.info_r, self.info_w = os.pipe()
+        self.block_r, self.block_w = os.pipe()
+        self.handed: list[int] = []
+
+    def sandbox_fds(self, user: tuple[int, int] | None) -> sandbox.SandboxFds:
+        """The descriptors to hand to bwrap, the filter and (for a user of its own) passwd made."""
+        filter_fd = seccomp.program_fd()
+        self.handed.append(filter_fd)
+        passwd = sandbox.passwd_fd(*user) if user is not None else None
+        if passwd is not None:
+            self.handed.append(passwd)
+        return sandbox.SandboxFds(self.info_w, self.block_r, filter_fd, passwd)
+
+    def given_to_bwrap(self) -> None:
+        """Close bwrap's ends once it runs: its exit then shows as the end of ``info``."""
+        os.close(self.info_w)
+        os.close(self.block_r)
+        self.info_w = self.block_r = -1
+        for fd in self.handed:
+            os.close(fd)
+        self.handed.clear()
+
+    def close(self) -> None:
+        """Close every descriptor still open (the start is over, or failed)."""
+        for fd in (self.info_r, self.info_w, self.block_r, self.block_w, *self.handed):
             if fd >= 0:
                 with contextlib.suppress(OSError):
                     os.close(fd)
-    return proc, init, group
+
+
+def _start_bwrap(
+    command: list[str], fds: sandbox.SandboxFds, stdin: int, stdout: int, stderr: int
+) -> subprocess.Popen[bytes]:
+    """bwrap's process, in a session of its own, with only the descriptors it is handed."""
+    return subprocess.Popen(
+        command,
+        stdin=stdin,
+        stdout=stdout,
+        stderr=stderr,
+        cwd="/",
+        env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"},
+        start_new_session=True,
+        close_fds=True,
+        pass_fds=fds.all(),
+        bufsize=0,
+    )
+
+
+def _kill_half_started(proc: subprocess.Popen[bytes]) -> str | None:
+    """Kill a sandbox whose start failed; the last line bwrap complained with, if any."""
+    with contextlib.suppress(OSError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    err = proc.stderr.read().decode("utf-8", "replace").strip() if proc.stderr else ""
+    for stream in (proc.stdin, proc.stdout, proc.stderr):
+        if stream is not None:
+            stream.close()
+    return printable(err.splitlines()[-1][:500]) if err else None
