@@ -40,7 +40,7 @@ from arena.game.proctree import (
 from arena.game.record import BotFault, FaultKind
 from arena.game.sandbox import bwrap as sandbox
 from arena.game.sandbox import cgroups
-from arena.game.sandbox.bwrap import Isolation, SandboxPolicy
+from arena.game.sandbox.bwrap import Isolation, SandboxMode, SandboxPolicy
 from arena.game.sandbox.spawn import spawn_sandboxed
 from arena.game.signal_guard import signals_deferred
 from arena.protocol import MAX_LINE_BYTES
@@ -68,7 +68,7 @@ class BotProcess:
         self.name = name
         self.proc = proc
         self.token = token
-        self.isolation = isolation or Isolation("none", "rlimits", True)
+        self.isolation = isolation or Isolation(SandboxMode.NONE, "rlimits", True)
         self.cgroup = cgroup
         self.sandbox_init = sandbox_init  # pid 1 of the bot's PID namespace: its death ends them all
         self.started = 0 if sandbox_init else start_ticks(proc.pid)  # its descendants started no earlier
@@ -257,13 +257,13 @@ class BotPool:
         """
         if not argv:
             raise BotFault(FaultKind.STARTUP_FAILURE, "empty command")
-        policy = policy or SandboxPolicy(mode="none")
+        policy = policy or SandboxPolicy(mode=SandboxMode.NONE)
         sandboxed, warning = sandbox.resolve_mode(policy)
         if sandboxed:
             bot = self._start_sandboxed(name, argv, cwd, env, limits, policy)
         else:
             bot = self._start_plain(name, argv, cwd, env, limits)
-            bot.isolation = Isolation("none", "rlimits", True, warning)
+            bot.isolation = Isolation(SandboxMode.NONE, "rlimits", True, warning)
         self.bots.append(bot)
         self.poller.register(bot.stdout_fd, bot, True)
         self.poller.register(bot.stderr_fd, bot, False)
@@ -333,7 +333,7 @@ class BotPool:
                 f"cannot start {' '.join(argv)!r} in its sandbox in {str(cwd)!r}: {e}",
             ) from None
         limits_text = group.support.description if group is not None else "rlimits"
-        isolation = Isolation("bwrap", limits_text, policy.network)
+        isolation = Isolation(SandboxMode.BWRAP, limits_text, policy.network)
         return BotProcess(name, proc, "", isolation, group, init)
 
     # -- I/O ------------------------------------------------------------------

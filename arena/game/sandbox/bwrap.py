@@ -21,6 +21,7 @@ This module only builds command lines and facts; starting the process is
 
 from __future__ import annotations
 
+import enum
 import functools
 import glob
 import itertools
@@ -36,7 +37,19 @@ from arena import package_parent
 from arena.errors import ConfigError
 from arena.game.sandbox import seccomp
 
-MODES = ("auto", "bwrap", "none")
+
+class SandboxMode(enum.StrEnum):
+    """How a bot's process is isolated: asked for in a policy, and recorded for each seat.
+
+    The values are what tournament files, the command line and game records spell.
+    """
+
+    AUTO = "auto"  # bubblewrap when it works here, else a plain process (with a warning)
+    BWRAP = "bwrap"  # bubblewrap or no game
+    NONE = "none"  # a plain process
+
+
+MODES = tuple(mode.value for mode in SandboxMode)  # as a tournament file may spell them
 SANDBOX_GID = 65534  # "nogroup": the group of every bot when the arena runs as root
 # When the arena runs as root each bot gets a user of its own from here (one per live bot
 # of an arena process: its pid x 64 + a counter), so that nothing the kernel counts or keeps
@@ -85,10 +98,11 @@ class SandboxPolicy:
     bot unsandboxed otherwise (with a warning); ``bwrap`` requires it; ``none``
     runs the bot as a plain process.  ``hidden`` lists folders the arena masks
     with an empty tmpfs: the results folder and other bots' folders when they
-    lie inside this bot's folder.
+    lie inside this bot's folder.  A ``mode`` given as a string is turned into its
+    :class:`SandboxMode`.
     """
 
-    mode: str = "auto"
+    mode: SandboxMode | str = SandboxMode.AUTO
     network: bool = False
     writable: bool = False
     tmp_mb: int = DEFAULT_TMP_MB
@@ -98,6 +112,7 @@ class SandboxPolicy:
     def __post_init__(self) -> None:
         if self.mode not in MODES:
             raise ConfigError(f"sandbox must be one of {', '.join(MODES)}, got {self.mode!r}")
+        object.__setattr__(self, "mode", SandboxMode(self.mode))  # frozen: set once, here
         if not 1 <= self.tmp_mb <= 65536:
             raise ConfigError(f"tmp_mb must be from 1 to 65536, got {self.tmp_mb!r}")
 
@@ -106,13 +121,14 @@ class SandboxPolicy:
 class Isolation:
     """What actually applied to a bot, for its seat record and the standings."""
 
-    sandbox: str  # "bwrap" or "none"
+    sandbox: SandboxMode  # BWRAP or NONE
     limits: str  # "cgroup v1 (cpu, memory, pids)", "rlimits", ...
     network: bool
     warning: str | None = None
 
     def to_dict(self) -> dict[str, object]:
-        d: dict[str, object] = {"sandbox": self.sandbox, "limits": self.limits, "network": self.network}
+        """The seat record's ``isolation`` entry (plain strings, as records store them)."""
+        d: dict[str, object] = {"sandbox": str(self.sandbox), "limits": self.limits, "network": self.network}
         if self.warning:
             d["warning"] = self.warning
         return d
@@ -212,12 +228,12 @@ def unavailable_reason() -> str | None:
 
 def resolve_mode(policy: SandboxPolicy) -> tuple[bool, str | None]:
     """(sandboxed?, warning) for a policy; ConfigError when bwrap is required and cannot run."""
-    if policy.mode == "none":
+    if policy.mode == SandboxMode.NONE:
         return False, None
     reason = unavailable_reason()
     if reason is None:
         return True, None
-    if policy.mode == "bwrap":
+    if policy.mode == SandboxMode.BWRAP:
         raise ConfigError(f"a sandbox was asked for and cannot be had: {reason}")
     return False, f"running bots WITHOUT a sandbox: {reason}"
 
