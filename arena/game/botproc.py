@@ -135,6 +135,8 @@ class BotProcess:
     # -- buffers ------------------------------------------------------------
 
     def take_stdout(self, data: bytes, now: float) -> None:
+        """Take in what the bot wrote to stdout (read at ``now``): keep its info lines apart,
+        queue its other complete lines, and note an overlong line or a flood."""
         if self.overflow or self.flooded:
             return  # this bot is already at fault; stop keeping what it says
         if (
@@ -182,12 +184,14 @@ class BotProcess:
             self.outbuf.clear()
 
     def take_stderr(self, data: bytes) -> None:
+        """Take in what the bot wrote to stderr: count it, and keep its tail for the record."""
         self.stderr_bytes += len(data)
         self.stderr_tail += data
         if len(self.stderr_tail) > STDERR_KEEP:
             del self.stderr_tail[: len(self.stderr_tail) - STDERR_KEEP]
 
     def stderr_text(self) -> str:
+        """The kept tail of the bot's stderr, as text (undecodable bytes replaced)."""
         return self.stderr_tail.decode("utf-8", "replace")
 
     def exit_status(self, wait: float = 0.0) -> str | None:

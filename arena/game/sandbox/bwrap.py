@@ -145,6 +145,7 @@ class SandboxFds:
     passwd: int | None = None
 
     def all(self) -> tuple[int, ...]:
+        """Every descriptor bwrap must inherit (``pass_fds``)."""
         return tuple(fd for fd in (self.info, self.block, self.seccomp, self.passwd) if fd is not None)
 
 
@@ -190,6 +191,7 @@ def passwd_fd(uid: int, gid: int) -> int | None:
 
 
 def bwrap_path() -> str | None:
+    """Where the ``bwrap`` program is, or None when it is not installed."""
     return shutil.which("bwrap")
 
 

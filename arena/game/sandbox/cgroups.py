@@ -62,6 +62,7 @@ class CgroupSupport:
 
     @property
     def description(self) -> str:
+        """What holds a bot's limits, for its seat record: ``cgroup v1 (cpu, memory, pids)``."""
         return f"cgroup v{self.version} ({', '.join(sorted(self.parents) if self.version == 1 else CONTROLLERS)})"
 
     def create(self, limits: CgroupLimits) -> BotCgroup:
@@ -134,6 +135,7 @@ class BotCgroup:
         return self.dirs[controller if self.support.version == 1 else ""] / name
 
     def make(self, limits: CgroupLimits) -> None:
+        """Create the cgroup's folders and write its limits; raises OSError when it cannot."""
         for d in self.dirs.values():
             d.mkdir()
         v1 = self.support.version == 1
