@@ -43,11 +43,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from arena import cgroups  # noqa: E402
 from arena.game.bothost import BotHost, BotSpec  # noqa: E402
-from arena.game.botproc import ResourceLimits, bot_environment, spawn_sandboxed  # noqa: E402
+from arena.game.limits import ResourceLimits, bot_environment  # noqa: E402
 from arena.game.referee import Referee  # noqa: E402
+from arena.game.sandbox import cgroups  # noqa: E402
 from arena.game.sandbox.bwrap import unavailable_reason  # noqa: E402
+from arena.game.sandbox.spawn import spawn_sandboxed  # noqa: E402
 from arena.league.config import load_config  # noqa: E402
 from arena.tournament import game_settings, run_tournament, schedule_for  # noqa: E402
 

@@ -20,8 +20,9 @@ import sys
 import time
 from pathlib import Path
 
-from arena.game.botproc import BotPool, ResourceLimits, bot_environment
+from arena.game.botproc import BotPool
 from arena.game.clock import TimeControl
+from arena.game.limits import ResourceLimits, bot_environment
 from arena.game.referee import BotSpec, GameSetup, play_game
 from arena.game.sandbox.bwrap import SandboxPolicy, unavailable_reason
 from arena.game.sandbox.cgroups import support

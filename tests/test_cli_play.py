@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from arena.cli import main
 from arena.cli.play_cmds import bot_name
-from arena.game.botproc import ResourceLimits
+from arena.game.limits import ResourceLimits
 from arena.game.record import GameRecord
 from arena.game.sandbox.bwrap import unavailable_reason
 from arena.game.sandbox.cgroups import support

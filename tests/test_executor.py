@@ -300,7 +300,7 @@ def test_processes_a_bot_leaves_are_found_below_the_worker_and_killed(
 
 ADOPTION_PROBE = """
 import os, sys, time
-from arena.game.botproc import adopt_orphans, descendants, reap_adopted
+from arena.game.proctree import adopt_orphans, descendants, reap_adopted
 assert adopt_orphans()
 child = os.fork()
 if child == 0:  # fork a daemon that leaves our session, then exit: it is an orphan

@@ -37,9 +37,9 @@ from typing import Any
 
 import pytest
 
-from arena.game import botproc
-from arena.game.botproc import ResourceLimits
+from arena.game import botproc, proctree
 from arena.game.clock import TimeControl
+from arena.game.limits import ResourceLimits
 from arena.game.record import Fault, FaultKind, GameRecord, MoveRecord, SeatRecord
 from arena.game.referee import BotSpec, GameSetup, Observer, play_game
 from arena.game.sandbox import cgroups
@@ -396,7 +396,7 @@ def test_reading_environments_finds_no_secret_and_only_its_own_processes(
         "PYTHONPATH",
         "PYTHONDONTWRITEBYTECODE",
     }
-    assert set(found["own_env"]) <= allowed | {botproc.BOT_ID_VARIABLE}, found["own_env"]
+    assert set(found["own_env"]) <= allowed | {proctree.BOT_ID_VARIABLE}, found["own_env"]
     assert sorted(found["fds"]) == ["0", "1", "2"], found["fds"]  # nothing of bwrap's or the arena's
     if AS_ROOT:
         assert found["uid"] >= BOT_UID_BASE  # a user of its own, not root, not nobody

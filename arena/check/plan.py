@@ -15,8 +15,8 @@ from pathlib import Path
 
 from arena.builtin_bots import command_of, spelling
 from arena.errors import ConfigError
-from arena.game.botproc import ResourceLimits
 from arena.game.clock import TimeControl
+from arena.game.limits import ResourceLimits
 from arena.game.referee import BotSpec, GameSetup
 from arena.game.sandbox.bwrap import SandboxPolicy
 from arena.league.schedule import derive_seed

@@ -14,7 +14,7 @@ from typing import Any
 
 from arena.check.plan import CheckOptions, PlannedGame
 from arena.errors import ArenaError
-from arena.game.botproc import adopt_orphans
+from arena.game.proctree import adopt_orphans
 from arena.game.record import GameRecord
 from arena.game.referee import BotSpec, GameSetup, play_game
 

@@ -33,9 +33,9 @@ from arena.cli.common import (
 )
 from arena.durations import parse_duration_ms
 from arena.errors import ArenaError, ConfigError
-from arena.game.botproc import ResourceLimits
 from arena.game.build import run_build
 from arena.game.clock import TimeControl
+from arena.game.limits import ResourceLimits
 from arena.game.sandbox.bwrap import SandboxPolicy
 from arena.league.config import find_program
 from arena.untrusted import printable, xml_text

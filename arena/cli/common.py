@@ -20,8 +20,8 @@ import click
 from arena import __version__
 from arena.durations import parse_duration_ms
 from arena.errors import ArenaError, ConfigError
-from arena.game.botproc import ResourceLimits
 from arena.game.clock import TimeControl
+from arena.game.limits import ResourceLimits
 from arena.game.sandbox.bwrap import SandboxPolicy, resolve_mode
 from arena.untrusted import printable_lines
 

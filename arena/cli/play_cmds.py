@@ -26,8 +26,9 @@ from arena.cli.common import (
     time_control_options,
 )
 from arena.errors import ArenaError, ConfigError
-from arena.game.botproc import ResourceLimits, adopt_orphans
 from arena.game.clock import TimeControl
+from arena.game.limits import ResourceLimits
+from arena.game.proctree import adopt_orphans
 from arena.game.record import Fault, GameRecord, MoveRecord
 from arena.game.referee import BotSpec, GameSetup, play_game
 from arena.game.sandbox.bwrap import SandboxPolicy

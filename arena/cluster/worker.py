@@ -31,7 +31,7 @@ from distributed import WorkerPlugin, get_worker
 
 from arena.cluster.placement import Placement, prepare
 from arena.game.bothost import BotHost
-from arena.game.botproc import adopt_orphans
+from arena.game.proctree import adopt_orphans
 from arena.league.executor import GameSettings, play_scheduled
 from arena.league.schedule import ScheduledGame
 

@@ -23,7 +23,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from arena.game.botproc import BotPool, BotProcess, ResourceLimits, bot_environment
+from arena.game.botproc import BotPool, BotProcess
+from arena.game.limits import ResourceLimits, bot_environment
 from arena.game.record import BotFault, FaultKind
 from arena.game.sandbox.bwrap import SandboxPolicy
 

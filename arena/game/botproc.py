@@ -13,30 +13,37 @@ Reading is done on raw file descriptors with our own buffers (``poll`` with
 from __future__ import annotations
 
 import contextlib
-import ctypes
-import json
 import math
 import os
-import resource
 import select
 import shutil
 import signal
 import subprocess
-import threading
 import time
 import uuid
 from collections import deque
-from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from arena.errors import ConfigError
+from arena.game.limits import ResourceLimits
+from arena.game.proctree import (
+    BOT_ID_VARIABLE,
+    forget_spawned,
+    kill_marked,
+    note_spawned,
+    reap_adopted,
+    scan_processes,
+    start_ticks,
+    tree_cpu_seconds,
+)
 from arena.game.record import BotFault, FaultKind
 from arena.game.sandbox import bwrap as sandbox
-from arena.game.sandbox import cgroups, seccomp
-from arena.game.sandbox.bwrap import Isolation, SandboxPolicy
+from arena.game.sandbox import cgroups
+from arena.game.sandbox.bwrap import Isolation, SandboxMode, SandboxPolicy
+from arena.game.sandbox.spawn import spawn_sandboxed
+from arena.game.signal_guard import signals_deferred
 from arena.protocol import MAX_LINE_BYTES
-from arena.untrusted import printable
 
 READ_CHUNK = 65536
 STDERR_KEEP = 16 * 1024  # bytes of stderr kept per bot (its tail)
@@ -44,85 +51,6 @@ INFO_KEEP = 200  # info lines kept per bot per game
 INFO_LINE_KEEP = 300  # characters kept of each info line
 EXIT_CHECK_S = 0.05  # while waiting, how often to look whether the bot has exited
 MAX_QUEUED_LINES = 16  # unasked lines kept before a bot counts as flooding stdout
-BOT_ID_VARIABLE = "ARENA_BOT_ID"  # marks every process a bot starts, to find them all at the end
-SANDBOX_SETUP_S = 10.0  # how long bubblewrap may take to set a sandbox up before the bot starts
-
-
-@dataclass(frozen=True, slots=True)
-class ResourceLimits:
-    """A bot's resource limits.
-
-    ``memory_mb``, ``tasks`` (processes + threads) and ``cpus`` (CPU bandwidth,
-    in cores) hold for the bot as a whole when it runs in a cgroup (sandboxed
-    bots, where the machine allows it); otherwise memory is the address space
-    of each process and tasks is the per-user process limit.  ``cpu_seconds``,
-    ``file_size_mb`` and ``open_files`` are per process.  ``None`` leaves a
-    limit as the arena found it.  Cores are never dumped.
-    """
-
-    memory_mb: int | None = 2048
-    cpu_seconds: int | None = 600
-    file_size_mb: int | None = 64
-    open_files: int | None = 256
-    tasks: int | None = 256
-    cpus: float | None = 1.0
-
-    def rlimits(self, whole_bot: bool, per_user_tasks: bool = True) -> dict[str, int]:
-        """The rlimits to set, by ``prlimit`` name, never above the arena's own hard limits
-        (raising one needs a capability).  Memory and tasks only when no cgroup holds them
-        for the whole bot; tasks (a per-user limit) only when the bot has a user of its own."""
-        mb = 1024 * 1024
-        wanted: dict[str, int | None] = {
-            "core": 0,
-            "cpu": self.cpu_seconds,
-            "fsize": None if self.file_size_mb is None else self.file_size_mb * mb,
-            "nofile": self.open_files,
-        }
-        if not whole_bot:
-            wanted["as"] = None if self.memory_mb is None else self.memory_mb * mb
-            if per_user_tasks:
-                wanted["nproc"] = self.tasks
-        out = {}
-        for name, value in wanted.items():
-            if value is None:
-                continue
-            _soft, hard = resource.getrlimit(_RLIMITS[name])
-            out[name] = value if hard == resource.RLIM_INFINITY else min(value, hard)
-        return out
-
-    def prlimit_command(self, whole_bot: bool, per_user_tasks: bool = True) -> list[str]:
-        """``prlimit --as=N:N ... --`` (util-linux), which sets the limits and execs what follows.
-
-        Used instead of a Python ``preexec_fn``, which forces ``subprocess`` onto a
-        slow fork path (several ms a start); the extra exec costs far less.
-        """
-        exe = shutil.which("prlimit")
-        if exe is None:
-            raise ConfigError("the 'prlimit' command (util-linux) is needed to limit the bots")
-        limits = self.rlimits(whole_bot, per_user_tasks)
-        return [exe, *(f"--{k}={v}:{v}" for k, v in limits.items()), "--"]
-
-
-_RLIMITS = {
-    "as": resource.RLIMIT_AS,
-    "cpu": resource.RLIMIT_CPU,
-    "fsize": resource.RLIMIT_FSIZE,
-    "nofile": resource.RLIMIT_NOFILE,
-    "nproc": resource.RLIMIT_NPROC,
-    "core": resource.RLIMIT_CORE,
-}
-
-
-def bot_environment(cwd: Path, extra: Mapping[str, str] | None = None) -> dict[str, str]:
-    """A scrubbed environment: PATH to find interpreters, a locale, HOME, and ``extra``."""
-    env = {
-        "PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"),
-        "LANG": "C.UTF-8",
-        "HOME": str(cwd),
-        "PYTHONUNBUFFERED": "1",  # a Python bot that forgets to flush still answers
-    }
-    env.update(extra or {})
-    return env
 
 
 class BotProcess:
@@ -140,7 +68,7 @@ class BotProcess:
         self.name = name
         self.proc = proc
         self.token = token
-        self.isolation = isolation or Isolation("none", "rlimits", True)
+        self.isolation = isolation or Isolation(SandboxMode.NONE, "rlimits", True)
         self.cgroup = cgroup
         self.sandbox_init = sandbox_init  # pid 1 of the bot's PID namespace: its death ends them all
         self.started = 0 if sandbox_init else start_ticks(proc.pid)  # its descendants started no earlier
@@ -202,21 +130,13 @@ class BotProcess:
         bot that plays many games spans them all: the host restarts it before it
         gets near.  Walks the bot's process tree (a few ``/proc`` files), no scan.
         """
-        most, todo, seen = 0, [self.sandbox_init or self.proc.pid], 0
-        while todo and seen < 64:
-            pid = todo.pop()
-            seen += 1
-            try:
-                most = max(most, sum(int(x) for x in _stat_fields(pid)[11:13]))  # utime stime
-                with open(f"/proc/{pid}/task/{pid}/children", "rb") as f:
-                    todo.extend(int(c) for c in f.read().split())
-            except (OSError, IndexError, ValueError):
-                continue
-        return most / _TICKS_PER_S
+        return tree_cpu_seconds(self.sandbox_init or self.proc.pid)
 
     # -- buffers ------------------------------------------------------------
 
     def take_stdout(self, data: bytes, now: float) -> None:
+        """Take in what the bot wrote to stdout (read at ``now``): keep its info lines apart,
+        queue its other complete lines, and note an overlong line or a flood."""
         if self.overflow or self.flooded:
             return  # this bot is already at fault; stop keeping what it says
         if (
@@ -264,12 +184,14 @@ class BotProcess:
             self.outbuf.clear()
 
     def take_stderr(self, data: bytes) -> None:
+        """Take in what the bot wrote to stderr: count it, and keep its tail for the record."""
         self.stderr_bytes += len(data)
         self.stderr_tail += data
         if len(self.stderr_tail) > STDERR_KEEP:
             del self.stderr_tail[: len(self.stderr_tail) - STDERR_KEEP]
 
     def stderr_text(self) -> str:
+        """The kept tail of the bot's stderr, as text (undecodable bytes replaced)."""
         return self.stderr_tail.decode("utf-8", "replace")
 
     def exit_status(self, wait: float = 0.0) -> str | None:
@@ -290,205 +212,6 @@ class BotProcess:
         return f"exit {code}"
 
 
-_TICKS_PER_S = os.sysconf("SC_CLK_TCK")
-
-
-def _stat_fields(pid: int | str) -> list[bytes]:
-    """The fields of ``/proc/PID/stat`` after ``pid (comm)``: state, ppid, pgrp, ..."""
-    with open(f"/proc/{pid}/stat", "rb") as f:
-        return f.read().rsplit(b")", 1)[1].split()
-
-
-def start_ticks(pid: int) -> int:
-    """When a process started (clock ticks since boot), or 0 if unknown."""
-    try:
-        return int(_stat_fields(pid)[19])
-    except (OSError, IndexError, ValueError):
-        return 0
-
-
-def scan_processes(token: str, pgid: int | None = None, since: int = 0) -> tuple[list[int], list[int]]:
-    """Live processes carrying this bot's token, and (if ``pgid``) those in its group.
-
-    One pass over ``/proc``: a child that cleared its environment is still in
-    the group, and a daemon that left the group still carries the token.  Only
-    processes started at ``since`` (clock ticks) or later can be the bot's, so
-    only their environments are read.
-    """
-    needle = f"{BOT_ID_VARIABLE}={token}".encode() if token else None
-    try:
-        entries = [str(p) for p in descendants(os.getpid())] if _adopting else os.listdir("/proc")
-    except OSError:  # no /proc: only the process group is killed
-        return [], []
-    marked: list[int] = []
-    group: list[int] = []
-    for entry in entries:
-        if not entry.isdigit():
-            continue
-        pid = int(entry)
-        try:
-            fields = _stat_fields(entry)
-            if fields[0] == b"Z":  # a zombie no longer runs
-                continue
-            if pgid is not None and int(fields[2]) == pgid:
-                group.append(pid)
-            if needle is not None and int(fields[19]) >= since:
-                with open(f"/proc/{entry}/environ", "rb") as f:
-                    if needle in f.read():
-                        marked.append(pid)
-        except (OSError, IndexError, ValueError):
-            continue
-    return marked, group
-
-
-_adopting = False  # this process is a child subreaper: what a bot starts stays below it
-_spawned: set[int] = set()  # processes this module started (bots, builds) and will wait for
-
-
-def adopt_orphans() -> bool:
-    """Make this process a child subreaper (Linux ``PR_SET_CHILD_SUBREAPER``).
-
-    Whatever a bot starts then stays among this process's descendants even when
-    its parent dies, so finding a bot's processes at the end of its game is a
-    walk of this process's own small tree instead of a scan of all of ``/proc``
-    (about 12 ms a bot on a busy machine).  Orphans adopted this way are reaped
-    when a bot is stopped.  Only for a process whose children are its bots: a
-    worker, or the command line.  Returns whether it took effect.
-    """
-    global _adopting
-    if _adopting:
-        return True
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        ok = libc.prctl(36, 1, 0, 0, 0) == 0  # PR_SET_CHILD_SUBREAPER
-    except (OSError, AttributeError):  # not Linux
-        return False
-    _adopting = ok and os.path.exists(f"/proc/self/task/{os.getpid()}/children")
-    return _adopting
-
-
-def descendants(root: int) -> list[int]:
-    """Every process below ``root``, from the kernel's per-thread ``children`` lists."""
-    out: list[int] = []
-    todo = [root]
-    while todo:
-        pid = todo.pop()
-        try:
-            tasks = os.listdir(f"/proc/{pid}/task")
-        except OSError:
-            continue  # gone meanwhile
-        for tid in tasks:
-            try:
-                with open(f"/proc/{pid}/task/{tid}/children", "rb") as f:
-                    kids = [int(x) for x in f.read().split()]
-            except (OSError, ValueError):
-                continue
-            out.extend(kids)
-            todo.extend(kids)
-    return out
-
-
-def reap_adopted() -> None:
-    """Collect the exit of orphans this subreaper adopted (never of a child it started)."""
-    if not _adopting:
-        return
-    me = os.getpid()
-    for tid in os.listdir(f"/proc/{me}/task"):
-        try:
-            with open(f"/proc/{me}/task/{tid}/children", "rb") as f:
-                kids = [int(x) for x in f.read().split()]
-        except (OSError, ValueError):
-            continue
-        for pid in kids:
-            if pid in _spawned:
-                continue
-            with contextlib.suppress(OSError, IndexError):
-                if _stat_fields(pid)[0] == b"Z":
-                    os.waitpid(pid, os.WNOHANG)
-
-
-def marked_pids(token: str, since: int = 0) -> list[int]:
-    """Every live process whose environment carries this bot's token."""
-    return scan_processes(token, None, since)[0]
-
-
-def kill_marked(token: str, since: int = 0) -> int:
-    """SIGKILL every process whose environment carries this bot's token.
-
-    Killing the process group catches what a bot starts, except a process that
-    left the group (``setsid``, a daemon): those still inherit the bot's
-    environment, so they are found in ``/proc``.  Returns how many were killed.
-    """
-    killed = 0
-    for _ in range(5):  # a dying parent's children may appear a moment later
-        pids = marked_pids(token, since)
-        for pid in pids:
-            with contextlib.suppress(OSError):
-                os.kill(pid, signal.SIGKILL)
-        killed += len(pids)
-        if not pids:
-            break
-        time.sleep(0.01)
-    return killed
-
-
-@contextlib.contextmanager
-def _signals_deferred() -> Iterator[None]:
-    """Hold SIGTERM and SIGINT back while a process is being started, then act on them.
-
-    A worker's SIGTERM handler raises SystemExit; raised inside ``subprocess.Popen``
-    (while it waits for the exec) it would leave a child started that nobody holds,
-    and so nobody kills. Deferred to the end of the start, the caller's cleanup has
-    the process in hand. (A signal mask would be inherited by the bot: handlers are not.)
-    """
-    if threading.current_thread() is not threading.main_thread():
-        yield  # handlers only run in the main thread: nothing to defer here
-        return
-    pending: list[tuple[int, object]] = []
-    old = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGINT)}
-    for sig in old:
-        signal.signal(sig, lambda signum, frame: pending.append((signum, frame)))
-    try:
-        yield
-    finally:
-        for sig, handler in old.items():
-            signal.signal(sig, handler)
-        for signum, frame in pending:
-            handler = old[signal.Signals(signum)]
-            if callable(handler):
-                handler(signum, frame)  # type: ignore[arg-type]
-            elif handler == signal.SIG_DFL:
-                os.kill(os.getpid(), signum)
-
-
-def _read_sandbox_info(fd: int, proc: subprocess.Popen[bytes]) -> int:
-    """The sandbox init's pid, from bubblewrap's ``--info-fd`` JSON (with a deadline)."""
-    deadline = time.monotonic() + SANDBOX_SETUP_S
-    data = b""
-    poller = select.poll()
-    poller.register(fd, select.POLLIN)
-    while True:
-        left = deadline - time.monotonic()
-        if left <= 0:
-            raise OSError(f"bubblewrap did not set the sandbox up within {SANDBOX_SETUP_S:.0f} s")
-        if not poller.poll(math.ceil(left * 1000)):
-            continue
-        chunk = os.read(fd, 4096)
-        if not chunk:
-            proc.wait(timeout=SANDBOX_SETUP_S)
-            raise OSError(f"bubblewrap exited while setting the sandbox up (exit {proc.returncode})")
-        data += chunk
-        if len(data) > 65536:
-            raise OSError("bubblewrap's sandbox information is too long")
-        try:
-            pid = json.loads(data)["child-pid"]
-        except (ValueError, KeyError, TypeError):
-            continue
-        if not isinstance(pid, int) or pid <= 1:
-            raise OSError(f"bubblewrap reported an odd sandbox pid {pid!r}")
-        return pid
-
-
 class _Poller:
     """``select.poll`` over the bots' output pipes, with each fd's owner.
 
@@ -507,91 +230,6 @@ class _Poller:
     def unregister(self, fd: int) -> None:
         if self.owners.pop(fd, None) is not None:
             self.poll.unregister(fd)
-
-
-def spawn_sandboxed(
-    argv: Sequence[str],
-    cwd: Path,
-    env: Mapping[str, str],
-    limits: ResourceLimits,
-    policy: SandboxPolicy,
-    owner: tuple[int, int] | None = None,
-    stdin: int = subprocess.PIPE,
-    stdout: int = subprocess.PIPE,
-    stderr: int = subprocess.PIPE,
-) -> tuple[subprocess.Popen[bytes], int, cgroups.BotCgroup | None]:
-    """Start ``argv`` under bubblewrap: (bwrap's process, the sandbox's init pid, its cgroup).
-
-    bwrap sets the namespaces up, reports its init's pid and waits; the init is
-    moved into a cgroup of its own (when the machine allows) and only then told
-    to go on, so not one instruction of the command runs outside its limits.
-    Raises OSError (with bwrap's own complaint) when the sandbox cannot be made.
-    """
-    support = cgroups.support()
-    group: cgroups.BotCgroup | None = None
-    if support is not None:
-        with contextlib.suppress(OSError):
-            group = support.create(cgroups.CgroupLimits(limits.memory_mb, limits.tasks, limits.cpus))
-    info_r, info_w = os.pipe()
-    block_r, block_w = os.pipe()
-    proc: subprocess.Popen[bytes] | None = None
-    handed: list[int] = []  # descriptors only bwrap needs: closed here once it has them
-    try:
-        user = owner or sandbox.bot_user()
-        handed.append(seccomp.program_fd())
-        passwd = sandbox.passwd_fd(*user) if user is not None else None
-        if passwd is not None:
-            handed.append(passwd)
-        fds = sandbox.SandboxFds(info_w, block_r, handed[0], passwd)
-        command = limits.prlimit_command(whole_bot=group is not None)
-        command += sandbox.bwrap_command(policy, argv, cwd, env, fds, user)
-        with _signals_deferred():
-            proc = subprocess.Popen(
-                command,
-                stdin=stdin,
-                stdout=stdout,
-                stderr=stderr,
-                cwd="/",
-                env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"},
-                start_new_session=True,
-                close_fds=True,
-                pass_fds=fds.all(),
-                bufsize=0,
-            )
-        _spawned.add(proc.pid)
-        os.close(info_w)
-        os.close(block_r)
-        info_w = block_r = -1
-        for fd in handed:
-            os.close(fd)
-        handed.clear()
-        init = _read_sandbox_info(info_r, proc)
-        if group is not None:
-            group.attach(proc.pid)
-            group.attach(init)
-        os.write(block_w, b"1")
-    except BaseException as e:  # SIGTERM (SystemExit) mid-start too: no half-started sandbox is left
-        message = str(e)
-        if proc is not None:
-            with contextlib.suppress(OSError):
-                os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-            err = proc.stderr.read().decode("utf-8", "replace").strip() if proc.stderr else ""
-            for stream in (proc.stdin, proc.stdout, proc.stderr):
-                if stream is not None:
-                    stream.close()
-            message = printable(err.splitlines()[-1][:500]) if err else message
-        if group is not None:
-            group.remove()
-        if not isinstance(e, OSError | subprocess.SubprocessError | ValueError | ConfigError):
-            raise
-        raise OSError(message) from None
-    finally:
-        for fd in (info_r, info_w, block_r, block_w, *handed):
-            if fd >= 0:
-                with contextlib.suppress(OSError):
-                    os.close(fd)
-    return proc, init, group
 
 
 class BotPool:
@@ -623,13 +261,13 @@ class BotPool:
         """
         if not argv:
             raise BotFault(FaultKind.STARTUP_FAILURE, "empty command")
-        policy = policy or SandboxPolicy(mode="none")
+        policy = policy or SandboxPolicy(mode=SandboxMode.NONE)
         sandboxed, warning = sandbox.resolve_mode(policy)
         if sandboxed:
             bot = self._start_sandboxed(name, argv, cwd, env, limits, policy)
         else:
             bot = self._start_plain(name, argv, cwd, env, limits)
-            bot.isolation = Isolation("none", "rlimits", True, warning)
+            bot.isolation = Isolation(SandboxMode.NONE, "rlimits", True, warning)
         self.bots.append(bot)
         self.poller.register(bot.stdout_fd, bot, True)
         self.poller.register(bot.stderr_fd, bot, False)
@@ -652,7 +290,7 @@ class BotPool:
                 raise PermissionError(f"{program!r} is not an executable file")
             started: list[subprocess.Popen[bytes]] = []
             try:
-                with _signals_deferred():
+                with signals_deferred():
                     started.append(
                         subprocess.Popen(
                             [*wrapper, program, *argv[1:]],
@@ -673,7 +311,7 @@ class BotPool:
                     proc.wait()
                 raise
             proc = started[0]
-            _spawned.add(proc.pid)
+            note_spawned(proc.pid)
             bot = BotProcess(name, proc, token)
         except (OSError, subprocess.SubprocessError, ValueError, ConfigError) as e:
             raise BotFault(
@@ -699,7 +337,7 @@ class BotPool:
                 f"cannot start {' '.join(argv)!r} in its sandbox in {str(cwd)!r}: {e}",
             ) from None
         limits_text = group.support.description if group is not None else "rlimits"
-        isolation = Isolation("bwrap", limits_text, policy.network)
+        isolation = Isolation(SandboxMode.BWRAP, limits_text, policy.network)
         return BotProcess(name, proc, "", isolation, group, init)
 
     # -- I/O ------------------------------------------------------------------
@@ -878,7 +516,7 @@ class BotPool:
         bot.exit_note = status_before_kill or bot.exit_note or "killed"
         with contextlib.suppress(ValueError):  # a pool that lives for many games keeps no dead bots
             self.bots.remove(bot)
-        _spawned.discard(bot.proc.pid)
+        forget_spawned(bot.proc.pid)
         reap_adopted()
         return exited
 

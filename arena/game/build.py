@@ -21,8 +21,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from types import FrameType
 
-from arena.game.botproc import ResourceLimits, bot_environment, spawn_sandboxed
+from arena.game.limits import ResourceLimits, bot_environment
 from arena.game.sandbox.bwrap import SandboxPolicy, resolve_mode
+from arena.game.sandbox.spawn import spawn_sandboxed
 from arena.untrusted import printable
 
 OUTPUT_KEEP = 16 * 1024  # bytes of a build's output kept (its tail)

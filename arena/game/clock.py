@@ -36,6 +36,7 @@ class TimeControl:
             raise ConfigError("an increment needs a clock: give a base time too")
 
     def to_dict(self) -> dict[str, int | None]:
+        """The time control as a game record stores it."""
         return {
             "move_ms": self.move_ms,
             "base_ms": self.base_ms,
@@ -45,6 +46,7 @@ class TimeControl:
         }
 
     def describe(self) -> str:
+        """A short description for people (``500 ms/move, clock 60000 ms + 100 ms``)."""
         parts = []
         if self.move_ms is not None:
             parts.append(f"{self.move_ms} ms/move")

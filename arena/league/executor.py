@@ -29,8 +29,8 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
 
-from arena.game.botproc import adopt_orphans
 from arena.game.clock import TimeControl
+from arena.game.proctree import adopt_orphans, child_group_leaders
 from arena.game.record import GameRecord
 from arena.game.referee import BotHost, BotSpec, GameSetup, play_game
 from arena.league.pool import Pool, PoolRun, arena_error, bots_text
@@ -158,23 +158,6 @@ def _worker(conn: Connection, settings: GameSettings, parent: int) -> None:
                 conn.send(("error", traceback.format_exc(limit=8)))
 
 
-def _bot_groups(worker: int) -> list[int]:
-    """The process groups led by children of ``worker``: its bots, each of which leads its own."""
-    groups = []
-    with contextlib.suppress(OSError):  # no /proc: only SIGTERM stops the bots
-        for entry in os.scandir("/proc"):
-            if not entry.name.isdigit():
-                continue
-            try:
-                with open(f"/proc/{entry.name}/stat", encoding="ascii", errors="replace") as f:
-                    fields = f.read().rpartition(")")[2].split()  # the name may hold spaces
-            except OSError:
-                continue  # gone meanwhile
-            if len(fields) > 2 and int(fields[1]) == worker and int(fields[2]) == int(entry.name):
-                groups.append(int(entry.name))
-    return groups
-
-
 def _terminate(proc: BaseProcess) -> None:
     """SIGCONT (a stopped worker could not act on SIGTERM), then SIGTERM, whose handler
     unwinds ``play_game``, which kills the bots."""
@@ -190,7 +173,8 @@ def _reap(procs: Sequence[BaseProcess], grace_s: float) -> None:
     for proc in procs:
         proc.join(max(0.0, deadline - time.monotonic()))
         if proc.is_alive() and proc.pid is not None:
-            groups = _bot_groups(proc.pid)  # before the kill: after it they are init's children
+            # Its bots, each leading its own group; found before the kill: after it they are init's children.
+            groups = child_group_leaders(proc.pid)
             proc.kill()
             for group in groups:
                 with contextlib.suppress(ProcessLookupError, PermissionError):

@@ -15,12 +15,13 @@ arena runs as root), with no capabilities, in namespaces of its own:
 - **IPC, UTS**: its own; and a system-call filter (:mod:`arena.game.sandbox.seccomp`) keeps
   it from making user namespaces or using the kernel keyring.
 
-This module only builds command lines and facts; starting and stopping the
-process is :mod:`arena.game.botproc`'s job.
+This module only builds command lines and facts; starting the process is
+:mod:`arena.game.sandbox.spawn`'s job, and stopping it :mod:`arena.game.botproc`'s.
 """
 
 from __future__ import annotations
 
+import enum
 import functools
 import glob
 import itertools
@@ -29,14 +30,26 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from arena import package_parent
 from arena.errors import ConfigError
 from arena.game.sandbox import seccomp
 
-MODES = ("auto", "bwrap", "none")
+
+class SandboxMode(enum.StrEnum):
+    """How a bot's process is isolated: asked for in a policy, and recorded for each seat.
+
+    The values are what tournament files, the command line and game records spell.
+    """
+
+    AUTO = "auto"  # bubblewrap when it works here, else a plain process (with a warning)
+    BWRAP = "bwrap"  # bubblewrap or no game
+    NONE = "none"  # a plain process
+
+
+MODES = tuple(mode.value for mode in SandboxMode)  # as a tournament file may spell them
 SANDBOX_GID = 65534  # "nogroup": the group of every bot when the arena runs as root
 # When the arena runs as root each bot gets a user of its own from here (one per live bot
 # of an arena process: its pid x 64 + a counter), so that nothing the kernel counts or keeps
@@ -85,10 +98,11 @@ class SandboxPolicy:
     bot unsandboxed otherwise (with a warning); ``bwrap`` requires it; ``none``
     runs the bot as a plain process.  ``hidden`` lists folders the arena masks
     with an empty tmpfs: the results folder and other bots' folders when they
-    lie inside this bot's folder.
+    lie inside this bot's folder.  A ``mode`` given as a string is turned into its
+    :class:`SandboxMode`.
     """
 
-    mode: str = "auto"
+    mode: SandboxMode | str = SandboxMode.AUTO
     network: bool = False
     writable: bool = False
     tmp_mb: int = DEFAULT_TMP_MB
@@ -98,6 +112,7 @@ class SandboxPolicy:
     def __post_init__(self) -> None:
         if self.mode not in MODES:
             raise ConfigError(f"sandbox must be one of {', '.join(MODES)}, got {self.mode!r}")
+        object.__setattr__(self, "mode", SandboxMode(self.mode))  # frozen: set once, here
         if not 1 <= self.tmp_mb <= 65536:
             raise ConfigError(f"tmp_mb must be from 1 to 65536, got {self.tmp_mb!r}")
 
@@ -106,13 +121,14 @@ class SandboxPolicy:
 class Isolation:
     """What actually applied to a bot, for its seat record and the standings."""
 
-    sandbox: str  # "bwrap" or "none"
+    sandbox: SandboxMode  # BWRAP or NONE
     limits: str  # "cgroup v1 (cpu, memory, pids)", "rlimits", ...
     network: bool
     warning: str | None = None
 
     def to_dict(self) -> dict[str, object]:
-        d: dict[str, object] = {"sandbox": self.sandbox, "limits": self.limits, "network": self.network}
+        """The seat record's ``isolation`` entry (plain strings, as records store them)."""
+        d: dict[str, object] = {"sandbox": str(self.sandbox), "limits": self.limits, "network": self.network}
         if self.warning:
             d["warning"] = self.warning
         return d
@@ -129,6 +145,7 @@ class SandboxFds:
     passwd: int | None = None
 
     def all(self) -> tuple[int, ...]:
+        """Every descriptor bwrap must inherit (``pass_fds``)."""
         return tuple(fd for fd in (self.info, self.block, self.seccomp, self.passwd) if fd is not None)
 
 
@@ -174,6 +191,7 @@ def passwd_fd(uid: int, gid: int) -> int | None:
 
 
 def bwrap_path() -> str | None:
+    """Where the ``bwrap`` program is, or None when it is not installed."""
     return shutil.which("bwrap")
 
 
@@ -212,12 +230,12 @@ def unavailable_reason() -> str | None:
 
 def resolve_mode(policy: SandboxPolicy) -> tuple[bool, str | None]:
     """(sandboxed?, warning) for a policy; ConfigError when bwrap is required and cannot run."""
-    if policy.mode == "none":
+    if policy.mode == SandboxMode.NONE:
         return False, None
     reason = unavailable_reason()
     if reason is None:
         return True, None
-    if policy.mode == "bwrap":
+    if policy.mode == SandboxMode.BWRAP:
         raise ConfigError(f"a sandbox was asked for and cannot be had: {reason}")
     return False, f"running bots WITHOUT a sandbox: {reason}"
 
@@ -346,51 +364,100 @@ def bwrap_command(
     exe = bwrap_path()
     if exe is None:
         raise ConfigError("bubblewrap is not installed (Debian/Ubuntu: apt-get install bubblewrap)")
-    args = [exe, *_namespace_args(policy.network)]
-    args += ["--info-fd", str(fds.info), "--block-fd", str(fds.block), "--seccomp", str(fds.seccomp)]
-    args += _system_binds()
+    where = str(cwd)
+    folders = _bot_folders(policy, where)
+    inner_path = sandbox_path(env.get("PATH", ""), folders.visible)
+    _show_program(command[0] if command else "", where, inner_path, folders)
+    args = [exe, *_namespace_args(policy.network), *_fd_args(fds), *_system_binds()]
     if fds.passwd is not None:
         args += ["--ro-bind-data", str(fds.passwd), "/etc/passwd"]
-    visible = [d for d in SYSTEM_DIRS if os.path.isdir(d)]
-    binds: list[tuple[str, bool]] = []
+    args += _private_tmp_args(policy.tmp_mb)  # first: a bot's folder may well lie under the host's /tmp
+    args += _folder_args(folders.in_mount_order())
+    args += _hidden_args(policy.hidden, where)
+    # The sandbox's own root (where bwrap made the mount points) is a tmpfs: read-only, so
+    # nothing but /tmp (capped) and a writable folder takes a write.
+    args += ["--remount-ro", "/", "--chdir", where, "--clearenv"]
+    args += _environment_args(env, inner_path)
+    drop = _drop_privileges(*user) if user is not None else []
+    return [*args, "--", *drop, *command]
 
-    def bind(host: str, writable: bool = False) -> None:
-        binds.append((host, writable))
-        visible.append(host)
 
+@dataclass
+class _Folders:
+    """The host folders bound into a sandbox (each read-only unless writable), and every
+    folder the sandbox shows (the system's among them)."""
+
+    visible: list[str]
+    binds: list[tuple[str, bool]] = field(default_factory=list)
+
+    def add(self, host: str, writable: bool = False) -> None:
+        """Bind ``host`` at the same path inside the sandbox."""
+        self.binds.append((host, writable))
+        self.visible.append(host)
+
+    def shows(self, path: str) -> bool:
+        """Whether ``path`` is inside a folder the sandbox already shows."""
+        return _covered(path, self.visible)
+
+    def in_mount_order(self) -> list[tuple[str, bool]]:
+        """Outer folders first, so an inner bind is not hidden by an outer one laid over it."""
+        return sorted(self.binds, key=lambda b: len(Path(b[0]).parts))
+
+
+def _bot_folders(policy: SandboxPolicy, where: str) -> _Folders:
+    """What a bot sees besides the system: the arena's Python and kit, the policy's extra
+    paths, and its own folder (``where``)."""
+    folders = _Folders([d for d in SYSTEM_DIRS if os.path.isdir(d)])
     for d in [*_python_dirs(), arena_kit_dir() + "/arena"]:
-        if os.path.isdir(d) and not _covered(d, visible):
-            bind(d)
+        if os.path.isdir(d) and not folders.shows(d):
+            folders.add(d)
     for p in policy.paths:
         rp = os.path.realpath(p)
-        if os.path.exists(rp) and not _covered(rp, visible):
-            bind(rp)
-    where = str(cwd)
-    bind(where, policy.writable)
-    # A program given by a path outside every visible folder is bound on its own.
-    program = command[0] if command else ""
-    inner_path = sandbox_path(env.get("PATH", ""), visible)
-    if "/" in program:
-        written = os.path.normpath(program if os.path.isabs(program) else os.path.join(where, program))
-        host = os.path.realpath(written)
-        if not os.path.isfile(host):
-            raise FileNotFoundError(f"program {program!r}: No such file or directory (in {where!r})")
-        if not os.access(host, os.X_OK):
-            raise PermissionError(f"program {program!r} is not executable")
-        if not _covered(host, visible):
-            if _covered(written, [where]):
-                # A link in the bot's own folder, which its author controls, to a file
-                # elsewhere: binding what it points to would show the bot any file it names.
-                raise PermissionError(f"program {program!r} links to {host!r}, outside the bot's folder")
-            bind(host)
-    elif shutil.which(program, path=inner_path) is None:
-        raise FileNotFoundError(f"program {program!r}: No such file or directory on PATH {inner_path!r}")
-    # Outer folders first, so an inner bind is not hidden by an outer one laid over it.
-    binds.sort(key=lambda b: len(Path(b[0]).parts))
+        if os.path.exists(rp) and not folders.shows(rp):
+            folders.add(rp)
+    folders.add(where, policy.writable)
+    return folders
+
+
+def _show_program(program: str, where: str, inner_path: str, folders: _Folders) -> None:
+    """Check that the bot's program can run in the sandbox; a program given by a path
+    outside every visible folder is bound on its own."""
+    if "/" not in program:
+        if shutil.which(program, path=inner_path) is None:
+            raise FileNotFoundError(f"program {program!r}: No such file or directory on PATH {inner_path!r}")
+        return
+    written = os.path.normpath(program if os.path.isabs(program) else os.path.join(where, program))
+    host = os.path.realpath(written)
+    if not os.path.isfile(host):
+        raise FileNotFoundError(f"program {program!r}: No such file or directory (in {where!r})")
+    if not os.access(host, os.X_OK):
+        raise PermissionError(f"program {program!r} is not executable")
+    if folders.shows(host):
+        return
+    if _covered(written, [where]):
+        # A link in the bot's own folder, which its author controls, to a file
+        # elsewhere: binding what it points to would show the bot any file it names.
+        raise PermissionError(f"program {program!r} links to {host!r}, outside the bot's folder")
+    folders.add(host)
+
+
+def _fd_args(fds: SandboxFds) -> list[str]:
+    """bwrap's report and go-ahead descriptors, and the system-call filter it loads."""
+    return ["--info-fd", str(fds.info), "--block-fd", str(fds.block), "--seccomp", str(fds.seccomp)]
+
+
+def _private_tmp_args(tmp_mb: int) -> list[str]:
+    """A size-capped tmpfs for ``/tmp``, with the bot's HOME in it."""
+    return [
+        *("--size", str(tmp_mb * 1024 * 1024), "--perms", "1777", "--tmpfs", SANDBOX_TMP),
+        *("--perms", "0777", "--dir", SANDBOX_HOME),
+    ]
+
+
+def _folder_args(binds: Sequence[tuple[str, bool]]) -> list[str]:
+    """The binds of ``binds`` (in that order), after the folders leading to them."""
+    args: list[str] = []
     hosts = [h for h, _ in binds]
-    # The private /tmp first: a bot's folder may well lie under the host's /tmp.
-    args += ["--size", str(policy.tmp_mb * 1024 * 1024), "--perms", "1777", "--tmpfs", SANDBOX_TMP]
-    args += ["--perms", "0777", "--dir", SANDBOX_HOME]
     # The folders leading to a bind are made readable, not copied from the host (/root is 0700).
     made: list[str] = []
     for host in hosts:
@@ -400,12 +467,20 @@ def bwrap_command(
                 made.append(parent)
     for host, writable in binds:
         args += ["--bind" if writable else "--ro-bind", host, host]
-    for h in policy.hidden:
+    return args
+
+
+def _hidden_args(hidden: Sequence[str], where: str) -> list[str]:
+    """An empty read-only tmpfs over each hidden folder inside the bot's folder."""
+    args: list[str] = []
+    for h in hidden:
         if os.path.isdir(h) and _covered(h, [where]) and h != where:
             args += ["--tmpfs", h, "--remount-ro", h]
-    # The sandbox's own root (where bwrap made the mount points) is a tmpfs: read-only, so
-    # nothing but /tmp (capped) and a writable folder takes a write.
-    args += ["--remount-ro", "/", "--chdir", where, "--clearenv"]
+    return args
+
+
+def _environment_args(env: Mapping[str, str], inner_path: str) -> list[str]:
+    """``--setenv`` for ``env`` with the sandbox's own HOME, TMPDIR, PATH and PYTHONPATH."""
     inner_env = dict(env)
     inner_env.update(
         {
@@ -418,7 +493,7 @@ def bwrap_command(
             "PYTHONDONTWRITEBYTECODE": "1",  # the code folders are read-only
         }
     )
+    args: list[str] = []
     for key, value in sorted(inner_env.items()):
         args += ["--setenv", key, value]
-    drop = _drop_privileges(*user) if user is not None else []
-    return [*args, "--", *drop, *command]
+    return args

@@ -62,6 +62,7 @@ class CgroupSupport:
 
     @property
     def description(self) -> str:
+        """What holds a bot's limits, for its seat record: ``cgroup v1 (cpu, memory, pids)``."""
         return f"cgroup v{self.version} ({', '.join(sorted(self.parents) if self.version == 1 else CONTROLLERS)})"
 
     def create(self, limits: CgroupLimits) -> BotCgroup:
@@ -134,6 +135,7 @@ class BotCgroup:
         return self.dirs[controller if self.support.version == 1 else ""] / name
 
     def make(self, limits: CgroupLimits) -> None:
+        """Create the cgroup's folders and write its limits; raises OSError when it cannot."""
         for d in self.dirs.values():
             d.mkdir()
         v1 = self.support.version == 1
@@ -181,14 +183,6 @@ class BotCgroup:
                 return True
         return False
 
-    def tasks_capped(self) -> bool:
-        """Whether the bot tried to start more tasks than it may."""
-        try:
-            text = self._file("pids", "pids.events").read_text()
-        except OSError:
-            return False
-        return any(line.startswith("max ") and line.split()[1] != "0" for line in text.splitlines())
-
     def kill_all(self) -> None:
         """SIGKILL every process in the cgroup (new ones may appear while it is done)."""
         if self.support.version == 2:
@@ -219,22 +213,3 @@ class BotCgroup:
                         break
                     time.sleep(0.005)
 
-
-def sweep_stale() -> int:
-    """Remove empty bot cgroups left by arena processes that no longer run (a SIGKILLed arena)."""
-    found = support()
-    if found is None:
-        return 0
-    removed = 0
-    for parent in found.parents.values():
-        with contextlib.suppress(OSError):
-            for d in parent.iterdir():
-                if not d.name.startswith(PREFIX):
-                    continue
-                owner = d.name[len(PREFIX) :].split("-")[0]
-                if owner.isdigit() and Path(f"/proc/{owner}").exists():
-                    continue
-                with contextlib.suppress(OSError):
-                    d.rmdir()
-                    removed += 1
-    return removed

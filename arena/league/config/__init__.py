@@ -21,8 +21,8 @@ from typing import Any
 
 from arena.durations import parse_duration_ms
 from arena.errors import ArenaError, ConfigError
-from arena.game.botproc import ResourceLimits
 from arena.game.clock import TimeControl
+from arena.game.limits import ResourceLimits
 from arena.game.sandbox.bwrap import DEFAULT_TMP_MB, MODES, SandboxPolicy
 from arena.league.config.yamlfile import Node, load_nodes, plain
 from arena.league.schedule import seat_orders as seat_orders_of

@@ -1,0 +1,94 @@
+"""A bot's resource limits and the scrubbed environment it starts with.
+
+Shared by every way a process of a bot is started: a plain bot
+(:mod:`arena.game.botproc`), a sandboxed one (:mod:`arena.game.sandbox.spawn`)
+and a bot's build (:mod:`arena.game.build`).
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import shutil
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from arena.errors import ConfigError
+
+
+@dataclass(frozen=True, slots=True)
+class ResourceLimits:
+    """A bot's resource limits.
+
+    ``memory_mb``, ``tasks`` (processes + threads) and ``cpus`` (CPU bandwidth,
+    in cores) hold for the bot as a whole when it runs in a cgroup (sandboxed
+    bots, where the machine allows it); otherwise memory is the address space
+    of each process and tasks is the per-user process limit.  ``cpu_seconds``,
+    ``file_size_mb`` and ``open_files`` are per process.  ``None`` leaves a
+    limit as the arena found it.  Cores are never dumped.
+    """
+
+    memory_mb: int | None = 2048
+    cpu_seconds: int | None = 600
+    file_size_mb: int | None = 64
+    open_files: int | None = 256
+    tasks: int | None = 256
+    cpus: float | None = 1.0
+
+    def rlimits(self, whole_bot: bool, per_user_tasks: bool = True) -> dict[str, int]:
+        """The rlimits to set, by ``prlimit`` name, never above the arena's own hard limits
+        (raising one needs a capability).  Memory and tasks only when no cgroup holds them
+        for the whole bot; tasks (a per-user limit) only when the bot has a user of its own."""
+        mb = 1024 * 1024
+        wanted: dict[str, int | None] = {
+            "core": 0,
+            "cpu": self.cpu_seconds,
+            "fsize": None if self.file_size_mb is None else self.file_size_mb * mb,
+            "nofile": self.open_files,
+        }
+        if not whole_bot:
+            wanted["as"] = None if self.memory_mb is None else self.memory_mb * mb
+            if per_user_tasks:
+                wanted["nproc"] = self.tasks
+        out = {}
+        for name, value in wanted.items():
+            if value is None:
+                continue
+            _soft, hard = resource.getrlimit(_RLIMITS[name])
+            out[name] = value if hard == resource.RLIM_INFINITY else min(value, hard)
+        return out
+
+    def prlimit_command(self, whole_bot: bool, per_user_tasks: bool = True) -> list[str]:
+        """``prlimit --as=N:N ... --`` (util-linux), which sets the limits and execs what follows.
+
+        Used instead of a Python ``preexec_fn``, which forces ``subprocess`` onto a
+        slow fork path (several ms a start); the extra exec costs far less.
+        """
+        exe = shutil.which("prlimit")
+        if exe is None:
+            raise ConfigError("the 'prlimit' command (util-linux) is needed to limit the bots")
+        limits = self.rlimits(whole_bot, per_user_tasks)
+        return [exe, *(f"--{k}={v}:{v}" for k, v in limits.items()), "--"]
+
+
+_RLIMITS = {
+    "as": resource.RLIMIT_AS,
+    "cpu": resource.RLIMIT_CPU,
+    "fsize": resource.RLIMIT_FSIZE,
+    "nofile": resource.RLIMIT_NOFILE,
+    "nproc": resource.RLIMIT_NPROC,
+    "core": resource.RLIMIT_CORE,
+}
+
+
+def bot_environment(cwd: Path, extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """A scrubbed environment: PATH to find interpreters, a locale, HOME, and ``extra``."""
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"),
+        "LANG": "C.UTF-8",
+        "HOME": str(cwd),
+        "PYTHONUNBUFFERED": "1",  # a Python bot that forgets to flush still answers
+    }
+    env.update(extra or {})
+    return env
