@@ -9,7 +9,6 @@ report.html current.
 from __future__ import annotations
 
 import contextlib
-import difflib
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -29,6 +28,7 @@ from arena.league.config import (
     TournamentConfig,
     find_program,
 )
+from arena.league.config.reader import did_you_mean
 from arena.league.continuous import CONTINUOUS_ID, ContinuousLeague
 from arena.league.executor import GamePool, GameSettings
 from arena.league.schedule import ScheduledGame, make_schedule
@@ -77,8 +77,7 @@ def without(config: TournamentConfig, names: Sequence[str]) -> TournamentConfig:
     known = [b.name for b in config.bots]
     for name in names:
         if name not in known:
-            close = difflib.get_close_matches(name, known, n=1)
-            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            hint = did_you_mean(name, known)
             raise ConfigError(f"--without {name!r}: no such bot in {str(config.path)!r}{hint}")
     bots = tuple(replace(b, retired=b.retired or b.name in names) for b in config.bots)
     raw = dict(config.raw)

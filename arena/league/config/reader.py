@@ -7,7 +7,9 @@ turns a failed check into a :class:`~arena.errors.ConfigError` that says where.
 
 from __future__ import annotations
 
+import difflib
 import os
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -15,6 +17,9 @@ from arena.durations import parse_duration_ms
 from arena.errors import ConfigError
 from arena.league.config.yamlfile import Node, plain
 
+# Keys are short ('mu', 'cwd', 'tau'): one letter wrong in two scores 0.5, under difflib's
+# usual 0.6, and those are the typos a hint is for.
+KEY_HINT_CUTOFF = 0.5
 _TYPE_NAMES: dict[type, str] = {
     int: "a whole number",
     str: "a string",
@@ -36,8 +41,7 @@ class Reader:
             self.fail(node, f"expected a mapping of keys, got {kind_of(node.value)}")
         for key, value in node.value.items():
             if key not in allowed:
-                close = sorted(allowed, key=lambda a: _distance(a, key))[:1]
-                hint = f" (did you mean {close[0]!r}?)" if close and _distance(close[0], key) <= 3 else ""
+                hint = did_you_mean(key, allowed, cutoff=KEY_HINT_CUTOFF)
                 self.fail(
                     value, f"unknown key {self.path(key)!r}{hint}; allowed: {', '.join(sorted(allowed))}"
                 )
@@ -95,6 +99,16 @@ class Reader:
             self.fail(self.node.value.get(key, self.node), str(e))
 
 
+def did_you_mean(word: str, choices: Iterable[str], cutoff: float = 0.6) -> str:
+    """`` (did you mean 'x'?)`` naming the choice closest to ``word``, or "" when none is close.
+
+    Closeness is :func:`difflib.get_close_matches`' ratio, at least ``cutoff``; of choices
+    equally close it names the last in alphabetical order, whatever order they come in.
+    """
+    close = difflib.get_close_matches(word, choices, n=1, cutoff=cutoff)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
 def kind_of(value: Any) -> str:
     """What a value is, for a message: ``a mapping``, ``a list`` or its repr."""
     if isinstance(value, dict):
@@ -108,13 +122,3 @@ def beside(base_dir: Path, written: str) -> Path:
     """A path as written in the file (``~`` allowed), resolved relative to the file's folder."""
     return (base_dir / os.path.expanduser(written)).resolve()
 
-
-def _distance(a: str, b: str) -> int:
-    """Levenshtein distance, for 'did you mean' hints."""
-    prev = list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        cur = [i]
-        for j, cb in enumerate(b, 1):
-            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
-        prev = cur
-    return prev[-1]
