@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from arena.errors import ConfigError
-from arena.league.config import load_config
+from arena.league.config import load_config, system_folder_of
 from arena.league.config.reader import KEY_HINT_CUTOFF, did_you_mean
 from arena.tournament import build_bots, check_programs
 
@@ -166,3 +166,20 @@ def test_unreadable_and_empty_files(tmp_path: Path) -> None:
 def test_did_you_mean(word: str, choices: Iterable[str], cutoff: float, hint: str) -> None:
     assert did_you_mean(word, choices, cutoff) == hint
     assert did_you_mean(word, sorted(choices, reverse=True), cutoff) == hint
+
+
+@pytest.mark.parametrize(
+    ("path", "tree"),
+    [
+        ("/proc/1/results", "/proc"),
+        ("/sys", "/sys"),
+        ("/dev/null", "/dev"),
+        ("/dev/shm/results", None),
+        ("/dev/shm", None),
+        ("/devices/results", None),
+        ("/tmp/results", None),
+    ],
+)
+def test_system_folder_of(path: str, tree: str | None) -> None:
+    """The one rule of where results may not go, for the file's 'output' and the results folder."""
+    assert system_folder_of(Path(path)) == (None if tree is None else Path(tree))

@@ -34,12 +34,14 @@ from arena.league.config.model import (
     LEGACY_DEFAULT_SEAT_ORDERS,
     RUN_ONLY_KEYS,
     SEAT_ORDERS,
+    SYSTEM_FOLDER_EXCEPTIONS,
     SYSTEM_FOLDERS,
     UNTIL_STABLE,
     BotConfig,
     ContinuousConfig,
     ExecutorConfig,
     TournamentConfig,
+    system_folder_of,
 )
 from arena.league.config.parse import load_config, parse_config
 
@@ -56,6 +58,7 @@ __all__ = [
     "RUN_ONLY_KEYS",
     "SEAT_ORDERS",
     "SYSTEM_FOLDERS",
+    "SYSTEM_FOLDER_EXCEPTIONS",
     "UNTIL_STABLE",
     "BotConfig",
     "ContinuousConfig",
@@ -64,4 +67,5 @@ __all__ = [
     "find_program",
     "load_config",
     "parse_config",
+    "system_folder_of",
 ]

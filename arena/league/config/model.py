@@ -49,10 +49,21 @@ DEFAULT_SEAT_ORDERS = {4: "balanced"}
 LEGACY_DEFAULT_SEAT_ORDERS = {4: "rotate"}
 MAX_RATING = 1e6  # bound of every rating setting: far beyond TrueSkill's usual 25
 MAX_LIMIT = 2**30  # bound of a whole-number resource limit (MB, seconds, files, tasks)
-# Where results cannot go: kernel and device file systems (/dev/shm is an ordinary tmpfs).
+# Where results cannot go: trees of the kernel and of devices, not of files (results
+# written there go nowhere, or somewhere they must not) ...
 SYSTEM_FOLDERS = (Path("/proc"), Path("/sys"), Path("/dev"))
+# ... but for these folders inside them: /dev/shm is a tmpfs folder like any other.
+SYSTEM_FOLDER_EXCEPTIONS = (Path("/dev/shm"),)
 EXECUTORS = ("local", "dask", "dask-local")
 BOT_PLACEMENTS = ("shared", "upload")
+
+
+def system_folder_of(path: Path) -> Path | None:
+    """The system folder (of :data:`SYSTEM_FOLDERS`) that ``path``, resolved, lies in, or None
+    when it is an ordinary folder that results may go to."""
+    if any(path.is_relative_to(e) for e in SYSTEM_FOLDER_EXCEPTIONS):
+        return None
+    return next((tree for tree in SYSTEM_FOLDERS if path.is_relative_to(tree)), None)
 
 
 @dataclass(frozen=True)

@@ -20,9 +20,9 @@ from arena.league.config.model import (
     DEFAULT_SEAT_ORDERS,
     FORMATS,
     SEAT_ORDERS,
-    SYSTEM_FOLDERS,
     BotConfig,
     TournamentConfig,
+    system_folder_of,
 )
 from arena.league.config.reader import Reader, beside
 from arena.league.config.sections import (
@@ -235,7 +235,7 @@ def _read_output(top: Reader, base_dir: Path, name: str) -> Path:
     top.check("output", not output.exists() or output.is_dir(), f"is {str(output)!r}, which is not a folder")
     top.check(
         "output",
-        not any(output.is_relative_to(p) for p in SYSTEM_FOLDERS) or output.is_relative_to("/dev/shm"),
+        system_folder_of(output) is None,
         f"is {str(output)!r}, inside a system folder; results need an ordinary folder",
     )
     return output
