@@ -25,6 +25,9 @@ from arena.league.config import (
     LEGACY_DEFAULT_SEAT_ORDERS,
     RUN_ONLY_KEYS,
     BotConfig,
+    BotPlacement,
+    ExecutorKind,
+    Format,
     TournamentConfig,
     find_program,
 )
@@ -183,13 +186,13 @@ def _bot_spec(b: BotConfig) -> BotSpec:
 def game_pool(config: TournamentConfig, echo: Callable[[str], None]) -> GamePool | DaskGamePool:
     """Local worker processes, or a Dask cluster (``executor``): the same ``run`` either way."""
     settings = game_settings(config)
-    if config.executor.kind == "local":
+    if config.executor.kind == ExecutorKind.LOCAL:
         return GamePool(settings, config.concurrency)
     try:
         from arena.cluster import DaskGamePool, placement_for  # imports Dask: only for a cluster
     except ImportError as e:
         raise ConfigError(
-            f"{config.executor.where}: executor {config.executor.kind!r} needs Dask ({e}): "
+            f"{config.executor.where}: executor {str(config.executor.kind)!r} needs Dask ({e}): "
             "pip install 'battle-sheep-arena[dask]'"
         ) from None
     return DaskGamePool(settings, config.executor, placement_for(config), config.concurrency, echo)
@@ -233,7 +236,7 @@ def open_store(config: TournamentConfig, restart: bool, echo: Callable[[str], No
             return store
         # A folder started before schedule version 2 keeps making its games as it did.
         version = store.get_meta("schedule_version") or (1 if old is not None else SCHEDULE_VERSION)
-        if config.format == "continuous":
+        if config.format == Format.CONTINUOUS:
             schedule = _continuous_schedule(config, store, old, echo)
         else:
             fresh = schedule_for(config, version)
@@ -376,7 +379,7 @@ def prepare_bots(config: TournamentConfig, echo: Callable[[str], None]) -> None:
     """Warn of each bot that will run unsandboxed; build the bots and check their programs."""
     for warning in sandbox_warnings(config):
         echo(f"warning: {warning}")
-    if config.executor.bots == "shared":  # uploaded bots are built and checked on each worker
+    if config.executor.bots == BotPlacement.SHARED:  # uploaded bots are built and checked on each worker
         build_bots(config, echo)
         check_programs(config)
 
@@ -405,7 +408,7 @@ class LeagueRun:
         total = store.schedule_size()
         self.state = RunState(total=total, done=total - len(self.todo))
         self.state.retired = [b for b in self.bots if b not in {c.name for c in config.bots if not c.retired}]
-        self.league = continuous_league(config, store) if config.format == "continuous" else None
+        self.league = continuous_league(config, store) if config.format == Format.CONTINUOUS else None
         if self.league is not None:
             # A lowered budget still plays the games already planned.
             self.state.total = max(config.continuous.max_games, store.schedule_size())

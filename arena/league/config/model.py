@@ -5,6 +5,7 @@ Nothing here reads a file; :mod:`arena.league.config.parse` makes these values.
 
 from __future__ import annotations
 
+import enum
 import hashlib
 import json
 from dataclasses import dataclass, field
@@ -17,7 +18,40 @@ from arena.game.sandbox.bwrap import SandboxPolicy
 from arena.rules import Board, Params, format_board_file
 from arena.stats.settings import RatingConfig
 
-FORMATS = ("round_robin", "gauntlet", "continuous")
+
+class Format(enum.StrEnum):
+    """How a league chooses its games (``format``; a StrEnum: stored and printed as its value)."""
+
+    ROUND_ROBIN = "round_robin"  # every meeting, ``rounds`` times
+    GAUNTLET = "gauntlet"  # the challengers against the field
+    CONTINUOUS = "continuous"  # chosen as it goes, until the order is sure
+
+
+class SeatOrder(enum.StrEnum):
+    """Which seat orders a meeting is played in (``seat_orders``)."""
+
+    ALL = "all"  # every seat order
+    ROTATE = "rotate"  # each bot holds each seat once
+    BALANCED = "balanced"  # rotations of a turn order that changes each round
+
+
+class ExecutorKind(enum.StrEnum):
+    """Where the games run (``executor``)."""
+
+    LOCAL = "local"  # worker processes of this machine
+    DASK = "dask"  # the Dask cluster of a scheduler
+    DASK_LOCAL = "dask-local"  # a Dask cluster started here, for trying the cluster path
+
+
+class BotPlacement(enum.StrEnum):
+    """How a Dask cluster's workers get the bots' folders (``executor.bots``)."""
+
+    SHARED = "shared"  # the same paths on every worker (a shared file system)
+    UPLOAD = "upload"  # sent to each worker, built and checked there
+
+
+# The values, in the order messages list them.
+FORMATS = tuple(f.value for f in Format)
 # ``rounds: until_stable`` is another spelling of ``format: continuous`` (issue 11 names both).
 UNTIL_STABLE = "until_stable"
 DEFAULT_CONFIDENCE = 0.95
@@ -41,12 +75,12 @@ RUN_ONLY_KEYS = frozenset(
     }
 )
 DEFAULT_BUILD_TIMEOUT_MS = 600_000
-SEAT_ORDERS = ("all", "rotate", "balanced")
+SEAT_ORDERS = tuple(s.value for s in SeatOrder)
 # 'all' is balanced already for 2-3 players (6 games a meeting for 3); for 4 it is 24
 # games a meeting, and 'balanced' 4 a round, balanced over every 6 rounds.
-DEFAULT_SEAT_ORDERS = {4: "balanced"}
+DEFAULT_SEAT_ORDERS = {4: SeatOrder.BALANCED}
 # Results folders started before 'balanced' existed keep the default they had.
-LEGACY_DEFAULT_SEAT_ORDERS = {4: "rotate"}
+LEGACY_DEFAULT_SEAT_ORDERS = {4: SeatOrder.ROTATE}
 MAX_RATING = 1e6  # bound of every rating setting: far beyond TrueSkill's usual 25
 MAX_LIMIT = 2**30  # bound of a whole-number resource limit (MB, seconds, files, tasks)
 # Where results cannot go: trees of the kernel and of devices, not of files (results
@@ -54,8 +88,8 @@ MAX_LIMIT = 2**30  # bound of a whole-number resource limit (MB, seconds, files,
 SYSTEM_FOLDERS = (Path("/proc"), Path("/sys"), Path("/dev"))
 # ... but for these folders inside them: /dev/shm is a tmpfs folder like any other.
 SYSTEM_FOLDER_EXCEPTIONS = (Path("/dev/shm"),)
-EXECUTORS = ("local", "dask", "dask-local")
-BOT_PLACEMENTS = ("shared", "upload")
+EXECUTORS = tuple(k.value for k in ExecutorKind)
+BOT_PLACEMENTS = tuple(p.value for p in BotPlacement)
 
 
 def system_folder_of(path: Path) -> Path | None:
@@ -101,9 +135,9 @@ class ContinuousConfig:
 class ExecutorConfig:
     """Where the games run: worker processes here (``local``) or a Dask cluster."""
 
-    kind: str = "local"  # one of EXECUTORS
+    kind: ExecutorKind = ExecutorKind.LOCAL
     scheduler: str | None = None  # ``dask``: the scheduler's address, tcp://host:8786
-    bots: str = "shared"  # how workers get the bots' folders: one of BOT_PLACEMENTS
+    bots: BotPlacement = BotPlacement.SHARED  # how workers get the bots' folders
     workers: int | None = None  # ``dask-local``: worker processes (default: concurrency)
     connect_timeout_ms: int = 10_000
     where: str = ""  # file:line (or the option) it came from, for errors
@@ -118,9 +152,9 @@ class TournamentConfig:
     seed: int
     players: int
     rounds: int
-    format: str
+    format: Format
     challengers: tuple[str, ...]
-    seat_orders: str
+    seat_orders: SeatOrder
     board: str  # "random", "build" or the board file's path
     board_value: Board | None  # the parsed board file
     time_control: TimeControl

@@ -21,6 +21,8 @@ from arena.league.config.model import (
     FORMATS,
     SEAT_ORDERS,
     BotConfig,
+    Format,
+    SeatOrder,
     TournamentConfig,
     system_folder_of,
 )
@@ -76,9 +78,9 @@ class _League:
     name: str
     seed: int
     players: int
-    format: str
+    format: Format
     rounds: int
-    seat_orders: str
+    seat_orders: SeatOrder
 
 
 @dataclass(frozen=True)
@@ -125,7 +127,7 @@ def parse_config(text: str, path: Path) -> TournamentConfig:
     challengers = _read_challengers(top, league, bots)
     output = _read_output(top, base_dir, league.name)
     bots = hide_from_bots(bots, output)
-    if league.format == "continuous":
+    if league.format == Format.CONTINUOUS:
         check_first_phase(
             top, continuous, league.players, league.seat_orders, sum(not b.retired for b in bots)
         )
@@ -167,15 +169,15 @@ def _read_league(top: Reader, path: Path) -> _League:
     top.check("players", 2 <= players <= 4, "must be 2, 3 or 4")
     fmt = top.get("format", str, "round_robin").replace("-", "_")
     top.check("format", fmt in FORMATS, f"must be one of {', '.join(FORMATS)}")
-    rounds, fmt = read_rounds(top, fmt)
-    seat_orders = top.get("seat_orders", str, DEFAULT_SEAT_ORDERS.get(players, "all"))
+    rounds, league_format = read_rounds(top, Format(fmt))
+    seat_orders = top.get("seat_orders", str, DEFAULT_SEAT_ORDERS.get(players, SeatOrder.ALL))
     top.check(
         "seat_orders",
         seat_orders in SEAT_ORDERS,
         "must be 'all' (every seat order), 'rotate' (each bot holds each seat once) or "
         "'balanced' (rotations of a turn order that changes each round)",
     )
-    return _League(name, seed, players, fmt, rounds, seat_orders)
+    return _League(name, seed, players, league_format, rounds, SeatOrder(seat_orders))
 
 
 def _read_run_settings(top: Reader) -> _RunSettings:
@@ -207,10 +209,10 @@ def _check_bot_count(top: Reader, bots_node: Node, bots: list[BotConfig], player
 
 def _read_challengers(top: Reader, league: _League, bots: list[BotConfig]) -> tuple[str, ...]:
     """``challengers``: a gauntlet's bots of the file that play the rest (the field)."""
-    if not (top.has("challengers") or league.format == "gauntlet"):
+    if not (top.has("challengers") or league.format == Format.GAUNTLET):
         return ()
-    names = top.get("challengers", list, required=league.format == "gauntlet")
-    top.check("challengers", league.format == "gauntlet", "only applies to format: gauntlet")
+    names = top.get("challengers", list, required=league.format == Format.GAUNTLET)
+    top.check("challengers", league.format == Format.GAUNTLET, "only applies to format: gauntlet")
     known = {b.name for b in bots}
     for c in names:
         top.check(

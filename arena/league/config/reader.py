@@ -121,4 +121,3 @@ def kind_of(value: Any) -> str:
 def beside(base_dir: Path, written: str) -> Path:
     """A path as written in the file (``~`` allowed), resolved relative to the file's folder."""
     return (base_dir / os.path.expanduser(written)).resolve()
-

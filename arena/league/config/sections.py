@@ -23,33 +23,35 @@ from arena.league.config.model import (
     MAX_LIMIT,
     MAX_RATING,
     UNTIL_STABLE,
+    BotPlacement,
     ContinuousConfig,
     ExecutorConfig,
+    ExecutorKind,
+    Format,
 )
 from arena.league.config.reader import Reader, beside
 from arena.league.schedule import seat_orders as seat_orders_of
 from arena.rules import Board, Params, parse_board_file
-from arena.stats.settings import RatingConfig
+from arena.stats.settings import RATING_MODELS, RatingConfig, RatingModel
 from arena.textfile import BOARD_FILE_MAX_BYTES, read_text
 
 TC_KEYS = {"move", "base", "increment", "startup", "margin"}
 RULE_KEYS = {"sheep", "tiles", "contact", "hole_border"}
 LIMIT_KEYS = {"memory_mb", "cpu_seconds", "file_size_mb", "open_files", "tasks", "cpus", "tmp_mb"}
 RATING_KEYS = {"mu", "sigma", "beta", "tau", "draw_probability", "model"}
-RATING_MODELS = ("batch", "sequential")
 EXECUTOR_KEYS = {"kind", "scheduler", "bots", "workers", "connect_timeout"}
 
 
-def read_rounds(top: Reader, fmt: str) -> tuple[int, str]:
+def read_rounds(top: Reader, fmt: Format) -> tuple[int, Format]:
     """``rounds`` and the format: ``rounds: until_stable`` means ``format: continuous``."""
     if top.has("rounds") and top.node.value["rounds"].value == UNTIL_STABLE:
         top.check(
             "rounds",
-            not top.has("format") or fmt == "continuous",
+            not top.has("format") or fmt == Format.CONTINUOUS,
             f"{UNTIL_STABLE!r} is a continuous league: it does not go with format: {fmt}",
         )
-        return 1, "continuous"
-    if fmt == "continuous":
+        return 1, Format.CONTINUOUS
+    if fmt == Format.CONTINUOUS:
         top.check(
             "rounds",
             not top.has("rounds"),
@@ -133,10 +135,10 @@ def read_limits(r: Reader | None, default: ResourceLimits, default_tmp_mb: int) 
     return ResourceLimits(**values), tmp_mb
 
 
-def read_continuous(top: Reader, fmt: str) -> ContinuousConfig:
+def read_continuous(top: Reader, fmt: Format) -> ContinuousConfig:
     """``confidence``, ``max_games`` and ``min_meetings``: only with format: continuous."""
     for key in CONTINUOUS_KEYS:
-        top.check(key, not top.has(key) or fmt == "continuous", "only applies to format: continuous")
+        top.check(key, not top.has(key) or fmt == Format.CONTINUOUS, "only applies to format: continuous")
     confidence = float(top.get("confidence", (int, float), DEFAULT_CONFIDENCE))
     top.check("confidence", 0.5 < confidence < 1, "must be a probability between 0.5 and 1, like 0.95")
     max_games = top.get("max_games", int, DEFAULT_MAX_GAMES)
@@ -163,7 +165,7 @@ def check_first_phase(
     )
 
 
-def read_rating(top: Reader, fmt: str) -> RatingConfig:
+def read_rating(top: Reader, fmt: Format) -> RatingConfig:
     """``rating``: the TrueSkill environment and the model, each finite and within bounds."""
     r = top.child("rating", RATING_KEYS)
     rating = RatingConfig()
@@ -174,6 +176,7 @@ def read_rating(top: Reader, fmt: str) -> RatingConfig:
     }
     values["model"] = r.get("model", str, rating.model)
     r.check("model", values["model"] in RATING_MODELS, f"must be one of {', '.join(RATING_MODELS)}")
+    values["model"] = RatingModel(values["model"])
     # Finite and within bounds: a NaN or an infinity is stored with the results and
     # would break every later rating of them.
     r.check("mu", abs(values["mu"]) <= MAX_RATING, f"must be from -{MAX_RATING:g} to {MAX_RATING:g}")
@@ -184,7 +187,7 @@ def read_rating(top: Reader, fmt: str) -> RatingConfig:
     rating = RatingConfig(**values)
     r.check(
         "model",
-        fmt != "continuous" or rating.model == "batch",
+        fmt != Format.CONTINUOUS or rating.model == RatingModel.BATCH,
         "must be 'batch' in a continuous league: it chooses its games from the batch fit, "
         "and its standings must say what it stopped on",
     )
@@ -197,7 +200,7 @@ def read_executor(top: Reader) -> ExecutorConfig:
     if not top.has("executor") or isinstance(top.node.value["executor"].value, str):
         kind = top.get("executor", str, "local")
         top.check("executor", kind in EXECUTORS, f"must be one of {', '.join(EXECUTORS)} (or a mapping)")
-        return ExecutorConfig(kind=kind, where=where)
+        return ExecutorConfig(kind=ExecutorKind(kind), where=where)
     r = top.child("executor", EXECUTOR_KEYS)
     assert r is not None
     return _read_executor_mapping(r, where)
@@ -205,21 +208,26 @@ def read_executor(top: Reader) -> ExecutorConfig:
 
 def _read_executor_mapping(r: Reader, where: str) -> ExecutorConfig:
     """``executor`` as a mapping: ``kind`` (``dask`` when a ``scheduler`` is given) and its settings."""
-    kind = r.get("kind", str, "dask" if r.has("scheduler") else "local")
-    r.check("kind", kind in EXECUTORS, f"must be one of {', '.join(EXECUTORS)}")
+    written = r.get("kind", str, ExecutorKind.DASK if r.has("scheduler") else ExecutorKind.LOCAL)
+    r.check("kind", written in EXECUTORS, f"must be one of {', '.join(EXECUTORS)}")
+    kind = ExecutorKind(written)
     scheduler = r.get("scheduler", str)
-    r.check("scheduler", scheduler is None or kind == "dask", "only applies to kind: dask")
+    r.check("scheduler", scheduler is None or kind == ExecutorKind.DASK, "only applies to kind: dask")
     r.check(
         "scheduler",
         scheduler is None or (bool(scheduler) and not any(c.isspace() for c in scheduler)),
         "must be the scheduler's address, like tcp://host:8786",
     )
-    bots = r.get("bots", str, "shared")
+    bots = r.get("bots", str, BotPlacement.SHARED)
     r.check("bots", bots in BOT_PLACEMENTS, f"must be one of {', '.join(BOT_PLACEMENTS)}")
-    r.check("bots", bots == "shared" or kind != "local", "only applies to kind: dask or dask-local")
+    r.check(
+        "bots",
+        bots == BotPlacement.SHARED or kind != ExecutorKind.LOCAL,
+        "only applies to kind: dask or dask-local",
+    )
     workers = r.get("workers", int)
-    r.check("workers", workers is None or kind == "dask-local", "only applies to kind: dask-local")
+    r.check("workers", workers is None or kind == ExecutorKind.DASK_LOCAL, "only applies to kind: dask-local")
     r.check("workers", workers is None or 1 <= workers <= 256, "must be from 1 to 256")
     timeout_ms = r.duration("connect_timeout", "10s")
     r.check("connect_timeout", timeout_ms > 0, "must be more than 0")
-    return ExecutorConfig(kind, scheduler, bots, workers, timeout_ms, where)
+    return ExecutorConfig(kind, scheduler, BotPlacement(bots), workers, timeout_ms, where)
