@@ -9,7 +9,6 @@ report.html current.
 from __future__ import annotations
 
 import contextlib
-import difflib
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -26,9 +25,13 @@ from arena.league.config import (
     LEGACY_DEFAULT_SEAT_ORDERS,
     RUN_ONLY_KEYS,
     BotConfig,
+    BotPlacement,
+    ExecutorKind,
+    Format,
     TournamentConfig,
     find_program,
 )
+from arena.league.config.reader import did_you_mean
 from arena.league.continuous import CONTINUOUS_ID, ContinuousLeague
 from arena.league.executor import GamePool, GameSettings
 from arena.league.schedule import ScheduledGame, make_schedule
@@ -78,8 +81,7 @@ def without(config: TournamentConfig, names: Sequence[str]) -> TournamentConfig:
     known = [b.name for b in config.bots]
     for name in names:
         if name not in known:
-            close = difflib.get_close_matches(name, known, n=1)
-            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            hint = did_you_mean(name, known)
             raise ConfigError(f"--without {name!r}: no such bot in {str(config.path)!r}{hint}")
     bots = tuple(replace(b, retired=b.retired or b.name in names) for b in config.bots)
     raw = dict(config.raw)
@@ -148,6 +150,7 @@ def sandbox_summary(config: TournamentConfig) -> str:
 
 
 def check_programs(config: TournamentConfig) -> None:
+    """Fail, naming the bot, when its folder is missing or its program cannot be found or run."""
     for bot in config.bots:
         if not bot.cwd.is_dir():
             raise ConfigError(
@@ -161,13 +164,9 @@ def check_programs(config: TournamentConfig) -> None:
 
 
 def game_settings(config: TournamentConfig) -> GameSettings:
-    def spec(b: BotConfig) -> BotSpec:
-        return BotSpec(
-            name=b.name, command=b.command, cwd=b.cwd, env=dict(b.env), limits=b.limits, sandbox=b.sandbox
-        )
-
+    """What every worker needs to play any game of the tournament."""
     return GameSettings(
-        bots={b.name: spec(b) for b in config.bots},
+        bots={b.name: _bot_spec(b) for b in config.bots},
         params=config.params,
         time_control=config.time_control,
         board="file" if config.board_value is not None else config.board,
@@ -178,16 +177,23 @@ def game_settings(config: TournamentConfig) -> GameSettings:
     )
 
 
+def _bot_spec(b: BotConfig) -> BotSpec:
+    """How the referee starts the bot ``b``."""
+    return BotSpec(
+        name=b.name, command=b.command, cwd=b.cwd, env=dict(b.env), limits=b.limits, sandbox=b.sandbox
+    )
+
+
 def game_pool(config: TournamentConfig, echo: Callable[[str], None]) -> GamePool | DaskGamePool:
     """Local worker processes, or a Dask cluster (``executor``): the same ``run`` either way."""
     settings = game_settings(config)
-    if config.executor.kind == "local":
+    if config.executor.kind == ExecutorKind.LOCAL:
         return GamePool(settings, config.concurrency)
     try:
         from arena.cluster import DaskGamePool, placement_for  # imports Dask: only for a cluster
     except ImportError as e:
         raise ConfigError(
-            f"{config.executor.where}: executor {config.executor.kind!r} needs Dask ({e}): "
+            f"{config.executor.where}: executor {str(config.executor.kind)!r} needs Dask ({e}): "
             "pip install 'battle-sheep-arena[dask]'"
         ) from None
     return DaskGamePool(settings, config.executor, placement_for(config), config.concurrency, echo)
@@ -231,7 +237,7 @@ def open_store(config: TournamentConfig, restart: bool, echo: Callable[[str], No
             return store
         # A folder started before schedule version 2 keeps making its games as it did.
         version = store.get_meta("schedule_version") or (1 if old is not None else SCHEDULE_VERSION)
-        if config.format == "continuous":
+        if config.format == Format.CONTINUOUS:
             schedule = _continuous_schedule(config, store, old, echo)
         else:
             fresh = schedule_for(config, version)
@@ -363,100 +369,151 @@ def _play_tournament(
     echo: Callable[[str], None],
     on_progress: Callable[[RunState, ScheduledGame, GameRecord], None] | None,
 ) -> RunState:
+    """Everything of a run inside its held results folder: bots, pool, store, games."""
+    prepare_bots(config, echo)
+    pool = game_pool(config, echo)
+    with open_store(config, restart, echo) as store:
+        return LeagueRun(config, store, echo, on_progress).play(pool)
+
+
+def prepare_bots(config: TournamentConfig, echo: Callable[[str], None]) -> None:
+    """Warn of each bot that will run unsandboxed; build the bots and check their programs."""
     for warning in sandbox_warnings(config):
         echo(f"warning: {warning}")
-    if config.executor.bots == "shared":  # uploaded bots are built and checked on each worker
+    if config.executor.bots == BotPlacement.SHARED:  # uploaded bots are built and checked on each worker
         build_bots(config, echo)
         check_programs(config)
-    pool = game_pool(config, echo)
-    with contextlib.ExitStack() as stack:
-        store = stack.enter_context(open_store(config, restart, echo))
-        bots = standings_bots(config, store)
-        todo = store.unfinished()
+
+
+class LeagueRun:
+    """One run over an open results store: plays what is left of the schedule, stores each
+    game as it ends, and keeps the standings files and report.html current.
+
+    Making one announces the run (games to play, time control, sandbox) and loads the
+    standings table of the games already played; :meth:`play` plays the rest.
+    """
+
+    def __init__(
+        self,
+        config: TournamentConfig,
+        store: ResultStore,
+        echo: Callable[[str], None],
+        on_progress: Callable[[RunState, ScheduledGame, GameRecord], None] | None,
+    ) -> None:
+        self.config = config
+        self.store = store
+        self.echo = echo
+        self.on_progress = on_progress
+        self.bots = standings_bots(config, store)
+        self.todo = store.unfinished()
         total = store.schedule_size()
-        state = RunState(total=total, done=total - len(todo))
-        state.retired = [b for b in bots if b not in {c.name for c in config.bots if not c.retired}]
-        league = continuous_league(config, store) if config.format == "continuous" else None
-        if league is None:
-            games = f"{state.total} games, {len(todo)} to play"
-        else:
+        self.state = RunState(total=total, done=total - len(self.todo))
+        self.state.retired = [b for b in self.bots if b not in {c.name for c in config.bots if not c.retired}]
+        self.league = continuous_league(config, store) if config.format == Format.CONTINUOUS else None
+        if self.league is not None:
             # A lowered budget still plays the games already planned.
-            state.total = max(config.continuous.max_games, store.schedule_size())
+            self.state.total = max(config.continuous.max_games, store.schedule_size())
+        self._announce()
+        self.table = LeagueTable.load(
+            store, self.bots, config.rating, expected=store.unfinished_indexes(), retired=self.state.retired
+        )
+        # The first refresh waits like the others: games handed out first arrive first.
+        self.last_write = time.monotonic()
+        self.last_report = -REPORT_EVERY_S
+        self.report = BackgroundReport(config.output, self.bots, config.rating)
+
+    def _announce(self) -> None:
+        """The run's first lines: how many games, the time control, the sandbox; resuming."""
+        config, state = self.config, self.state
+        if self.league is None:
+            games = f"{state.total} games, {len(self.todo)} to play"
+        else:
             games = (
                 f"continuous league: until the order is sure at "
                 f"{config.continuous.confidence:.0%}, at most {state.total:,} games"
             )
-        echo(f"{games}; time control {config.time_control.describe()}; sandbox {sandbox_summary(config)}")
+        self.echo(
+            f"{games}; time control {config.time_control.describe()}; sandbox {sandbox_summary(config)}"
+        )
         if state.done:
-            echo(f"resuming: {state.done} of {state.total} games already played")
-        table = LeagueTable.load(store, bots, config.rating, expected=store.unfinished_indexes(), retired=state.retired)
-        # The first refresh waits like the others: games handed out first arrive first.
-        last_write = time.monotonic()
-        last_report = -REPORT_EVERY_S
-        report = stack.enter_context(BackgroundReport(config.output, bots, config.rating))
+            self.echo(f"resuming: {state.done} of {state.total} games already played")
 
-        def refresh(force: bool = False) -> None:
-            # O(bots) whatever the league's size, and throttled: the cost per game stays flat.
-            nonlocal last_write, last_report
-            if force or time.monotonic() - last_write >= STANDINGS_EVERY_S:
-                # Exact at the end; in between the rating fit is redone as the league grows.
-                state.standings = table.standings(exact=force)
-                write_files(config.output, config.name, state.standings, state.total)
-                table.save(store)
-                last_write = time.monotonic()
-                # report.html holds every game's record, so its cost grows with the league: a
-                # child process makes it (the games go on meanwhile), one page at a time, at
-                # most REPORT_SHARE of the run's time; the page reloads itself until the last,
-                # which the run waits for.  Past REPORT_MAX_GAMES a page would be too big to
-                # open: 'arena report' makes one.
-                if state.done > REPORT_MAX_GAMES:
-                    return
-                report.busy()  # a page done is noticed here, and a failed one stops the run
-                if force:
-                    report.finish(running=False, games=state.done)
-                elif last_write - last_report >= max(
-                    REPORT_EVERY_S, report.cost / REPORT_SHARE
-                ) and report.start(running=True, games=state.done):
-                    last_report = last_write
+    def play(self, pool: GamePool | DaskGamePool) -> RunState:
+        """Play the games left on ``pool``; the standings are brought up to date at the end,
+        and also when the run fails, if that still works."""
+        with self.report:
+            try:
+                if self.league is not None:
+                    pool.run(self.todo, self._on_result, self._on_failure, self.config.retries, self._refill)
+                elif self.todo:
+                    pool.run(self.todo, self._on_result, self._on_failure, self.config.retries)
+            except BaseException:
+                # The error on its way out is the one to report (a full disk, say, fails the
+                # standings files too): bring them up to date only if that still works.
+                with contextlib.suppress(Exception):
+                    self._refresh(force=True)
+                raise
+            self._refresh(force=True)
+        return self.state
 
-        def on_result(game: ScheduledGame, record: GameRecord) -> None:
-            summary = store.save_game(game, record)
-            table.add(summary)
-            if league is not None:
-                league.add(game.index, [(seat.name, seat.rank) for seat in summary.seats])
-                state.note = league.note()
-            state.done += 1
-            state.played_now += 1
-            # The last game's exact refit comes after the loop (past its progress line): it
-            # is the run's one-off cost, not this game's.
-            if state.done < state.total:
-                refresh()
-            if on_progress:
-                on_progress(state, game, record)
+    def _refresh(self, force: bool = False) -> None:
+        """Rewrite the standings files (at most every STANDINGS_EVERY_S, unless ``force``)."""
+        # O(bots) whatever the league's size, and throttled: the cost per game stays flat.
+        if not force and time.monotonic() - self.last_write < STANDINGS_EVERY_S:
+            return
+        # Exact at the end; in between the rating fit is redone as the league grows.
+        self.state.standings = self.table.standings(exact=force)
+        write_files(self.config.output, self.config.name, self.state.standings, self.state.total)
+        self.table.save(self.store)
+        self.last_write = time.monotonic()
+        self._refresh_report(force)
 
-        def on_failure(game: ScheduledGame, reason: str, retry: bool) -> None:
-            echo(f"{'retrying' if retry else 'giving up on'} {game.game_id}: {reason.splitlines()[0]}")
-            if not retry:
-                state.failures.append((game, reason))
-                table.drop(game.index)
+    def _refresh_report(self, force: bool) -> None:
+        """Start a new report.html page when it is time; at the end (``force``) the last one.
 
-        def refill(wanted: int) -> list[ScheduledGame]:
-            assert league is not None
-            games = league.next_games(wanted)
-            store.extend_schedule(games)
-            state.stopped = league.stop.describe() if league.stop else None
-            return games
+        report.html holds every game's record, so its cost grows with the league: a
+        child process makes it (the games go on meanwhile), one page at a time, at
+        most REPORT_SHARE of the run's time; the page reloads itself until the last,
+        which the run waits for.  Past REPORT_MAX_GAMES a page would be too big to
+        open: 'arena report' makes one.
+        """
+        if self.state.done > REPORT_MAX_GAMES:
+            return
+        self.report.busy()  # a page done is noticed here, and a failed one stops the run
+        if force:
+            self.report.finish(running=False, games=self.state.done)
+        elif self.last_write - self.last_report >= max(
+            REPORT_EVERY_S, self.report.cost / REPORT_SHARE
+        ) and self.report.start(running=True, games=self.state.done):
+            self.last_report = self.last_write
 
-        try:
-            if league is not None:
-                pool.run(todo, on_result, on_failure, config.retries, refill)
-            elif todo:
-                pool.run(todo, on_result, on_failure, config.retries)
-        except BaseException:
-            # The error on its way out is the one to report (a full disk, say, fails the
-            # standings files too): bring them up to date only if that still works.
-            with contextlib.suppress(Exception):
-                refresh(force=True)
-            raise
-        refresh(force=True)
-    return state
+    def _on_result(self, game: ScheduledGame, record: GameRecord) -> None:
+        """A game ended: store it, count it, and refresh the standings when it is time."""
+        summary = self.store.save_game(game, record)
+        self.table.add(summary)
+        if self.league is not None:
+            self.league.add(game.index, [(seat.name, seat.rank) for seat in summary.seats])
+            self.state.note = self.league.note()
+        self.state.done += 1
+        self.state.played_now += 1
+        # The last game's exact refit comes after the loop (past its progress line): it
+        # is the run's one-off cost, not this game's.
+        if self.state.done < self.state.total:
+            self._refresh()
+        if self.on_progress:
+            self.on_progress(self.state, game, record)
+
+    def _on_failure(self, game: ScheduledGame, reason: str, retry: bool) -> None:
+        """A game failed for reasons of the arena: say so; after its last retry, give it up."""
+        self.echo(f"{'retrying' if retry else 'giving up on'} {game.game_id}: {reason.splitlines()[0]}")
+        if not retry:
+            self.state.failures.append((game, reason))
+            self.table.drop(game.index)
+
+    def _refill(self, wanted: int) -> list[ScheduledGame]:
+        """A continuous league's next ``wanted`` games (fewer, or none, once it stops)."""
+        assert self.league is not None
+        games = self.league.next_games(wanted)
+        self.store.extend_schedule(games)
+        self.state.stopped = self.league.stop.describe() if self.league.stop else None
+        return games

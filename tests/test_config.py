@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import sys
 import textwrap
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
 
 from arena.errors import ConfigError
-from arena.league.config import load_config
+from arena.league.config import load_config, system_folder_of
+from arena.league.config.reader import KEY_HINT_CUTOFF, did_you_mean
 from arena.tournament import build_bots, check_programs
 
 REPO = Path(__file__).resolve().parent.parent
@@ -148,3 +150,36 @@ def test_unreadable_and_empty_files(tmp_path: Path) -> None:
         load_config(write(tmp_path, ""))
     with pytest.raises(ConfigError, match="expected a mapping"):
         load_config(write(tmp_path, "- just\n- a list\n"))
+
+
+@pytest.mark.parametrize(
+    ("word", "choices", "cutoff", "hint"),
+    [
+        ("roundz", {"rounds", "players"}, KEY_HINT_CUTOFF, " (did you mean 'rounds'?)"),
+        ("mi", {"mu", "sigma", "model"}, KEY_HINT_CUTOFF, " (did you mean 'mu'?)"),
+        ("dea", ["dee", "ann"], 0.6, " (did you mean 'dee'?)"),
+        ("xyz", ["dee", "ann"], 0.6, ""),
+        ("ab", ["ax", "bx", "xb"], KEY_HINT_CUTOFF, " (did you mean 'xb'?)"),  # a tie: the same every run
+    ],
+    ids=["key", "short-key", "bot", "nothing-close", "tie"],
+)
+def test_did_you_mean(word: str, choices: Iterable[str], cutoff: float, hint: str) -> None:
+    assert did_you_mean(word, choices, cutoff) == hint
+    assert did_you_mean(word, sorted(choices, reverse=True), cutoff) == hint
+
+
+@pytest.mark.parametrize(
+    ("path", "tree"),
+    [
+        ("/proc/1/results", "/proc"),
+        ("/sys", "/sys"),
+        ("/dev/null", "/dev"),
+        ("/dev/shm/results", None),
+        ("/dev/shm", None),
+        ("/devices/results", None),
+        ("/tmp/results", None),
+    ],
+)
+def test_system_folder_of(path: str, tree: str | None) -> None:
+    """The one rule of where results may not go, for the file's 'output' and the results folder."""
+    assert system_folder_of(Path(path)) == (None if tree is None else Path(tree))

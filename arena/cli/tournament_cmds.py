@@ -19,7 +19,7 @@ from arena.cli.common import ExitCode, echo_printable, main
 from arena.cli.progress import Progress, game_line
 from arena.errors import ConfigError, ResultsWriteError, StoreError
 from arena.game.record import FaultKind, GameRecord
-from arena.league.config import TournamentConfig, load_config
+from arena.league.config import ExecutorKind, TournamentConfig, load_config
 from arena.league.game_summary import GameSummary
 from arena.league.standings import FORMATS, render
 from arena.league.store import STORE_NAME, ResultStore, store_path
@@ -110,7 +110,7 @@ def _configured(
     if concurrency is not None:
         config = replace(config, concurrency=concurrency)
     if scheduler is not None:
-        executor = replace(config.executor, kind="dask", scheduler=scheduler, workers=None, where="--scheduler")
+        executor = replace(config.executor, kind=ExecutorKind.DASK, scheduler=scheduler, workers=None, where="--scheduler")
         config = replace(config, executor=executor)
     if retire:
         config = without(config, retire)

@@ -30,9 +30,21 @@ LOCK_NAME = ".arena-run.lock"
 # What a run writes in its folder; anything else there means the folder is someone else's.
 _OWN_NAMES = (STORE_NAME, "standings.md", "standings.json", "report.html", LOCK_NAME)
 _OWN_PREFIXES = (f"{STORE_NAME}-", ".standings.md.", ".standings.json.", ".report.html.")
-# Trees of the kernel, not of files: results written there go nowhere, or somewhere they must not.
-_SYSTEM_TREES = (Path("/proc"), Path("/sys"), Path("/dev"))
-_SYSTEM_EXCEPTIONS = (Path("/dev/shm"),)  # a tmpfs folder like any other
+
+
+# Where results cannot go: trees of the kernel and of devices, not of files (results
+# written there go nowhere, or somewhere they must not) ...
+SYSTEM_FOLDERS = (Path("/proc"), Path("/sys"), Path("/dev"))
+# ... but for these folders inside them: /dev/shm is a tmpfs folder like any other.
+SYSTEM_FOLDER_EXCEPTIONS = (Path("/dev/shm"),)
+
+
+def system_folder_of(path: Path) -> Path | None:
+    """The system folder (of :data:`SYSTEM_FOLDERS`) that ``path``, resolved, lies in, or None
+    when it is an ordinary folder that results may go to."""
+    if any(path.is_relative_to(e) for e in SYSTEM_FOLDER_EXCEPTIONS):
+        return None
+    return next((tree for tree in SYSTEM_FOLDERS if path.is_relative_to(tree)), None)
 
 
 def claim_folder(folder: Path, where: str) -> tuple[Path, list[Path]]:
@@ -46,10 +58,10 @@ def claim_folder(folder: Path, where: str) -> tuple[Path, list[Path]]:
         return ResultsFolderError(f"{where}: 'output' {str(folder)!r} {why}")
 
     real = folder.resolve()
-    for tree in _SYSTEM_TREES:
-        if real.is_relative_to(tree) and not any(real.is_relative_to(e) for e in _SYSTEM_EXCEPTIONS):
-            resolved = f" (it resolves to {str(real)!r})" if real != folder else ""
-            raise refuse(f"is under {str(tree)!r}{resolved}: results need a folder of their own")
+    tree = system_folder_of(real)
+    if tree is not None:
+        resolved = f" (it resolves to {str(real)!r})" if real != folder else ""
+        raise refuse(f"is under {str(tree)!r}{resolved}: results need a folder of their own")
     if real.exists() and not real.is_dir():
         raise refuse("exists and is not a folder: results need a folder of their own")
     created = [d for d in (real, *real.parents) if not d.exists()]

@@ -2,7 +2,18 @@
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass
+
+
+class RatingModel(enum.StrEnum):
+    """How games are rated (a StrEnum: stored and printed as its value)."""
+
+    BATCH = "batch"  # every game fitted at once: the order of games changes nothing
+    SEQUENTIAL = "sequential"  # classic TrueSkill, game after game in schedule order
+
+
+RATING_MODELS = tuple(m.value for m in RatingModel)
 
 
 @dataclass(frozen=True)
@@ -19,4 +30,4 @@ class RatingConfig:
     beta: float = 25.0 / 6
     tau: float = 25.0 / 300
     draw_probability: float = 0.10
-    model: str = "batch"
+    model: RatingModel = RatingModel.BATCH

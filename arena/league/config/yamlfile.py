@@ -50,6 +50,7 @@ class _PlainDataLoader(yaml.SafeLoader):
         self._depth = 0
 
     def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
+        """Compose the next node as PyYAML does, after refusing what is more than plain data."""
         event = self.peek_event()  # type: ignore[no-untyped-call]
         line = event.start_mark.line + 1
         if isinstance(event, yaml.AliasEvent):
