@@ -258,7 +258,8 @@ def test_sigterm_during_a_build_kills_the_build(tmp_path: Path) -> None:
         assert leftovers(marker), "the build never started"
         proc.send_signal(signal.SIGTERM)
         proc.wait(timeout=20)
-        assert wait_no_leftovers(marker, 5.0) == []
+        # Generous: on a loaded machine bubblewrap can take seconds to be scheduled and die.
+        assert wait_no_leftovers(marker, 30.0) == []
     finally:
         proc.kill()
         proc.wait()

@@ -435,7 +435,9 @@ def test_a_real_full_disk_stops_the_run_in_one_line_and_loses_no_finished_game(
     assert "run the same command to resume" in last
     assert not [p.name for p in out.iterdir() if p.name.endswith(".tmp")]  # no temporary file left
     reported = reported_games(stdout)
-    assert len(reported) >= 3
+    # Three games were stored before the disk filled; the third's line may not have been
+    # printed (its standings write can be the one that finds the disk full), the first two's were.
+    assert len(reported) >= 2
     # Free the space (SQLite needs a little to open a store), then every reported game is there.
     (tiny_disk / "filler").unlink()
     played = assert_store_intact(out, reported)
