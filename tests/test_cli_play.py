@@ -126,24 +126,24 @@ def test_memory_limit_holds_for_the_whole_bot_in_its_cgroup(sandbox: str, tmp_pa
 
 
 def test_limits_above_the_arenas_own_are_capped_not_fatal(monkeypatch: pytest.MonkeyPatch) -> None:
-    # The arena runs under a 1.8 GB hard address-space limit, below the bots' default
+    # The arena runs under a 1.8 GB hard data limit, below the bots' default
     # 2 GB.  An ordinary user may not raise a hard limit (setrlimit fails), so the
     # bots must get the arena's limit rather than fail to start.
     import resource
 
     cap = 1800 * 2**20
-    hard = {resource.RLIMIT_AS: cap}
+    hard = {resource.RLIMIT_DATA: cap}
 
     def getrlimit(kind: int) -> tuple[int, int]:
         return (hard.get(kind, resource.RLIM_INFINITY),) * 2
 
     monkeypatch.setattr(resource, "getrlimit", getrlimit)
     wanted = ResourceLimits().rlimits(whole_bot=False, per_user_tasks=False)
-    assert wanted["as"] == cap  # capped at the arena's own, not the 2 GB asked for
+    assert wanted["data"] == cap  # capped at the arena's own, not the 2 GB asked for
     assert wanted["cpu"] == 600 and wanted["core"] == 0
     assert "nproc" not in wanted  # a per-user limit would count the arena's own processes
     command = ResourceLimits().prlimit_command(whole_bot=False, per_user_tasks=False)
-    assert f"--as={cap}:{cap}" in command and command[-1] == "--"
+    assert f"--data={cap}:{cap}" in command and command[-1] == "--"
 
 
 def test_seats_show_the_hello_name_else_the_command_and_name_overrides() -> None:

@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from arena.errors import ConfigError
-from arena.game.limits import ResourceLimits
+from arena.game.limits import ResourceLimits, applied_limits_text
 from arena.game.proctree import (
     BOT_ID_VARIABLE,
     forget_spawned,
@@ -267,7 +267,7 @@ class BotPool:
             bot = self._start_sandboxed(name, argv, cwd, env, limits, policy)
         else:
             bot = self._start_plain(name, argv, cwd, env, limits)
-            bot.isolation = Isolation(SandboxMode.NONE, "rlimits", True, warning)
+            bot.isolation = Isolation(SandboxMode.NONE, applied_limits_text(limits, None), True, warning)
         self.bots.append(bot)
         self.poller.register(bot.stdout_fd, bot, True)
         self.poller.register(bot.stderr_fd, bot, False)
@@ -336,7 +336,7 @@ class BotPool:
                 FaultKind.STARTUP_FAILURE,
                 f"cannot start {' '.join(argv)!r} in its sandbox in {str(cwd)!r}: {e}",
             ) from None
-        limits_text = group.support.description if group is not None else "rlimits"
+        limits_text = applied_limits_text(limits, group.support.description if group is not None else None)
         isolation = Isolation(SandboxMode.BWRAP, limits_text, policy.network)
         return BotProcess(name, proc, "", isolation, group, init)
 

@@ -48,7 +48,9 @@ class ResourceLimits:
             "nofile": self.open_files,
         }
         if not whole_bot:
-            wanted["as"] = None if self.memory_mb is None else self.memory_mb * mb
+            # RLIMIT_DATA, not RLIMIT_AS: under an address-space limit of a few GB no JVM
+            # starts ("Could not allocate compressed class space"), though it would use little.
+            wanted["data"] = None if self.memory_mb is None else self.memory_mb * mb
             if per_user_tasks:
                 wanted["nproc"] = self.tasks
         out = {}
@@ -60,7 +62,7 @@ class ResourceLimits:
         return out
 
     def prlimit_command(self, whole_bot: bool, per_user_tasks: bool = True) -> list[str]:
-        """``prlimit --as=N:N ... --`` (util-linux), which sets the limits and execs what follows.
+        """``prlimit --data=N:N ... --`` (util-linux), which sets the limits and execs what follows.
 
         Used instead of a Python ``preexec_fn``, which forces ``subprocess`` onto a
         slow fork path (several ms a start); the extra exec costs far less.
@@ -73,7 +75,7 @@ class ResourceLimits:
 
 
 _RLIMITS = {
-    "as": resource.RLIMIT_AS,
+    "data": resource.RLIMIT_DATA,
     "cpu": resource.RLIMIT_CPU,
     "fsize": resource.RLIMIT_FSIZE,
     "nofile": resource.RLIMIT_NOFILE,
@@ -92,3 +94,13 @@ def bot_environment(cwd: Path, extra: Mapping[str, str] | None = None) -> dict[s
     }
     env.update(extra or {})
     return env
+
+
+def applied_limits_text(limits: ResourceLimits, cgroup_description: str | None) -> str:
+    """What held a bot's memory, in words for its record and the start line: the cgroup's
+    limit for the whole bot, or a per-process data limit (``RLIMIT_DATA``)."""
+    if cgroup_description is not None:
+        return cgroup_description
+    if limits.memory_mb is None:
+        return "rlimits (no memory limit)"
+    return f"rlimits (memory: {limits.memory_mb} MB of data per process, RLIMIT_DATA)"
