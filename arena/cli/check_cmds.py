@@ -118,6 +118,9 @@ def junit_xml(report: CheckReport) -> str:
             if f is not None and f.check == c.name:
                 lines = [f"game: {f.game}", f"replay: {f.replay}", "", *map(printable, f.transcript)]
                 fail.text = xml_text("\n".join(lines))
+                if f.evidence:
+                    err = ET.SubElement(case, "system-err")
+                    err.text = xml_text("\n".join(map(printable, f.evidence)))
         elif c.status is CheckStatus.SKIP:
             ET.SubElement(case, "skipped", message=xml_text(c.detail))
         else:
@@ -143,7 +146,7 @@ def _argv(command: str, what: str) -> tuple[str, ...]:
     type=click.Path(file_okay=False, exists=True, path_type=Path),
     default=".",
     show_default=True,
-    help="Working directory of the bot (and of --build).",
+    help="Working directory of the bot (and of --build); the opponents start in the current one.",
 )
 @click.option("--build", help="Run this once first (e.g. 'make'); a failure fails the check.")
 @click.option(
@@ -284,6 +287,7 @@ def check_options(subject: Subject, opposition: Opposition, running: Running) ->
         limits=running.limits,
         sandbox=running.sandbox,
         cwd=subject.cwd.resolve(),
+        opponents_cwd=Path.cwd(),
         seed=subject.seed,
         conformance_games=subject.conformance_games,
         time_control=running.time_control,
@@ -316,9 +320,9 @@ def _require_programs(opts: CheckOptions) -> None:
         *(("--against", a) for a in opts.against),
         *((("--sprt", opts.sprt.baseline),) if opts.sprt else ()),
     ]:
-        if find_program(command, opts.cwd) is None:
+        if find_program(command, opts.opponents_cwd) is None:
             raise ConfigError(
-                f"{what}: program {command[0]!r} not found (looked in {str(opts.cwd)!r} and PATH)"
+                f"{what}: program {command[0]!r} not found (looked in {str(opts.opponents_cwd)!r} and PATH)"
             )
 
 
@@ -350,6 +354,8 @@ def _print_report(report: CheckReport) -> None:
         click.echo(
             f"\nfirst failure: {f.check}: {printable(f.reason)}\n  game: {f.game}\n  replay it: {printable(f.replay)}"
         )
+        for line in f.evidence:
+            click.echo(f"  {printable(line)}")
         if f.transcript:
             click.echo("  the end of the conversation (ref> to the bot, bot> from it):")
             for line in f.transcript[-12:]:

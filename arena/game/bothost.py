@@ -24,8 +24,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from arena.game.botproc import BotPool, BotProcess
+from arena.game.diagnose import ProcessFacts, fault_hint
 from arena.game.limits import ResourceLimits, bot_environment
-from arena.game.record import BotFault, FaultKind
+from arena.game.record import BotFault, Fault, FaultKind
 from arena.game.sandbox.bwrap import SandboxPolicy
 
 TRANSCRIPT_KEEP = 60  # lines of each bot's conversation kept for reports
@@ -141,6 +142,21 @@ class ProcessChannel:
         exited = self.pool.stop(self.bot, None, grace_s)
         self.exited_cleanly = exited and self.finished  # by itself, after "end": not a crash
 
+    def fault_hint(self, fault: Fault) -> str:
+        b = self.bot
+        facts = ProcessFacts(
+            argv=b.argv,
+            cwd=b.cwd,
+            limits=b.limits,
+            policy=b.policy,
+            limits_text=b.isolation.limits,
+            exit=b.exit_note,
+            out_of_memory=b.out_of_memory,
+            stdout_bytes=b.stdout_bytes,
+            stderr=b.stderr_text(),
+        )
+        return fault_hint(fault, facts)
+
     def seat_facts(self) -> dict[str, object]:
         b = self.bot
         facts: dict[str, object] = {
@@ -150,6 +166,7 @@ class ProcessChannel:
             "isolation": b.isolation.to_dict(),
             "stderr_tail": b.stderr_text(),
             "stderr_bytes": b.stderr_bytes,
+            "stdout_head": b.stdout_head(),
             "infos": tuple(b.infos),
             "info_plies": tuple(b.info_plies),
             "info_count": b.info_count,

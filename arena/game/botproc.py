@@ -49,6 +49,9 @@ READ_CHUNK = 65536
 STDERR_KEEP = 16 * 1024  # bytes of stderr kept per bot (its tail)
 INFO_KEEP = 200  # info lines kept per bot per game
 INFO_LINE_KEEP = 300  # characters kept of each info line
+STDOUT_HEAD_BYTES = 1024  # bytes of the first stdout a bot writes kept for its record
+STDOUT_HEAD_LINES = 5  # ... as at most this many lines
+STDOUT_HEAD_LINE_KEEP = 200  # characters kept of each
 EXIT_CHECK_S = 0.05  # while waiting, how often to look whether the bot has exited
 MAX_QUEUED_LINES = 16  # unasked lines kept before a bot counts as flooding stdout
 
@@ -91,7 +94,14 @@ class BotProcess:
         self.stderr_open = True
         self.stderr_tail = bytearray()
         self.stderr_bytes = 0
+        self.stdout_bytes = 0  # everything it wrote on stdout, info lines too
+        self.stdout_first = bytearray()  # the first STDOUT_HEAD_BYTES of it
         self.exit_note: str | None = None
+        # How it was started (set by BotPool.start), for the hint under a fault.
+        self.argv: tuple[str, ...] = ()
+        self.cwd = Path(".")
+        self.limits = ResourceLimits()
+        self.policy: SandboxPolicy | None = None
         # Processes still running after the bot itself exited; None in a sandbox, whose
         # PID namespace ends with the bot, so none can be left.
         self.leftovers: int | None = None if sandbox_init else 0
@@ -110,7 +120,14 @@ class BotProcess:
         self.ply = -1
         self.stderr_tail = bytearray()
         self.stderr_bytes = 0
+        self.stdout_bytes = 0
+        self.stdout_first = bytearray()
         self.exit_note = None
+
+    def stdout_head(self) -> tuple[str, ...]:
+        """The first lines it wrote on stdout (this game), as text, each cut short."""
+        text = self.stdout_first.decode("utf-8", "replace")
+        return tuple(line[:STDOUT_HEAD_LINE_KEEP] for line in text.splitlines()[:STDOUT_HEAD_LINES])
 
     def reusable(self) -> bool:
         """Whether this process can play another game: alive, listening, and silent since
@@ -137,6 +154,9 @@ class BotProcess:
     def take_stdout(self, data: bytes, now: float) -> None:
         """Take in what the bot wrote to stdout (read at ``now``): keep its info lines apart,
         queue its other complete lines, and note an overlong line or a flood."""
+        self.stdout_bytes += len(data)
+        if len(self.stdout_first) < STDOUT_HEAD_BYTES:
+            self.stdout_first += data[: STDOUT_HEAD_BYTES - len(self.stdout_first)]
         if self.overflow or self.flooded:
             return  # this bot is already at fault; stop keeping what it says
         if (
@@ -268,6 +288,7 @@ class BotPool:
         else:
             bot = self._start_plain(name, argv, cwd, env, limits)
             bot.isolation = Isolation(SandboxMode.NONE, applied_limits_text(limits, None), True, warning)
+        bot.argv, bot.cwd, bot.limits, bot.policy = tuple(argv), cwd, limits, policy if sandboxed else None
         self.bots.append(bot)
         self.poller.register(bot.stdout_fd, bot, True)
         self.poller.register(bot.stderr_fd, bot, False)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import resource
 import shutil
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -84,10 +85,18 @@ _RLIMITS = {
 }
 
 
+def _with_own_python(path: str) -> str:
+    own = os.path.dirname(sys.executable)
+    rest = [d for d in path.split(os.pathsep) if d and d != own]
+    return os.pathsep.join([own, *rest]) if own else path
+
+
 def bot_environment(cwd: Path, extra: Mapping[str, str] | None = None) -> dict[str, str]:
     """A scrubbed environment: PATH to find interpreters, a locale, HOME, and ``extra``."""
     env = {
-        "PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"),
+        # The arena's own interpreter first, as inside the sandbox: ``python3`` is the same
+        # Python (with the bot kit importable) with and without it.
+        "PATH": _with_own_python(os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin")),
         "LANG": "C.UTF-8",
         "HOME": str(cwd),
         "PYTHONUNBUFFERED": "1",  # a Python bot that forgets to flush still answers

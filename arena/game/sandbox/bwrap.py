@@ -368,6 +368,9 @@ def bwrap_command(
     folders = _bot_folders(policy, where)
     inner_path = sandbox_path(env.get("PATH", ""), folders.visible)
     _show_program(command[0] if command else "", where, inner_path, folders)
+    for folder in named_folders(command[1:], where, policy.hidden)[0]:
+        if not folders.shows(folder):
+            folders.add(folder)
     args = [exe, *_namespace_args(policy.network), *_fd_args(fds), *_system_binds()]
     if fds.passwd is not None:
         args += ["--ro-bind-data", str(fds.passwd), "/etc/passwd"]
@@ -439,6 +442,59 @@ def _show_program(program: str, where: str, inner_path: str, folders: _Folders) 
         # elsewhere: binding what it points to would show the bot any file it names.
         raise PermissionError(f"program {program!r} links to {host!r}, outside the bot's folder")
     folders.add(host)
+
+
+# Folders never bound for an argument: the root, and trees of the kernel, devices and the
+# system's configuration (keys, credentials); /tmp and /home as a whole hold other users' files.
+_NEVER_BOUND = ("/proc", "/sys", "/dev", "/etc", "/root", "/run", "/var")
+_TOO_WIDE = ("/", "/tmp", "/home", "/mnt", "/media", "/srv")
+
+
+def _path_words(arg: str) -> list[str]:
+    """The words of a command's argument that may name paths: the argument itself, the value
+    of ``--opt=value``, and each entry of a ``:``-separated list (a Java class path)."""
+    value = arg.split("=", 1)[1] if arg.startswith("-") and "=" in arg else arg
+    return [w for w in value.split(os.pathsep) if w and not w.startswith("-")]
+
+
+def named_folders(args: Sequence[str], where: str, hidden: Sequence[str] = ()) -> tuple[list[str], list[str]]:
+    """The folders a sandbox shows for the paths a command's arguments name, and why others stay
+    hidden.
+
+    An argument (or a class-path entry, or an option's ``=value``) that names an existing path,
+    absolute or relative to ``where``, has its folder bound read-only: a folder named as it is,
+    a file's own folder.  Never the root, ``/tmp`` or ``/home`` as a whole, a system folder such
+    as ``/etc`` or ``/proc``, or a folder that holds or lies in a hidden one (the results folder,
+    other bots' folders).  Returns (folders to bind, one sentence per path left hidden).
+    """
+    binds: list[str] = []
+    refused: list[str] = []
+    for arg in args:
+        for word in _path_words(arg):
+            written = os.path.normpath(os.path.join(where, word))
+            if _covered(written, [where]) or not os.path.exists(written):
+                continue  # in the bot's folder (visible as it is), or no path at all
+            real = os.path.realpath(written)
+            folder = real if os.path.isdir(real) else os.path.dirname(real)
+            why = _refusal(folder, hidden)
+            if why is not None:
+                refused.append(f"{word!r} is not visible in the sandbox: its folder {folder!r} {why}")
+            elif folder not in binds:
+                binds.append(folder)
+    return binds, refused
+
+
+def _refusal(folder: str, hidden: Sequence[str]) -> str | None:
+    """Why ``folder`` is never bound for an argument, or None when it may be."""
+    if folder in _TOO_WIDE:
+        return "is too wide to show a bot; put the file in the bot's own folder"
+    if _covered(folder, _NEVER_BOUND):
+        return "is a system folder the sandbox never shows"
+    for h in hidden:
+        real = os.path.realpath(h)
+        if _covered(folder, [real]) or _covered(real, [folder]):
+            return f"holds or lies in {real!r}, which bots never see (results, other bots)"
+    return None
 
 
 def _fd_args(fds: SandboxFds) -> list[str]:
