@@ -33,6 +33,7 @@ from arena.cli.common import (
 )
 from arena.durations import parse_duration_ms
 from arena.errors import ArenaError, ConfigError
+from arena.game.botproc import limits_note
 from arena.game.build import run_build
 from arena.game.clock import TimeControl
 from arena.game.limits import ResourceLimits
@@ -272,6 +273,9 @@ def check_cmd(subject: Subject, opposition: Opposition, running: Running, output
     _require_programs(opts)
     _require_something_to_check(opts)
     echo(f"checking {shlex.join(opts.command)} (seed {opts.seed}, {opts.time_control.describe()})")
+    note = limits_note(opts.limits, opts.sandbox)
+    if note:
+        echo(note)
     report = _build_failure(subject, running, opts) or run_check(opts, echo, _progress(outputs.quiet))
     _print_report(report)
     _write_reports(report, outputs)

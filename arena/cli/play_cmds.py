@@ -26,6 +26,7 @@ from arena.cli.common import (
     time_control_options,
 )
 from arena.errors import ArenaError, ConfigError
+from arena.game.botproc import limits_note
 from arena.game.clock import TimeControl
 from arena.game.limits import ResourceLimits
 from arena.game.proctree import adopt_orphans
@@ -242,6 +243,9 @@ def play_cmd(
         game_id=f"play-{seed}", seed=seed, params=params, time_control=time_control, board=board
     )
     click.echo(f"seed {seed}, {time_control.describe()}")
+    note = limits_note(limits, sandbox)
+    if note:
+        click.echo(note)
     screen = GameScreen([s.name for s in specs], len(names), quiet, colour_wanted(colour))
     adopt_orphans()  # what a bot leaves running stays below us: found without a scan of /proc
     record = play_game(setup, specs, screen.observe, on_hello=screen.on_hello)

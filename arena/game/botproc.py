@@ -56,6 +56,18 @@ EXIT_CHECK_S = 0.05  # while waiting, how often to look whether the bot has exit
 MAX_QUEUED_LINES = 16  # unasked lines kept before a bot counts as flooding stdout
 
 
+def limits_note(limits: ResourceLimits, policy: SandboxPolicy) -> str | None:
+    """A sentence for the start of a game or a check when the bots' limits cannot be held
+    for each bot as a whole (no cgroup here, or no sandbox): which limits apply instead.
+    None when the cgroup holds them."""
+    sandboxed, _warning = sandbox.resolve_mode(policy)
+    group = cgroups.support() if sandboxed else None
+    if group is not None:
+        return None
+    why = "no sandbox" if not sandboxed else "no cgroup the arena may use here"
+    return f"limits: {applied_limits_text(limits, None)}, as there is {why}"
+
+
 class BotProcess:
     """One running bot: its pipes, buffers and the facts kept for the record."""
 
