@@ -154,6 +154,7 @@ class ProcessChannel:
             out_of_memory=b.out_of_memory,
             stdout_bytes=b.stdout_bytes,
             stderr=b.stderr_text(),
+            stdout_head=b.stdout_head(),
         )
         return fault_hint(fault, facts)
 

@@ -26,6 +26,9 @@ _MEMORY_WORDS = (
     "out of memory",
     "failed to reserve",
     "JavaScript heap out of memory",
+    "insufficient memory",
+    "Not enough space",
+    "failed to map",
 )
 # Files whose names say they are a script or a program's part, even without a "/".
 _SCRIPT_ENDINGS = (".py", ".js", ".mjs", ".pl", ".rb", ".jar", ".class", ".lua", ".php", ".sh", ".R")
@@ -44,6 +47,7 @@ class ProcessFacts:
     out_of_memory: bool  # its cgroup saw the kernel kill a process for memory
     stdout_bytes: int
     stderr: str
+    stdout_head: tuple[str, ...] = ()  # its first lines on stdout (a JVM writes its errors there)
 
 
 def fault_hint(fault: Fault, facts: ProcessFacts) -> str:
@@ -94,7 +98,7 @@ def _cpu_spent(fault: Fault) -> bool:
 
 def _runtime_memory(fault: Fault, facts: ProcessFacts) -> str:
     """A runtime (JVM, Go, .NET, V8) that could not get its memory at its start."""
-    text = facts.stderr + "\n" + fault.detail
+    text = "\n".join([facts.stderr, fault.detail, *facts.stdout_head])
     if fault.ply > 0 or not any(word in text for word in _MEMORY_WORDS):
         return ""
     mb = facts.limits.memory_mb
