@@ -25,6 +25,7 @@ from collections import deque
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from arena import package_parent
 from arena.errors import ConfigError
 from arena.game.limits import ResourceLimits, applied_limits_text
 from arena.game.proctree import (
@@ -312,7 +313,9 @@ class BotPool:
         # Outside a sandbox the bot shares its user with the arena and everything else it
         # runs: a per-user task limit would count those too, so it is left out.
         token = uuid.uuid4().hex
-        env = {**env, BOT_ID_VARIABLE: token}
+        # The bot kit importable as in the sandbox (``import arena.botkit``), before the bot's own.
+        kit = os.pathsep.join([package_parent(), *([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])])
+        env = {**env, BOT_ID_VARIABLE: token, "PYTHONPATH": kit}
         try:
             wrapper = limits.prlimit_command(whole_bot=False, per_user_tasks=False)
             program = shutil.which(argv[0], path=env.get("PATH")) if "/" not in argv[0] else argv[0]

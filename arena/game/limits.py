@@ -72,7 +72,17 @@ class ResourceLimits:
         if exe is None:
             raise ConfigError("the 'prlimit' command (util-linux) is needed to limit the bots")
         limits = self.rlimits(whole_bot, per_user_tasks)
-        return [exe, *(f"--{k}={v}:{v}" for k, v in limits.items()), "--"]
+        return [exe, *(f"--{k}={v}:{_hard(k, v)}" for k, v in limits.items()), "--"]
+
+
+def _hard(name: str, soft: int) -> int:
+    """The hard limit to set with ``soft``: the same, but for CPU time one second more, so
+    that a bot past its CPU time gets SIGXCPU (which names the limit in its record) before
+    the kernel's SIGKILL (which names nothing)."""
+    if name != "cpu":
+        return soft
+    _cur, hard = resource.getrlimit(resource.RLIMIT_CPU)
+    return soft + 1 if hard == resource.RLIM_INFINITY or soft + 1 <= hard else soft
 
 
 _RLIMITS = {
