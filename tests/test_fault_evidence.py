@@ -21,7 +21,7 @@ from arena.cli import main
 from arena.game.diagnose import ProcessFacts, fault_hint
 from arena.game.limits import ResourceLimits
 from arena.game.record import Fault, FaultKind, GameRecord, SeatRecord, fault_evidence
-from arena.game.sandbox.bwrap import SandboxPolicy, named_folders
+from arena.game.sandbox.bwrap import named_folders
 
 REPO = Path(__file__).resolve().parent.parent
 BROKEN = REPO / "tests" / "broken_bots"
