@@ -278,3 +278,62 @@ def test_check_against_starts_the_opponents_where_the_user_is(tmp_path: Path) ->
     assert "sample_bots/random_bot.py: " in result.output and "over 2 games" in result.output, result.output
     replay = json.loads(js.read_text())
     assert replay["strength"] is not None
+
+
+# -- a league: arena run's end, arena games --fault, the HTML replay -------------------------------
+
+
+@pytest.fixture(scope="module")
+def crashing_league(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """A 2-bot league in which one bot raises at its start; its folder and run's output."""
+    folder = tmp_path_factory.mktemp("league")
+    (folder / "t.yaml").write_text(
+        "name: t\nplayers: 2\nrounds: 1\ntime_control: {move: 3s, startup: 20s}\noutput: out\n"
+        f"cwd: {REPO}\nbots:\n"
+        f"  - name: random\n    command: {sys.executable} sample_bots/random_bot.py\n"
+        f"  - name: crashy\n    command: {sys.executable} tests/broken_bots/traceback_at_start.py\n"
+    )
+    result = CliRunner().invoke(main, ["run", str(folder / "t.yaml"), "--quiet"])
+    assert result.exit_code == 0, result.output
+    return folder / "out", result.output
+
+
+@pytest.mark.slow
+def test_run_ends_with_the_first_fault_of_each_bot_and_its_evidence(crashing_league: tuple[Path, str]) -> None:
+    _out, output = crashing_league
+    tail = output[output.index("faults (the first of each bot and kind"):]
+    assert "crashy: crash: closed its output (exit 1)" in tail and "KeyError: 'depth'" in tail
+    assert tail.count("KeyError") == 1  # two games, one bot, one kind of fault: shown once
+
+
+@pytest.mark.slow
+def test_games_fault_shows_each_listed_fault_with_its_evidence(crashing_league: tuple[Path, str]) -> None:
+    out, _ = crashing_league
+    table = CliRunner().invoke(main, ["games", str(out), "--fault", "crash"])
+    assert table.exit_code == 0, table.output
+    assert table.output.count("KeyError: 'depth'") == 2
+    listed = CliRunner().invoke(main, ["games", str(out), "--fault", "crash", "--format", "json"])
+    faults = [f for g in json.loads(listed.output) for f in g["faults"]]
+    assert len(faults) == 2 and all("KeyError: 'depth'" in f["stderr_tail"] for f in faults)
+    plain = CliRunner().invoke(main, ["games", str(out)])
+    assert "KeyError" not in plain.output  # without --fault, the listing stays one line a game
+
+
+@pytest.mark.slow
+def test_the_html_replay_opens_a_forfeited_seats_evidence(crashing_league: tuple[Path, str], tmp_path: Path) -> None:
+    from tests.browser import chromium, open_page, unavailable
+
+    why = unavailable()
+    if why is not None:
+        pytest.skip(why)
+    from selenium.webdriver.common.by import By
+
+    out, _ = crashing_league
+    page = tmp_path / "g.html"
+    result = CliRunner().invoke(main, ["replay", str(out), "r1-g001", "--html", "--output", str(page)])
+    assert result.exit_code == 0, result.output
+    with chromium() as browser:
+        open_page(browser, page)
+        ends = browser.find_elements(By.CSS_SELECTOR, "#v-stderr details.seat-end")
+        opened = [d for d in ends if d.get_attribute("open") is not None]
+        assert len(opened) == 1 and "KeyError: 'depth'" in opened[0].text
