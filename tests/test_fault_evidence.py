@@ -122,8 +122,16 @@ def facts(**kw: object) -> ProcessFacts:
         (Fault(FaultKind.STARTUP_FAILURE, "no hello", 0), {"stdout_bytes": 0}, "does it flush its output"),
         (Fault(FaultKind.CRASH, "exited", 0), {"argv": ("python3", "bot.py")}, "'bot.py', which does not exist"),
         (Fault(FaultKind.CRASH, "exited", 0), {"argv": ("java", "-cp", "/no/such/dir", "Bot")}, "'/no/such/dir'"),
+        (
+            Fault(FaultKind.CRASH, "closed its output (exit 1)", 0),
+            {"argv": ("java", "Bot"), "stderr": "Error: Could not find or load main class Bot\n"},
+            "give -cp the folder that holds the .class files",
+        ),
     ],
-    ids=["cgroup-memory", "cpu-seconds", "file-size", "jvm-memory", "no-flush", "missing-script", "missing-classpath"],
+    ids=[
+        "cgroup-memory", "cpu-seconds", "file-size", "jvm-memory", "no-flush", "missing-script",
+        "missing-classpath", "no-main-class",
+    ],
 )
 def test_the_hint_names_the_cause(fault: Fault, kw: dict[str, object], needle: str) -> None:
     assert needle in fault_hint(fault, facts(**kw))

@@ -52,7 +52,7 @@ class ProcessFacts:
 
 def fault_hint(fault: Fault, facts: ProcessFacts) -> str:
     """One sentence naming the likely cause of ``fault``, or "" when the arena cannot tell."""
-    for rule in (_unseen_file, _limit_kill, _runtime_memory, _silent):
+    for rule in (_unseen_file, _limit_kill, _runtime_memory, _no_main_class, _silent):
         hint = rule(fault, facts)
         if hint:
             return hint
@@ -109,6 +109,16 @@ def _runtime_memory(fault: Fault, facts: ProcessFacts) -> str:
     return (
         f"its runtime could not get the memory it asked for under {held}; "
         "ask for less (Java: -Xmx256m -XX:+UseSerialGC) or raise memory_mb"
+    )
+
+
+def _no_main_class(fault: Fault, facts: ProcessFacts) -> str:
+    """A JVM that found no class of the name it was given on its class path."""
+    if fault.ply > 0 or "Could not find or load main class" not in facts.stderr:
+        return ""
+    return (
+        f"the JVM found no such class on its class path (it starts in {str(facts.cwd)!r}): "
+        "give -cp the folder that holds the .class files, e.g. 'java -cp /path/to/classes Bot'"
     )
 
 
