@@ -145,20 +145,34 @@ def test_no_hint_when_the_arena_cannot_tell() -> None:
 # -- what the sandbox shows of a command -------------------------------------------------------
 
 
-def test_the_folders_a_command_names_are_shown_and_wide_or_system_ones_are_not(tmp_path: Path) -> None:
-    bot, other, lib = tmp_path / "bot", tmp_path / "other", tmp_path / "lib"
-    for d in (bot, other, lib):
+def test_the_script_and_class_path_a_command_names_are_shown_and_wide_or_system_ones_are_not(
+    tmp_path: Path,
+) -> None:
+    bot, other, lib, data = tmp_path / "bot", tmp_path / "other", tmp_path / "lib", tmp_path / "data"
+    for d in (bot, other, lib, data):
         d.mkdir()
     (other / "b.py").write_text("")
-    (bot / "own.py").write_text("")
-    binds, refused = named_folders(
-        [str(other / "b.py"), "-cp", f"{lib}:/etc", "own.py", "no-such-file", f"--data={lib}", "/tmp"], str(bot)
-    )
-    assert binds == [str(other), str(lib)]  # own.py is in the bot's folder already; no-such-file is nothing
-    assert any("'/etc'" in r and "system folder" in r for r in refused)
-    assert any("'/tmp'" in r and "too wide" in r for r in refused)
+    (data / "secret.txt").write_text("")
+    binds, refused = named_folders(["-u", str(other / "b.py"), str(data / "secret.txt")], str(bot))
+    assert (binds, refused) == ([str(other)], [])  # the script's folder; not a later argument's
+    binds, refused = named_folders(["-Xmx64m", "-cp", f"{lib}:/etc", "Bot"], str(bot))
+    assert binds == [str(lib)] and len(refused) == 1 and "'/etc'" in refused[0] and "system folder" in refused[0]
+    assert named_folders([f"--class-path={lib}", "Bot"], str(bot))[0] == [str(lib)]
+    assert named_folders([str(other)], str(bot)) == ([], [])  # a folder is no script
     _, hidden = named_folders([str(other / "b.py")], str(bot), (str(tmp_path),))
     assert hidden and "bots never see" in hidden[0]
+    (bot / "own.py").write_text("")
+    assert named_folders(["own.py", str(other / "b.py")], str(bot)) == ([], [])  # its own folder shows it
+
+
+def test_a_script_directly_in_tmp_is_refused_with_a_reason(tmp_path: Path) -> None:
+    script = Path("/tmp") / f"arena-test-{os.getpid()}.py"
+    script.write_text("")
+    try:
+        _, refused = named_folders([str(script)], str(tmp_path))
+    finally:
+        script.unlink()
+    assert len(refused) == 1 and "'/tmp' is too wide to show a bot" in refused[0]
 
 
 def test_a_script_named_by_absolute_path_runs_from_another_folder(tmp_path: Path) -> None:

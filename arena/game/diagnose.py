@@ -74,7 +74,7 @@ def _unseen_file(fault: Fault, facts: ProcessFacts) -> str:
                 + ("" if os.path.isabs(arg) else f" in the bot's folder {where!r} (relative paths start there)")
             )
     if facts.policy is not None:
-        refused = named_folders(facts.argv[1:], where, facts.policy.hidden)[1]
+        refused = named_folders(facts.argv[1:], where, (*facts.policy.hidden, *facts.policy.never_shown))[1]
         if refused:
             return refused[0]
     return ""
