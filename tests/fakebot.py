@@ -6,7 +6,7 @@ import time
 from collections.abc import Callable
 
 from arena.botkit import BotSession, Turn
-from arena.game.record import BotFault, FaultKind
+from arena.game.record import BotFault, Fault, FaultKind
 from arena.rules import Move
 
 Answer = str | BotFault | tuple[str, float]
@@ -70,6 +70,9 @@ class ScriptedChannel:
 
     def seat_facts(self) -> dict[str, object]:
         return {"exit": "exit 0", "exited_cleanly": self.goodbye is not None}
+
+    def fault_hint(self, fault: Fault) -> str:
+        return ""
 
 
 def engine_bot(name: str = "fake", choose: Callable[[Turn], Move] | None = None) -> ScriptedChannel:

@@ -94,11 +94,13 @@ def test_bot_names_come_from_the_script_or_program(argv: tuple[str, ...], name: 
 
 
 def test_resource_limits_apply_to_the_bots() -> None:
-    # 8 MB of address space per process is too little for a Python interpreter: both die at start.
+    # 8 MB of data per process is too little for a Python interpreter: both die at start, and
+    # what they said (MemoryError) is shown with a hint that names the limit.
     argv = ["play", RANDOM, RANDOM, "--memory-mb", "8", "-q", "--seed", "1", "--no-sandbox"]
     result = CliRunner().invoke(main, argv)
     assert result.exit_code == 0, result.output
-    assert result.output.count("crash: ") == 2 and "(exit 127)" in result.output
+    assert result.output.count("crash: ") == 2 and "MemoryError" in result.output
+    assert "a per-process data limit of 8 MB (memory_mb; RLIMIT_DATA" in result.output
     roomy = CliRunner().invoke(main, ["play", RANDOM, RANDOM, "--memory-mb", "0", "--cpu-seconds", "0", "-q"])
     assert roomy.exit_code == 0 and "crash" not in roomy.output
 
@@ -126,24 +128,24 @@ def test_memory_limit_holds_for_the_whole_bot_in_its_cgroup(sandbox: str, tmp_pa
 
 
 def test_limits_above_the_arenas_own_are_capped_not_fatal(monkeypatch: pytest.MonkeyPatch) -> None:
-    # The arena runs under a 1.8 GB hard address-space limit, below the bots' default
+    # The arena runs under a 1.8 GB hard data limit, below the bots' default
     # 2 GB.  An ordinary user may not raise a hard limit (setrlimit fails), so the
     # bots must get the arena's limit rather than fail to start.
     import resource
 
     cap = 1800 * 2**20
-    hard = {resource.RLIMIT_AS: cap}
+    hard = {resource.RLIMIT_DATA: cap}
 
     def getrlimit(kind: int) -> tuple[int, int]:
         return (hard.get(kind, resource.RLIM_INFINITY),) * 2
 
     monkeypatch.setattr(resource, "getrlimit", getrlimit)
     wanted = ResourceLimits().rlimits(whole_bot=False, per_user_tasks=False)
-    assert wanted["as"] == cap  # capped at the arena's own, not the 2 GB asked for
+    assert wanted["data"] == cap  # capped at the arena's own, not the 2 GB asked for
     assert wanted["cpu"] == 600 and wanted["core"] == 0
     assert "nproc" not in wanted  # a per-user limit would count the arena's own processes
     command = ResourceLimits().prlimit_command(whole_bot=False, per_user_tasks=False)
-    assert f"--as={cap}:{cap}" in command and command[-1] == "--"
+    assert f"--data={cap}:{cap}" in command and command[-1] == "--"
 
 
 def test_seats_show_the_hello_name_else_the_command_and_name_overrides() -> None:

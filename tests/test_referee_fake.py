@@ -278,7 +278,9 @@ def test_an_answer_seen_before_is_still_judged_on_its_phase_and_its_clock(
     tc = TimeControl(move_ms=100, margin_ms=10)
     record = run([Late(scripted(["hello 1 x", "ready", herd])), engine_bot()], GameSetup(board=board, time_control=tc))
     fault = record.seats[0].fault
-    assert fault is not None and fault.kind is FaultKind.TIMEOUT and fault.detail == "answered after 500 ms"
+    assert fault is not None and fault.kind is FaultKind.TIMEOUT and fault.detail == (
+        "answered at ply 1 after 500 ms; its clock had 100 ms + margin 10 ms"
+    )
     # And on time, it is played.
     gone = BotFault(FaultKind.CRASH, "no more answers")
     played = ScriptedChannel(scripted(["hello 1 x", "ready", herd, gone]))  # type: ignore[list-item]
@@ -309,7 +311,9 @@ def test_a_late_answer_is_still_taken_off_the_clock_the_others_are_told() -> Non
     other = engine_bot("b")
     record = run([late, other], GameSetup(board=board, time_control=tc))
     fault = record.seats[0].fault
-    assert fault is not None and fault.kind is FaultKind.TIMEOUT and fault.detail == "answered after 700 ms"
+    assert fault is not None and fault.kind is FaultKind.TIMEOUT and fault.detail.startswith(
+        "answered at ply 1 after 700 ms; its clock had "
+    )
     requests = [parse_referee_line(line) for line in other.received if line.startswith(("herd", "move"))]
     assert requests and all(isinstance(r, TurnRequest) for r in requests)
     assert requests[0].clocks[0] == 100  # 600 - 700 -> 0, plus the increment

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from arena.check.plan import CheckOptions, PlannedGame, Purpose, replay_command
 from arena.check.results import CheckResult, CheckStatus, FailureReport
-from arena.game.record import Fault, FaultKind, GameRecord, SeatRecord
+from arena.game.record import Fault, FaultKind, GameRecord, SeatRecord, fault_evidence
 from arena.rules import Phase
 
 ALL_SEATS = 9  # the seats of 2-, 3- and 4-player games
@@ -257,6 +257,7 @@ class Judge:
                 p.game.describe(),
                 list(p.seat.transcript),
                 replay_command(p.game, self.evidence.opts),
+                fault_evidence(p.seat),
             )
         return f"{reason} ({p.game.describe()})"
 

@@ -101,6 +101,9 @@ class CheckOptions:
     sprt: SprtOptions | None = None
     conformance: bool = True
     fail_fast: bool = False
+    # Where the opponents named on the command line start (--opponent, --against, --sprt):
+    # where the user typed it, not the candidate's own folder.
+    opponents_cwd: Path = field(default_factory=Path.cwd)
 
 
 def _spec(
@@ -156,7 +159,7 @@ def _conformance_game(opts: CheckOptions, opponents: Sequence[Sequence[str]], i:
     n, seat, build = CONFIGS[i % len(CONFIGS)]
     seed = derive_seed(opts.seed, Purpose.CONFORMANCE, i)
     others = [opponents[(i + k) % len(opponents)] for k in range(n - 1)]
-    specs = [_spec(f"opponent{k + 1}", cmd, opts.cwd, sandbox=opts.sandbox) for k, cmd in enumerate(others)]
+    specs = [_spec(f"opponent{k + 1}", cmd, opts.opponents_cwd, sandbox=opts.sandbox) for k, cmd in enumerate(others)]
     specs.insert(seat, _candidate(opts))
     return PlannedGame(Purpose.CONFORMANCE, n, seat, build, seed, tuple(specs), Params(players=n))
 
@@ -164,7 +167,7 @@ def _conformance_game(opts: CheckOptions, opponents: Sequence[Sequence[str]], i:
 def _forfeit_game(opts: CheckOptions) -> PlannedGame:
     """An opponent forfeits: the candidate plays on alone."""
     seed = derive_seed(opts.seed, Purpose.FORFEIT)
-    pair = (_candidate(opts), _spec("forfeiter", command_of("forfeit"), opts.cwd, sandbox=opts.sandbox))
+    pair = (_candidate(opts), _spec("forfeiter", command_of("forfeit"), opts.opponents_cwd, sandbox=opts.sandbox))
     return PlannedGame(Purpose.FORFEIT, 2, 0, False, seed, pair, Params())
 
 
@@ -173,7 +176,7 @@ def _pass_game(opts: CheckOptions, opponents: Sequence[Sequence[str]], i: int) -
     bot is out of moves while the others still play, whatever it does."""
     seed = derive_seed(opts.seed, Purpose.PASS, i)
     specs = [
-        _spec(f"opponent{k + 1}", opponents[k % len(opponents)], opts.cwd, sandbox=opts.sandbox)
+        _spec(f"opponent{k + 1}", opponents[k % len(opponents)], opts.opponents_cwd, sandbox=opts.sandbox)
         for k in range(2)
     ]
     specs.insert(i % 2, _candidate(opts))
@@ -188,7 +191,7 @@ def strength_plan(
     for i in range(start, start + count):
         seed = derive_seed(opts.seed, Purpose.STRENGTH, name, i // 2)
         seat = i % 2
-        specs = [_spec(name, opponent, opts.cwd, sandbox=opts.sandbox)]
+        specs = [_spec(name, opponent, opts.opponents_cwd, sandbox=opts.sandbox)]
         specs.insert(seat, _candidate(opts))
         plan.append(PlannedGame(Purpose.STRENGTH, 2, seat, False, seed, tuple(specs), Params()))
     return plan
@@ -216,8 +219,20 @@ def replay_command(game: PlannedGame, opts: CheckOptions) -> str:
     parts += ["--tasks", str(limits.tasks or 0)]
     if opts.sandbox.mode != "auto":
         parts.append("--sandbox" if opts.sandbox.mode == "bwrap" else "--no-sandbox")
-    command = " ".join(parts)
-    return command if opts.cwd == Path.cwd() else f"cd {shlex.quote(str(opts.cwd))} && {command}"
+    parts += _cwd_words(game.specs)
+    return " ".join(parts)
+
+
+def _cwd_words(specs: Sequence[BotSpec]) -> list[str]:
+    """``--cwd`` for each seat up to the last one that does not start here (none if all do)."""
+    here = Path.cwd()
+    away = [i for i, s in enumerate(specs) if s.cwd != here]
+    if not away:
+        return []
+    words: list[str] = []
+    for s in specs[: away[-1] + 1]:
+        words += ["--cwd", shlex.quote(str(s.cwd))]
+    return words
 
 
 def _time_control_words(tc: TimeControl) -> list[str]:

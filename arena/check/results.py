@@ -47,6 +47,9 @@ class FailureReport:
     game: str
     transcript: list[str]
     replay: str
+    # Under the candidate's fault: the arena's hint, its first stdout lines and its stderr's
+    # tail (raw text the bot chose: escaped by each output).
+    evidence: list[str] = field(default_factory=list)
 
 
 @dataclass

@@ -33,6 +33,7 @@ from arena.cli.common import (
 )
 from arena.durations import parse_duration_ms
 from arena.errors import ArenaError, ConfigError
+from arena.game.botproc import limits_note
 from arena.game.build import run_build
 from arena.game.clock import TimeControl
 from arena.game.limits import ResourceLimits
@@ -118,6 +119,9 @@ def junit_xml(report: CheckReport) -> str:
             if f is not None and f.check == c.name:
                 lines = [f"game: {f.game}", f"replay: {f.replay}", "", *map(printable, f.transcript)]
                 fail.text = xml_text("\n".join(lines))
+                if f.evidence:
+                    err = ET.SubElement(case, "system-err")
+                    err.text = xml_text("\n".join(map(printable, f.evidence)))
         elif c.status is CheckStatus.SKIP:
             ET.SubElement(case, "skipped", message=xml_text(c.detail))
         else:
@@ -143,7 +147,7 @@ def _argv(command: str, what: str) -> tuple[str, ...]:
     type=click.Path(file_okay=False, exists=True, path_type=Path),
     default=".",
     show_default=True,
-    help="Working directory of the bot (and of --build).",
+    help="Working directory of the bot (and of --build); the opponents start in the current one.",
 )
 @click.option("--build", help="Run this once first (e.g. 'make'); a failure fails the check.")
 @click.option(
@@ -269,6 +273,9 @@ def check_cmd(subject: Subject, opposition: Opposition, running: Running, output
     _require_programs(opts)
     _require_something_to_check(opts)
     echo(f"checking {shlex.join(opts.command)} (seed {opts.seed}, {opts.time_control.describe()})")
+    note = limits_note(opts.limits, opts.sandbox)
+    if note:
+        echo(note)
     report = _build_failure(subject, running, opts) or run_check(opts, echo, _progress(outputs.quiet))
     _print_report(report)
     _write_reports(report, outputs)
@@ -284,6 +291,7 @@ def check_options(subject: Subject, opposition: Opposition, running: Running) ->
         limits=running.limits,
         sandbox=running.sandbox,
         cwd=subject.cwd.resolve(),
+        opponents_cwd=Path.cwd(),
         seed=subject.seed,
         conformance_games=subject.conformance_games,
         time_control=running.time_control,
@@ -316,9 +324,9 @@ def _require_programs(opts: CheckOptions) -> None:
         *(("--against", a) for a in opts.against),
         *((("--sprt", opts.sprt.baseline),) if opts.sprt else ()),
     ]:
-        if find_program(command, opts.cwd) is None:
+        if find_program(command, opts.opponents_cwd) is None:
             raise ConfigError(
-                f"{what}: program {command[0]!r} not found (looked in {str(opts.cwd)!r} and PATH)"
+                f"{what}: program {command[0]!r} not found (looked in {str(opts.opponents_cwd)!r} and PATH)"
             )
 
 
@@ -350,6 +358,8 @@ def _print_report(report: CheckReport) -> None:
         click.echo(
             f"\nfirst failure: {f.check}: {printable(f.reason)}\n  game: {f.game}\n  replay it: {printable(f.replay)}"
         )
+        for line in f.evidence:
+            click.echo(f"  {printable(line)}")
         if f.transcript:
             click.echo("  the end of the conversation (ref> to the bot, bot> from it):")
             for line in f.transcript[-12:]:

@@ -26,10 +26,11 @@ from arena.cli.common import (
     time_control_options,
 )
 from arena.errors import ArenaError, ConfigError
+from arena.game.botproc import limits_note
 from arena.game.clock import TimeControl
 from arena.game.limits import ResourceLimits
 from arena.game.proctree import adopt_orphans
-from arena.game.record import Fault, GameRecord, MoveRecord
+from arena.game.record import Fault, GameRecord, MoveRecord, fault_evidence
 from arena.game.referee import BotSpec, GameSetup, play_game
 from arena.game.sandbox.bwrap import SandboxPolicy
 from arena.protocol import NAME_RE
@@ -112,6 +113,25 @@ def named_seats(specs: list[BotSpec], names: tuple[str, ...]) -> list[BotSpec]:
     return [replace(s, name=names[i]) if i < len(names) else s for i, s in enumerate(specs)]
 
 
+def seats_in(specs: list[BotSpec], cwds: tuple[Path, ...]) -> list[BotSpec]:
+    """``specs`` with the first ``len(cwds)`` seats starting in those folders (``--cwd``)."""
+    if len(cwds) > len(specs):
+        raise click.UsageError(f"{len(cwds)} --cwd options for {len(specs)} seats")
+    return [replace(s, cwd=cwds[i].resolve()) if i < len(cwds) else s for i, s in enumerate(specs)]
+
+
+def show_fault_evidence(record: GameRecord, names: list[str] | None = None) -> None:
+    """Under the table, each faulty seat's evidence: the hint, its first lines, its stderr."""
+    for p, seat in enumerate(record.seats):
+        evidence = fault_evidence(seat)
+        if not evidence:
+            continue
+        name = names[p] if names else seat.name
+        click.echo(f"\n{PLAYER_LETTERS[p]} {printable(name)}: {seat.fault.kind.value if seat.fault else ''}")
+        for line in evidence:
+            click.echo(f"  {printable(line)}")
+
+
 def standings_table(record: GameRecord, names: list[str] | None = None) -> str:
     """The ranking of one game, with the figures that decided it (``names``: shown per seat)."""
     rows = []
@@ -168,6 +188,15 @@ def standings_table(record: GameRecord, names: list[str] | None = None) -> str:
     help="Name a seat, in seat order (repeat: --name alice --name bob); "
     "by default a seat shows the name its bot gives in hello.",
 )
+@click.option(
+    "--cwd",
+    "cwds",
+    multiple=True,
+    metavar="FOLDER",
+    type=click.Path(file_okay=False, exists=True, path_type=Path),
+    help="The folder a seat's bot starts in, in seat order (repeat: --cwd mybot --cwd .); "
+    "seats without one start in the current folder.",
+)
 @click.option("--quiet", "-q", is_flag=True, help="Do not show the board after every move.")
 @colour_option
 def play_cmd(
@@ -184,6 +213,7 @@ def play_cmd(
     hole_border: bool,
     save: Path | None,
     names: tuple[str, ...],
+    cwds: tuple[Path, ...],
     quiet: bool,
     colour: bool | None,
 ) -> None:
@@ -208,17 +238,21 @@ def play_cmd(
     if seed is None:
         seed = int.from_bytes(os.urandom(4), "big")
     board = _board(board_opt, build_board, seed, params)
-    specs = named_seats(bot_specs(bots, Path.cwd(), limits, sandbox), names)
+    specs = seats_in(named_seats(bot_specs(bots, Path.cwd(), limits, sandbox), names), cwds)
     setup = GameSetup(
         game_id=f"play-{seed}", seed=seed, params=params, time_control=time_control, board=board
     )
     click.echo(f"seed {seed}, {time_control.describe()}")
+    note = limits_note(limits, sandbox)
+    if note:
+        click.echo(note)
     screen = GameScreen([s.name for s in specs], len(names), quiet, colour_wanted(colour))
     adopt_orphans()  # what a bot leaves running stays below us: found without a scan of /proc
     record = play_game(setup, specs, screen.observe, on_hello=screen.on_hello)
     screen.show_seats()
     click.echo("")
     click.echo(standings_table(record, screen.shown))
+    show_fault_evidence(record, screen.shown)
     if save is not None:
         save.write_text(record.to_json(indent=1) + "\n", encoding="utf-8")
         click.echo(f"saved to {save}")
@@ -308,6 +342,8 @@ def _show_position(
         if f.ply == ply:
             name, detail = printable(record.seats[p].name), printable(f.detail)
             click.echo(f"{PLAYER_LETTERS[p]} {name} forfeits: {f.kind.value}: {detail}")
+            for line in fault_evidence(record.seats[p]):
+                click.echo(f"  {printable(line)}")
 
 
 # What the keys do while stepping (click.getchar gives an arrow key as its escape sequence).

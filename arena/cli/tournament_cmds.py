@@ -16,6 +16,7 @@ import click
 from tabulate import tabulate
 
 from arena.cli.common import ExitCode, echo_printable, main
+from arena.cli.faults import fault_json, first_faults, print_fault_evidence
 from arena.cli.progress import Progress, game_line
 from arena.errors import ConfigError, ResultsWriteError, StoreError
 from arena.game.record import FaultKind, GameRecord
@@ -160,6 +161,18 @@ def _print_outcome(config: TournamentConfig, state: RunState, progress: Progress
     click.echo(progress.summary())
     if state.stopped:
         click.echo(f"stopped: {printable(state.stopped)}")
+    _print_run_faults(config)
+
+
+def _print_run_faults(config: TournamentConfig) -> None:
+    """The first fault of each bot and kind in the results, with its evidence."""
+    if not store_path(config.output).is_file():
+        return
+    with ResultStore.open(config.output) as store:
+        faults = first_faults(store.summaries())
+        if faults:
+            click.echo(f"\nfaults (the first of each bot and kind; all: arena games {config.output} --fault any):")
+            print_fault_evidence(store, faults, str(config.output))
 
 
 def _print_failures(state: RunState) -> None:
@@ -261,7 +274,8 @@ def standings_cmd(results: Path, fmt: str) -> None:
     click.echo(render(st, fmt))
 
 
-def _game_json(g: GameSummary) -> dict[str, Any]:
+def _game_json(g: GameSummary, store: ResultStore | None = None) -> dict[str, Any]:
+    """A game for ``--format json``; with ``store``, each fault with its evidence too."""
     return {
         "id": g.game_id,
         "seed": g.seed,
@@ -276,6 +290,7 @@ def _game_json(g: GameSummary) -> dict[str, Any]:
                 "reason": f.kind.value,
                 "detail": f.detail,
                 "ply": f.ply,
+                **(fault_json(store, g.game_id, p) if store is not None else {}),
             }
             for p, f in g.faults
         ],
@@ -330,15 +345,20 @@ def games_cmd(results: Path, bot: str | None, fault: str | None, fmt: str) -> No
         if fault is not None:
             games = (g for g in games if any(fault == "any" or f.kind.value == fault for _p, f in g.faults))
         if fmt == "json":
-            _echo_json_list(_game_json(g) for g in games)
+            _echo_json_list(_game_json(g, store if fault is not None else None) for g in games)
             return
         rows = []
+        listed: list[GameSummary] = []
         for g in games:
+            listed.append(g)
             faults = "; ".join(f"{printable(g.seats[p].name)}: {f.kind.value}" for p, f in g.faults)
             seats = " vs ".join(printable(n) for n in g.names)
             rows.append([printable(g.game_id), seats, game_line(g), g.moves, faults])
-    click.echo(tabulate(rows, headers=["id", "seats", "result (rank. bot hexes)", "moves", "faults"]))
-    click.echo(f"\n{len(rows)} game(s)")
+        click.echo(tabulate(rows, headers=["id", "seats", "result (rank. bot hexes)", "moves", "faults"]))
+        click.echo(f"\n{len(rows)} game(s)")
+        if fault is not None:  # with --fault, what each listed fault left as evidence
+            shown = [(g.game_id, p) for g in listed for p, f in g.faults if fault in ("any", f.kind.value)]
+            print_fault_evidence(store, shown, str(results))
 
 
 def _check_bot(bot: str, bots: list[str], results: Path) -> None:

@@ -24,8 +24,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from arena.game.botproc import BotPool, BotProcess
+from arena.game.diagnose import ProcessFacts, fault_hint
 from arena.game.limits import ResourceLimits, bot_environment
-from arena.game.record import BotFault, FaultKind
+from arena.game.record import BotFault, Fault, FaultKind
 from arena.game.sandbox.bwrap import SandboxPolicy
 
 TRANSCRIPT_KEEP = 60  # lines of each bot's conversation kept for reports
@@ -67,6 +68,8 @@ class ProcessChannel:
         self.finished = False  # told "end", input closed
         self.stopped = False
         self.stayed = False  # told "end" and kept running for another game
+        self.stdout_bytes_when_stopped: int | None = None
+        self.stdout_head_when_stopped: tuple[str, ...] | None = None
         self.previous_hello = bot.hello if bot.games > 0 else None
         self.can_stay = can_stay
         bot.begin_game()
@@ -136,10 +139,30 @@ class ProcessChannel:
         if goodbye is not None:
             self.finish(goodbye)
         self.stopped = True
+        # What it had written when it was given up on: a bot whose input closes may still flush
+        # its buffer on the way out, which must not hide that nothing arrived in time.
+        self.stdout_bytes_when_stopped = self.bot.stdout_bytes
+        self.stdout_head_when_stopped = self.bot.stdout_head()
         if why is not None:
             self._note(f"---- forfeited: {why}")
         exited = self.pool.stop(self.bot, None, grace_s)
         self.exited_cleanly = exited and self.finished  # by itself, after "end": not a crash
+
+    def fault_hint(self, fault: Fault) -> str:
+        b = self.bot
+        facts = ProcessFacts(
+            argv=b.argv,
+            cwd=b.cwd,
+            limits=b.limits,
+            policy=b.policy,
+            limits_text=b.isolation.limits,
+            exit=b.exit_note,
+            out_of_memory=b.out_of_memory,
+            stdout_bytes=b.stdout_bytes if self.stdout_bytes_when_stopped is None else self.stdout_bytes_when_stopped,
+            stderr=b.stderr_text(),
+            stdout_head=b.stdout_head() if self.stdout_head_when_stopped is None else self.stdout_head_when_stopped,
+        )
+        return fault_hint(fault, facts)
 
     def seat_facts(self) -> dict[str, object]:
         b = self.bot
@@ -150,6 +173,7 @@ class ProcessChannel:
             "isolation": b.isolation.to_dict(),
             "stderr_tail": b.stderr_text(),
             "stderr_bytes": b.stderr_bytes,
+            "stdout_head": b.stdout_head() if self.stdout_head_when_stopped is None else self.stdout_head_when_stopped,
             "infos": tuple(b.infos),
             "info_plies": tuple(b.info_plies),
             "info_count": b.info_count,

@@ -25,8 +25,9 @@ from collections import deque
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from arena import package_parent
 from arena.errors import ConfigError
-from arena.game.limits import ResourceLimits
+from arena.game.limits import ResourceLimits, applied_limits_text
 from arena.game.proctree import (
     BOT_ID_VARIABLE,
     forget_spawned,
@@ -49,8 +50,23 @@ READ_CHUNK = 65536
 STDERR_KEEP = 16 * 1024  # bytes of stderr kept per bot (its tail)
 INFO_KEEP = 200  # info lines kept per bot per game
 INFO_LINE_KEEP = 300  # characters kept of each info line
+STDOUT_HEAD_BYTES = 1024  # bytes of the first stdout a bot writes kept for its record
+STDOUT_HEAD_LINES = 5  # ... as at most this many lines
+STDOUT_HEAD_LINE_KEEP = 200  # characters kept of each
 EXIT_CHECK_S = 0.05  # while waiting, how often to look whether the bot has exited
 MAX_QUEUED_LINES = 16  # unasked lines kept before a bot counts as flooding stdout
+
+
+def limits_note(limits: ResourceLimits, policy: SandboxPolicy) -> str | None:
+    """A sentence for the start of a game or a check when the bots' limits cannot be held
+    for each bot as a whole (no cgroup here, or no sandbox): which limits apply instead.
+    None when the cgroup holds them."""
+    sandboxed, _warning = sandbox.resolve_mode(policy)
+    group = cgroups.support() if sandboxed else None
+    if group is not None:
+        return None
+    why = "no sandbox" if not sandboxed else "no cgroup the arena may use here"
+    return f"limits: {applied_limits_text(limits, None)}, as there is {why}"
 
 
 class BotProcess:
@@ -91,7 +107,14 @@ class BotProcess:
         self.stderr_open = True
         self.stderr_tail = bytearray()
         self.stderr_bytes = 0
+        self.stdout_bytes = 0  # everything it wrote on stdout, info lines too
+        self.stdout_first = bytearray()  # the first STDOUT_HEAD_BYTES of it
         self.exit_note: str | None = None
+        # How it was started (set by BotPool.start), for the hint under a fault.
+        self.argv: tuple[str, ...] = ()
+        self.cwd = Path(".")
+        self.limits = ResourceLimits()
+        self.policy: SandboxPolicy | None = None
         # Processes still running after the bot itself exited; None in a sandbox, whose
         # PID namespace ends with the bot, so none can be left.
         self.leftovers: int | None = None if sandbox_init else 0
@@ -110,7 +133,14 @@ class BotProcess:
         self.ply = -1
         self.stderr_tail = bytearray()
         self.stderr_bytes = 0
+        self.stdout_bytes = 0
+        self.stdout_first = bytearray()
         self.exit_note = None
+
+    def stdout_head(self) -> tuple[str, ...]:
+        """The first lines it wrote on stdout (this game), as text, each cut short."""
+        text = self.stdout_first.decode("utf-8", "replace")
+        return tuple(line[:STDOUT_HEAD_LINE_KEEP] for line in text.splitlines()[:STDOUT_HEAD_LINES])
 
     def reusable(self) -> bool:
         """Whether this process can play another game: alive, listening, and silent since
@@ -137,6 +167,9 @@ class BotProcess:
     def take_stdout(self, data: bytes, now: float) -> None:
         """Take in what the bot wrote to stdout (read at ``now``): keep its info lines apart,
         queue its other complete lines, and note an overlong line or a flood."""
+        self.stdout_bytes += len(data)
+        if len(self.stdout_first) < STDOUT_HEAD_BYTES:
+            self.stdout_first += data[: STDOUT_HEAD_BYTES - len(self.stdout_first)]
         if self.overflow or self.flooded:
             return  # this bot is already at fault; stop keeping what it says
         if (
@@ -267,7 +300,8 @@ class BotPool:
             bot = self._start_sandboxed(name, argv, cwd, env, limits, policy)
         else:
             bot = self._start_plain(name, argv, cwd, env, limits)
-            bot.isolation = Isolation(SandboxMode.NONE, "rlimits", True, warning)
+            bot.isolation = Isolation(SandboxMode.NONE, applied_limits_text(limits, None), True, warning)
+        bot.argv, bot.cwd, bot.limits, bot.policy = tuple(argv), cwd, limits, policy if sandboxed else None
         self.bots.append(bot)
         self.poller.register(bot.stdout_fd, bot, True)
         self.poller.register(bot.stderr_fd, bot, False)
@@ -279,7 +313,9 @@ class BotPool:
         # Outside a sandbox the bot shares its user with the arena and everything else it
         # runs: a per-user task limit would count those too, so it is left out.
         token = uuid.uuid4().hex
-        env = {**env, BOT_ID_VARIABLE: token}
+        # The bot kit importable as in the sandbox (``import arena.botkit``), before the bot's own.
+        kit = os.pathsep.join([package_parent(), *([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])])
+        env = {**env, BOT_ID_VARIABLE: token, "PYTHONPATH": kit}
         try:
             wrapper = limits.prlimit_command(whole_bot=False, per_user_tasks=False)
             program = shutil.which(argv[0], path=env.get("PATH")) if "/" not in argv[0] else argv[0]
@@ -336,7 +372,7 @@ class BotPool:
                 FaultKind.STARTUP_FAILURE,
                 f"cannot start {' '.join(argv)!r} in its sandbox in {str(cwd)!r}: {e}",
             ) from None
-        limits_text = group.support.description if group is not None else "rlimits"
+        limits_text = applied_limits_text(limits, group.support.description if group is not None else None)
         isolation = Isolation(SandboxMode.BWRAP, limits_text, policy.network)
         return BotProcess(name, proc, "", isolation, group, init)
 

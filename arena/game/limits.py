@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import resource
 import shutil
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,7 +49,9 @@ class ResourceLimits:
             "nofile": self.open_files,
         }
         if not whole_bot:
-            wanted["as"] = None if self.memory_mb is None else self.memory_mb * mb
+            # RLIMIT_DATA, not RLIMIT_AS: under an address-space limit of a few GB no JVM
+            # starts ("Could not allocate compressed class space"), though it would use little.
+            wanted["data"] = None if self.memory_mb is None else self.memory_mb * mb
             if per_user_tasks:
                 wanted["nproc"] = self.tasks
         out = {}
@@ -60,7 +63,7 @@ class ResourceLimits:
         return out
 
     def prlimit_command(self, whole_bot: bool, per_user_tasks: bool = True) -> list[str]:
-        """``prlimit --as=N:N ... --`` (util-linux), which sets the limits and execs what follows.
+        """``prlimit --data=N:N ... --`` (util-linux), which sets the limits and execs what follows.
 
         Used instead of a Python ``preexec_fn``, which forces ``subprocess`` onto a
         slow fork path (several ms a start); the extra exec costs far less.
@@ -69,11 +72,21 @@ class ResourceLimits:
         if exe is None:
             raise ConfigError("the 'prlimit' command (util-linux) is needed to limit the bots")
         limits = self.rlimits(whole_bot, per_user_tasks)
-        return [exe, *(f"--{k}={v}:{v}" for k, v in limits.items()), "--"]
+        return [exe, *(f"--{k}={v}:{_hard(k, v)}" for k, v in limits.items()), "--"]
+
+
+def _hard(name: str, soft: int) -> int:
+    """The hard limit to set with ``soft``: the same, but for CPU time one second more, so
+    that a bot past its CPU time gets SIGXCPU (which names the limit in its record) before
+    the kernel's SIGKILL (which names nothing)."""
+    if name != "cpu":
+        return soft
+    _cur, hard = resource.getrlimit(resource.RLIMIT_CPU)
+    return soft + 1 if hard == resource.RLIM_INFINITY or soft + 1 <= hard else soft
 
 
 _RLIMITS = {
-    "as": resource.RLIMIT_AS,
+    "data": resource.RLIMIT_DATA,
     "cpu": resource.RLIMIT_CPU,
     "fsize": resource.RLIMIT_FSIZE,
     "nofile": resource.RLIMIT_NOFILE,
@@ -82,13 +95,31 @@ _RLIMITS = {
 }
 
 
+def _with_own_python(path: str) -> str:
+    own = os.path.dirname(sys.executable)
+    rest = [d for d in path.split(os.pathsep) if d and d != own]
+    return os.pathsep.join([own, *rest]) if own else path
+
+
 def bot_environment(cwd: Path, extra: Mapping[str, str] | None = None) -> dict[str, str]:
     """A scrubbed environment: PATH to find interpreters, a locale, HOME, and ``extra``."""
     env = {
-        "PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"),
+        # The arena's own interpreter first, as inside the sandbox: ``python3`` is the same
+        # Python (with the bot kit importable) with and without it.
+        "PATH": _with_own_python(os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin")),
         "LANG": "C.UTF-8",
         "HOME": str(cwd),
         "PYTHONUNBUFFERED": "1",  # a Python bot that forgets to flush still answers
     }
     env.update(extra or {})
     return env
+
+
+def applied_limits_text(limits: ResourceLimits, cgroup_description: str | None) -> str:
+    """What held a bot's memory, in words for its record and the start line: the cgroup's
+    limit for the whole bot, or a per-process data limit (``RLIMIT_DATA``)."""
+    if cgroup_description is not None:
+        return cgroup_description
+    if limits.memory_mb is None:
+        return "rlimits (no memory limit)"
+    return f"rlimits (memory: {limits.memory_mb} MB of data per process, RLIMIT_DATA)"

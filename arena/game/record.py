@@ -51,14 +51,23 @@ def flat_dict(value: Any) -> dict[str, Any]:
 
 @dataclass(frozen=True, slots=True)
 class Fault:
-    """A forfeit: its kind, what exactly happened, and after how many plies."""
+    """A forfeit: its kind, what exactly happened, and after how many plies.
+
+    ``hint`` is the arena's guess at the cause, when it can tell one (a file the command
+    names that the bot cannot see, the limit that killed it, a bot that wrote nothing);
+    empty otherwise, and in records older than it.
+    """
 
     kind: FaultKind
     detail: str
     ply: int
+    hint: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind.value, "detail": self.detail, "ply": self.ply}
+        d: dict[str, Any] = {"kind": self.kind.value, "detail": self.detail, "ply": self.ply}
+        if self.hint:
+            d["hint"] = self.hint
+        return d
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Fault:
@@ -68,7 +77,7 @@ class Fault:
             raise RecordError(
                 f"fault: unknown kind {kind!r} (one of {', '.join(k.value for k in FaultKind)})"
             )
-        return cls(FaultKind(kind), f.get("detail", str), f.get("ply", int))
+        return cls(FaultKind(kind), f.get("detail", str), f.get("ply", int), f.get("hint", str, ""))
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +96,9 @@ class SeatRecord:
     leftover_processes: int | None = 0
     stderr_tail: str = ""
     stderr_bytes: int = 0
+    # The first lines it wrote on stdout (a few, each cut short): what a bot that fails at its
+    # start said, a runtime's own error among them.  Empty in records older than this field.
+    stdout_head: tuple[str, ...] = ()
     infos: tuple[str, ...] = ()
     info_count: int = 0
     # For each kept info line, the ``ply`` of the last turn request the bot had been sent when
@@ -106,6 +118,7 @@ class SeatRecord:
         d["isolation"] = dict(self.isolation)
         d["command"] = list(self.command)
         d["infos"] = list(self.infos)
+        d["stdout_head"] = list(self.stdout_head)
         d["info_plies"] = list(self.info_plies)
         d["transcript"] = list(self.transcript)
         d["fault"] = self.fault.to_dict() if self.fault else None
@@ -126,12 +139,43 @@ class SeatRecord:
             leftover_processes=f.get("leftover_processes", (int, type(None)), 0),
             stderr_tail=f.get("stderr_tail", str, ""),
             stderr_bytes=f.get("stderr_bytes", int, 0),
+            stdout_head=f.strings("stdout_head", ()),
             infos=f.strings("infos", ()),
             info_plies=tuple(f.items("info_plies", int)) if "info_plies" in d else (),
             info_count=f.get("info_count", int, 0),
             transcript=f.strings("transcript", ()),
             isolation=dict(f.get("isolation", (dict, type(None)), None) or {}),
         )
+
+
+EVIDENCE_LINES = 10  # lines of a faulty bot's stderr shown under its fault
+EVIDENCE_BYTES = 2048  # ... and at most this much of it
+
+
+def fault_evidence(seat: SeatRecord, lines: int = EVIDENCE_LINES, max_bytes: int = EVIDENCE_BYTES) -> list[str]:
+    """What to show under a seat's fault, as lines of raw text: the arena's hint, the first
+    lines the bot wrote when it failed at its start, and the tail of its stderr (the last
+    ``lines`` lines, at most ``max_bytes``).  Empty for a seat without a fault.
+
+    The bot chose most of this text: every caller escapes each line for its output
+    (:mod:`arena.untrusted`).
+    """
+    fault = seat.fault
+    if fault is None:
+        return []
+    out = [f"hint: {fault.hint}"] if fault.hint else []
+    if seat.stdout_head and fault.ply == 0 and fault.kind is not FaultKind.TIMEOUT:
+        out.append("its first lines on stdout:")
+        out += [f"  {line}" for line in seat.stdout_head]
+    tail = seat.stderr_tail.encode("utf-8", "replace")[-max_bytes:].decode("utf-8", "replace")
+    kept = [line for line in tail.splitlines() if line.strip()][-lines:]
+    if kept:
+        total = seat.stderr_bytes
+        out.append(f"its stderr (last {len(kept)} lines of {total} bytes):")
+        out += [f"  {line}" for line in kept]
+    elif fault.kind in (FaultKind.CRASH, FaultKind.STARTUP_FAILURE):
+        out.append("its stderr: (nothing)")
+    return out
 
 
 @dataclass(frozen=True, slots=True)

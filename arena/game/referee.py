@@ -14,7 +14,7 @@ import datetime as _dt
 import re
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from arena.errors import IllegalMoveError, NotationError, ProtocolError
@@ -90,6 +90,9 @@ class BotChannel(Protocol):
 
     def seat_facts(self) -> dict[str, object]:
         """Facts for the seat record: reported name, exit, stderr, infos, transcript."""
+
+    def fault_hint(self, fault: Fault) -> str:
+        """The likely cause of ``fault`` in one sentence, or "" (asked after the bot stopped)."""
 
     # A bot process that plays several games (``multigame``, see :mod:`arena.game.bothost`):
     # ``previous_hello`` is the (name, capabilities) its hello gave in an earlier game
@@ -212,8 +215,7 @@ class Referee:
                     return
                 except BotFault as again:
                     f = again
-            waiting.pop(p, None)
-            self._startup_fault(p, f)
+            self._startup_fault(p, f, waiting.pop(p, None))
 
         for p in self._live():
             try:
@@ -251,9 +253,15 @@ class Referee:
         assert not isinstance(ch, BotFault)
         return ch
 
-    def _startup_fault(self, p: int, f: BotFault) -> None:
+    def _startup_fault(self, p: int, f: BotFault, owed: str | None = None) -> None:
         if f.kind is FaultKind.TIMEOUT:
-            self._forfeit(p, FaultKind.STARTUP_FAILURE, "no hello/ready within the startup allowance")
+            tc = self.setup.time_control
+            self._forfeit(
+                p,
+                FaultKind.STARTUP_FAILURE,
+                f"no {owed or 'hello/ready'} within the startup allowance "
+                f"({tc.startup_ms} ms + margin {tc.margin_ms} ms)",
+            )
         else:
             self._forfeit(p, f.kind, f.detail)
 
@@ -330,7 +338,17 @@ class Referee:
             st.last_slide() or (),
         )
         ch.send(turn, ply)
-        line, elapsed = ch.receive(timeout_s)
+        margin = self.setup.time_control.margin_ms
+        try:
+            line, elapsed = ch.receive(timeout_s)
+        except BotFault as f:
+            if f.kind is not FaultKind.TIMEOUT:
+                raise
+            raise BotFault(
+                FaultKind.TIMEOUT,
+                f"no answer to '{phase}' at ply {ply + 1} within {timeout_s * 1000:.0f} ms "
+                f"(its clock's {budget} ms + margin {margin} ms)",
+            ) from None
         known = _ANSWERS.get(line)
         if known is None or known[0] != phase:
             known = self._read_answer(line, phase, p, elapsed)
@@ -351,10 +369,15 @@ class Referee:
     def _charge(self, p: int, elapsed: float) -> None:
         """Take the time of ``p``'s answer off its clock: a timeout past its budget."""
         clock = self.clocks[p]
+        budget = clock.budget_ms()
         on_time = clock.charge(elapsed * 1000)
         self.clocks_left[p] = clock.remaining_ms  # (charged even when late: others are told it)
         if not on_time:
-            raise BotFault(FaultKind.TIMEOUT, f"answered after {elapsed * 1000:.0f} ms")
+            raise BotFault(
+                FaultKind.TIMEOUT,
+                f"answered at ply {len(self.moves) + 1} after {elapsed * 1000:.0f} ms; its clock had "
+                f"{budget} ms + margin {self.setup.time_control.margin_ms} ms",
+            )
 
     def _read_answer(self, line: str, phase: str, p: int, elapsed: float) -> _Answer:
         """What a bot's answer says (see ``_ANSWERS``), checked in this order: the
@@ -434,12 +457,15 @@ class Referee:
         seats = []
         for p, (spec, ch) in enumerate(zip(self.specs, self.channels, strict=True)):
             facts = {} if isinstance(ch, BotFault) else ch.seat_facts()
+            fault = self.faults.get(p)
+            if fault is not None and not isinstance(ch, BotFault):
+                fault = replace(fault, hint=ch.fault_hint(fault))
             seat = SeatRecord(
                 name=spec.name,
                 command=spec.command,
                 reported_name=self.reported.get(p),
                 ready=p in self.ready,
-                fault=self.faults.get(p),
+                fault=fault,
                 **facts,  # type: ignore[arg-type]
             )
             seats.append(seat)

@@ -108,6 +108,9 @@ class SandboxPolicy:
     tmp_mb: int = DEFAULT_TMP_MB
     paths: tuple[str, ...] = ()  # extra read-only paths the bot needs (a toolchain in $HOME, say)
     hidden: tuple[str, ...] = ()
+    # Folders never shown for a path the bot's command names (:func:`named_folders`): the
+    # results folder, the other bots' folders (the league's, and the game's other seats').
+    never_shown: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -368,6 +371,9 @@ def bwrap_command(
     folders = _bot_folders(policy, where)
     inner_path = sandbox_path(env.get("PATH", ""), folders.visible)
     _show_program(command[0] if command else "", where, inner_path, folders)
+    for folder in named_folders(command[1:], where, (*policy.hidden, *policy.never_shown))[0]:
+        if not folders.shows(folder):
+            folders.add(folder)
     args = [exe, *_namespace_args(policy.network), *_fd_args(fds), *_system_binds()]
     if fds.passwd is not None:
         args += ["--ro-bind-data", str(fds.passwd), "/etc/passwd"]
@@ -439,6 +445,78 @@ def _show_program(program: str, where: str, inner_path: str, folders: _Folders) 
         # elsewhere: binding what it points to would show the bot any file it names.
         raise PermissionError(f"program {program!r} links to {host!r}, outside the bot's folder")
     folders.add(host)
+
+
+# Folders never bound for an argument: the root, and trees of the kernel, devices and the
+# system's configuration (keys, credentials); /tmp and /home as a whole hold other users' files.
+_NEVER_BOUND = ("/proc", "/sys", "/dev", "/etc", "/root", "/run", "/var")
+_TOO_WIDE = ("/", "/tmp", "/home", "/mnt", "/media", "/srv")
+
+
+_CLASS_PATH_OPTIONS = ("-cp", "-classpath", "--class-path")
+
+
+def _named_paths(args: Sequence[str], where: str) -> list[str]:
+    """The paths a command's arguments name for the sandbox to show: the first argument that is
+    an existing file (the script an interpreter runs: ``python3 /abs/bot.py``, ``node x.js``)
+    and each entry of a Java class path (``-cp A:B``, ``-cp=A``, ``--class-path A``)."""
+    paths: list[str] = []
+    script_seen = False
+    for i, arg in enumerate(args):
+        if arg in _CLASS_PATH_OPTIONS and i + 1 < len(args):
+            paths += [w for w in args[i + 1].split(os.pathsep) if w]
+        elif arg.startswith(tuple(f"{o}=" for o in _CLASS_PATH_OPTIONS)):
+            paths += [w for w in arg.split("=", 1)[1].split(os.pathsep) if w]
+        elif (
+            not script_seen
+            and not arg.startswith("-")
+            and (i == 0 or args[i - 1] not in _CLASS_PATH_OPTIONS)
+            and os.path.isfile(os.path.join(where, arg))
+        ):
+            script_seen = True
+            paths.append(arg)
+    return paths
+
+
+def named_folders(args: Sequence[str], where: str, hidden: Sequence[str] = ()) -> tuple[list[str], list[str]]:
+    """The folders a sandbox shows for the paths a command's arguments name, and why others stay
+    hidden.
+
+    The script the command runs (its first argument that is an existing file, absolute or
+    relative to ``where``) and each entry of a Java class path have their folder bound
+    read-only: a folder named as it is, a file's own folder.  Never the root, ``/tmp`` or
+    ``/home`` as a whole, a system folder such as ``/etc`` or ``/proc``, or a folder that holds
+    or lies in a hidden one (the results folder, other bots' folders).  Other arguments are
+    not looked at: a bot reads its other files from its own folder or the tournament's
+    ``readable`` paths.  Returns (folders to bind, one sentence per path left hidden).
+    """
+    binds: list[str] = []
+    refused: list[str] = []
+    for word in _named_paths(args, where):
+        written = os.path.normpath(os.path.join(where, word))
+        if _covered(written, [where]) or not os.path.exists(written):
+            continue  # in the bot's folder (visible as it is), or no path at all
+        real = os.path.realpath(written)
+        folder = real if os.path.isdir(real) else os.path.dirname(real)
+        why = _refusal(folder, hidden)
+        if why is not None:
+            refused.append(f"{word!r} is not visible in the sandbox: its folder {folder!r} {why}")
+        elif folder not in binds:
+            binds.append(folder)
+    return binds, refused
+
+
+def _refusal(folder: str, hidden: Sequence[str]) -> str | None:
+    """Why ``folder`` is never bound for an argument, or None when it may be."""
+    if folder in _TOO_WIDE:
+        return "is too wide to show a bot; put the file in the bot's own folder"
+    if _covered(folder, _NEVER_BOUND):
+        return "is a system folder the sandbox never shows"
+    for h in hidden:
+        real = os.path.realpath(h)
+        if _covered(folder, [real]) or _covered(real, [folder]):
+            return f"holds or lies in {real!r}, which bots never see (results, other bots)"
+    return None
 
 
 def _fd_args(fds: SandboxFds) -> list[str]:

@@ -145,7 +145,10 @@ def hide_from_bots(bots: list[BotConfig], output: Path) -> list[BotConfig]:
     for b in bots:
         hidden = [output, *(o.cwd for o in bots if o.cwd != b.cwd and o.cwd.is_relative_to(b.cwd))]
         inside = {str(h) for h in hidden if h.is_relative_to(b.cwd) and h != b.cwd}
-        policy = replace(b.sandbox, hidden=tuple(sorted(inside)))
+        # Wherever they are, the results and the other bots' folders are never shown for a path
+        # the bot's command names.
+        others = {str(output), *(str(o.cwd) for o in bots if o.cwd != b.cwd)}
+        policy = replace(b.sandbox, hidden=tuple(sorted(inside)), never_shown=tuple(sorted(others)))
         out.append(replace(b, sandbox=policy))
     return out
 

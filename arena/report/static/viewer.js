@@ -475,11 +475,22 @@
       facts.push((seat.info_count || 0) + " info lines");
       s.appendChild(document.createTextNode(" " + visible(facts.join(", "))));
       d.appendChild(s);
+      if (seat.fault) {
+        // A forfeited seat's evidence is what its author came for: shown open, the hint first.
+        d.open = true;
+        if (seat.fault.hint) d.appendChild(el("p", { "class": "hint" }, "hint: " + seat.fault.hint));
+      }
       if (seat.stderr_tail) {
         d.appendChild(el("h4", {}, "the end of its stderr"));
         var pre = el("pre", { "class": "stderr" });
         pre.textContent = seat.stderr_tail.split("\n").map(visible).join("\n");
         d.appendChild(pre);
+      }
+      if (seat.fault && seat.fault.ply === 0 && (seat.stdout_head || []).length) {
+        d.appendChild(el("h4", {}, "its first lines on stdout"));
+        var head = el("pre", { "class": "stdout" });
+        head.textContent = seat.stdout_head.map(visible).join("\n");
+        d.appendChild(head);
       }
       if ((seat.infos || []).length && !(seat.info_plies || []).length) {
         d.appendChild(el("h4", {}, "its info lines (this record keeps no ply for them)"));
