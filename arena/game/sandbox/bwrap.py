@@ -97,8 +97,8 @@ class SandboxPolicy:
     ``mode``: ``auto`` uses bubblewrap when it works on this machine and runs the
     bot unsandboxed otherwise (with a warning); ``bwrap`` requires it; ``none``
     runs the bot as a plain process.  ``hidden`` lists folders the arena masks
-    with an empty tmpfs: the results folder and other bots' folders when they
-    lie inside this bot's folder.  A ``mode`` given as a string is turned into its
+    with an empty tmpfs wherever they lie inside a folder the sandbox shows (its
+    own, a ``readable`` one): the results folder and other bots' folders.  A ``mode`` given as a string is turned into its
     :class:`SandboxMode`.
     """
 
@@ -108,6 +108,9 @@ class SandboxPolicy:
     tmp_mb: int = DEFAULT_TMP_MB
     paths: tuple[str, ...] = ()  # extra read-only paths the bot needs (a toolchain in $HOME, say)
     hidden: tuple[str, ...] = ()
+    # The bot's private copy of its folder (:mod:`arena.game.workspace`), shown at the
+    # folder's own path; None: the folder itself.
+    source: str | None = None
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -367,13 +370,13 @@ def bwrap_command(
     where = str(cwd)
     folders = _bot_folders(policy, where)
     inner_path = sandbox_path(env.get("PATH", ""), folders.visible)
-    _show_program(command[0] if command else "", where, inner_path, folders)
+    _show_program(command[0] if command else "", where, inner_path, folders, policy.source)
     args = [exe, *_namespace_args(policy.network), *_fd_args(fds), *_system_binds()]
     if fds.passwd is not None:
         args += ["--ro-bind-data", str(fds.passwd), "/etc/passwd"]
     args += _private_tmp_args(policy.tmp_mb)  # first: a bot's folder may well lie under the host's /tmp
     args += _folder_args(folders.in_mount_order())
-    args += _hidden_args(policy.hidden, where)
+    args += _hidden_args(policy.hidden, where, folders.visible)
     # The sandbox's own root (where bwrap made the mount points) is a tmpfs: read-only, so
     # nothing but /tmp (capped) and a writable folder takes a write.
     args += ["--remount-ro", "/", "--chdir", where, "--clearenv"]
@@ -388,20 +391,20 @@ class _Folders:
     folder the sandbox shows (the system's among them)."""
 
     visible: list[str]
-    binds: list[tuple[str, bool]] = field(default_factory=list)
+    binds: list[tuple[str, str, bool]] = field(default_factory=list)  # host, path inside, writable
 
-    def add(self, host: str, writable: bool = False) -> None:
-        """Bind ``host`` at the same path inside the sandbox."""
-        self.binds.append((host, writable))
-        self.visible.append(host)
+    def add(self, host: str, writable: bool = False, inside: str | None = None) -> None:
+        """Bind ``host`` at ``inside`` (its own path by default) inside the sandbox."""
+        self.binds.append((host, inside or host, writable))
+        self.visible.append(inside or host)
 
     def shows(self, path: str) -> bool:
         """Whether ``path`` is inside a folder the sandbox already shows."""
         return _covered(path, self.visible)
 
-    def in_mount_order(self) -> list[tuple[str, bool]]:
+    def in_mount_order(self) -> list[tuple[str, str, bool]]:
         """Outer folders first, so an inner bind is not hidden by an outer one laid over it."""
-        return sorted(self.binds, key=lambda b: len(Path(b[0]).parts))
+        return sorted(self.binds, key=lambda b: len(Path(b[1]).parts))
 
 
 def _bot_folders(policy: SandboxPolicy, where: str) -> _Folders:
@@ -415,18 +418,28 @@ def _bot_folders(policy: SandboxPolicy, where: str) -> _Folders:
         rp = os.path.realpath(p)
         if os.path.exists(rp) and not folders.shows(rp):
             folders.add(rp)
-    folders.add(where, policy.writable)
+    folders.add(policy.source or where, policy.writable, inside=where)
     return folders
 
 
-def _show_program(program: str, where: str, inner_path: str, folders: _Folders) -> None:
+def _show_program(
+    program: str, where: str, inner_path: str, folders: _Folders, source: str | None = None
+) -> None:
     """Check that the bot's program can run in the sandbox; a program given by a path
-    outside every visible folder is bound on its own."""
+    outside every visible folder is bound on its own.  With a private copy (``source``),
+    a program in the bot's folder is looked for in the copy."""
     if "/" not in program:
         if shutil.which(program, path=inner_path) is None:
             raise FileNotFoundError(f"program {program!r}: No such file or directory on PATH {inner_path!r}")
         return
     written = os.path.normpath(program if os.path.isabs(program) else os.path.join(where, program))
+    if source is not None and _covered(written, [where]):
+        copied = os.path.realpath(os.path.join(source, os.path.relpath(written, where)))
+        if not _covered(copied, [os.path.realpath(source)]):
+            raise PermissionError(f"program {program!r} links outside the bot's folder")
+        if not (os.path.isfile(copied) and os.access(copied, os.X_OK)):
+            raise FileNotFoundError(f"program {program!r}: no such executable file (in {where!r})")
+        return
     host = os.path.realpath(written)
     if not os.path.isfile(host):
         raise FileNotFoundError(f"program {program!r}: No such file or directory (in {where!r})")
@@ -454,10 +467,10 @@ def _private_tmp_args(tmp_mb: int) -> list[str]:
     ]
 
 
-def _folder_args(binds: Sequence[tuple[str, bool]]) -> list[str]:
+def _folder_args(binds: Sequence[tuple[str, str, bool]]) -> list[str]:
     """The binds of ``binds`` (in that order), after the folders leading to them."""
     args: list[str] = []
-    hosts = [h for h, _ in binds]
+    hosts = [inside for _, inside, _ in binds]
     # The folders leading to a bind are made readable, not copied from the host (/root is 0700).
     made: list[str] = []
     for host in hosts:
@@ -465,16 +478,18 @@ def _folder_args(binds: Sequence[tuple[str, bool]]) -> list[str]:
             if parent not in made and not _covered(parent, [*hosts, *SYSTEM_DIRS]):
                 args += ["--perms", "0755", "--dir", parent]
                 made.append(parent)
-    for host, writable in binds:
-        args += ["--bind" if writable else "--ro-bind", host, host]
+    for host, inside, writable in binds:
+        args += ["--bind" if writable else "--ro-bind", host, inside]
     return args
 
 
-def _hidden_args(hidden: Sequence[str], where: str) -> list[str]:
-    """An empty read-only tmpfs over each hidden folder inside the bot's folder."""
+def _hidden_args(hidden: Sequence[str], where: str, shown: Sequence[str]) -> list[str]:
+    """An empty read-only tmpfs over each hidden folder inside a folder the sandbox shows
+    (the bot's own, a ``readable`` one, the arena's Python...), unless the bot's own folder
+    lies inside it (hiding that would hide the bot from itself)."""
     args: list[str] = []
     for h in hidden:
-        if os.path.isdir(h) and _covered(h, [where]) and h != where:
+        if os.path.isdir(h) and _covered(h, shown) and not _covered(where, [h]):
             args += ["--tmpfs", h, "--remount-ro", h]
     return args
 

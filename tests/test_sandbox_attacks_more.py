@@ -1,0 +1,212 @@
+"""More hostile bots against the sandbox: the attacks issue 22 found still working.
+
+As in ``test_sandbox_attacks.py``, each test plays real games (or a league) with a bot
+from ``tests/hostile_bots/`` under bubblewrap (``sandbox: bwrap``: no attack ever runs
+unsandboxed; without bubblewrap the module is skipped), and checks what the attacker
+found (its ``BSA-REPORT`` lines on stderr), that it did not reach the other bots, the
+results or the arena's files, and that nothing of the games runs afterwards.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import secrets
+import shutil
+import signal
+import stat
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arena.game.record import GameRecord, SeatRecord
+from arena.game.sandbox.bwrap import unavailable_reason
+from arena.league.config import load_config
+from arena.tournament import run_tournament
+
+pytestmark = pytest.mark.slow  # real games and leagues: run in CI, skip with -m 'not slow'
+
+if (_why := unavailable_reason()) is not None:
+    pytest.skip(f"no bubblewrap sandbox here: {_why}", allow_module_level=True)
+
+REPO = Path(__file__).resolve().parent.parent
+HOSTILE = Path(__file__).resolve().parent / "hostile_bots"
+RANDOM_BOT = REPO / "sample_bots" / "random_bot.py"
+MARKER = f"bsa-attack-more-{os.getpid()}-{secrets.token_hex(4)}"
+REPORT_PREFIX = "BSA-REPORT "
+AS_ROOT = os.geteuid() == 0
+SET_ID = stat.S_ISUID | stat.S_ISGID
+
+
+# -- processes ------------------------------------------------------------------------------------------
+
+
+def marked_processes() -> dict[int, str]:
+    """Live processes with this file's marker in their command line (no zombies)."""
+    found = {}
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat", "rb") as f:
+                if f.read().rsplit(b")", 1)[1].split()[0] == b"Z":
+                    continue
+            with open(f"/proc/{entry.name}/cmdline", "rb") as f:
+                cmd = f.read().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if MARKER in cmd:
+            found[int(entry.name)] = cmd
+    return found
+
+
+def kill_marked() -> None:
+    for pid in marked_processes():
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+
+
+@pytest.fixture(autouse=True)
+def nothing_left() -> Iterator[None]:
+    yield
+    left = marked_processes()
+    kill_marked()
+    assert left == {}, f"processes of the games survived: {left}"
+
+
+def command(script: Path | str, *args: str) -> list[str]:
+    return [sys.executable, "-X", f"bsa_marker={MARKER}", str(script), *args]
+
+
+def reports(seat: SeatRecord, attack: str) -> list[dict[str, Any]]:
+    return [
+        found
+        for line in seat.stderr_tail.splitlines()
+        if line.startswith(REPORT_PREFIX)
+        and (found := json.loads(line.removeprefix(REPORT_PREFIX))).get("attack") == attack
+    ]
+
+
+@pytest.fixture
+def opponent(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The random bot in a folder of its own; its program's path."""
+    folder = tmp_path_factory.mktemp("opponent")
+    folder.chmod(0o755)
+    program = folder / "random_bot.py"
+    shutil.copy(RANDOM_BOT, program)
+    return program
+
+
+def run_league(folder: Path, output: Path, bots: list[dict[str, object]], rounds: int = 1) -> list[GameRecord]:
+    """Play a 2-player league of ``bots`` (both seat orders each round); the stored games."""
+    text = (
+        f"name: attack\nseed: 5\nplayers: 2\nrounds: {rounds}\nconcurrency: 2\nsandbox: bwrap\n"
+        f"output: {json.dumps(str(output))}\n"
+        "time_control: {move: 2s, startup: 10s}\nend_grace: 500ms\nretries: 0\n"
+        "bots:\n" + "".join(f"  - {json.dumps(b)}\n" for b in bots)
+    )
+    path = folder / "league.yaml"
+    path.write_text(text)
+    played: list[GameRecord] = []
+    try:
+        config = load_config(path)
+        state = run_tournament(config, echo=lambda line: None, on_progress=lambda s, g, r: played.append(r))
+        assert state.failures == [], state.failures
+    finally:
+        kill_marked()
+    return played
+
+
+def tree(folder: Path) -> dict[str, tuple[str, int]]:
+    """Every file under ``folder``: its digest (or link target) and mode."""
+    out = {}
+    for p in sorted(folder.rglob("*")):
+        st = p.lstat()
+        if p.is_symlink():
+            out[str(p.relative_to(folder))] = (os.readlink(p), st.st_mode)
+        elif p.is_file():
+            out[str(p.relative_to(folder))] = (hashlib.sha256(p.read_bytes()).hexdigest(), st.st_mode)
+        else:
+            out[str(p.relative_to(folder)) + "/"] = ("", st.st_mode)
+    return out
+
+
+# -- 3 and 4. a build: never root, nothing set-id, only a folder of its own ---------------------------
+
+
+@pytest.fixture
+def shared_checkout(tmp_path: Path) -> Path:
+    """A checkout-like folder (``.git/hooks``, ``tests/``) holding two bots' programs, as the
+    sample league runs every bot from the repository root."""
+    repo = tmp_path / "repo"
+    (repo / ".git" / "hooks").mkdir(parents=True)
+    (repo / "tests").mkdir()
+    for name in ("builds_hostile.py", "runs_built.py", "_common.py"):
+        shutil.copy(HOSTILE / name, repo / name)
+    shutil.copy(RANDOM_BOT, repo / "random_bot.py")
+    for p in [repo, *repo.rglob("*")]:
+        p.chmod(0o755 if p.is_dir() else 0o644)
+    tmp_path.chmod(0o755)
+    return repo
+
+
+def test_a_build_runs_unprivileged_makes_nothing_set_id_and_writes_no_other_bots_files(
+    tmp_path: Path, shared_checkout: Path
+) -> None:
+    repo = shared_checkout
+    before = tree(repo)
+    builder = {
+        "name": "builder",
+        "command": command("runs_built.py"),
+        "build": [sys.executable, "builds_hostile.py", "random_bot.py"],
+        "cwd": str(repo),
+    }
+    victim = {"name": "victim", "command": command("random_bot.py"), "cwd": str(repo)}
+    stored = run_league(tmp_path, tmp_path / "out", [builder, victim])
+    assert len(stored) == 2
+    # The victim's program was not rewritten: it played every game, and so did the builder.
+    for r in stored:
+        assert [s.fault for s in r.seats] == [None, None], [(s.name, s.fault) for s in r.seats]
+    # The shared folder is as it was: no planted hook or conftest, no set-id program, nothing new.
+    assert tree(repo) == before
+    for r in stored:
+        seat = next(s for s in r.seats if s.name == "builder")
+        (found,) = reports(seat, "build")
+        build = found["build"]
+        assert isinstance(build, dict), found  # the build ran, in the folder the bot runs from
+        if AS_ROOT:
+            assert build["uid"] != 0 and build["euid"] != 0, build
+            assert build["suid_root"] != "ok", build  # it could not give its program to root
+        assert build["victim"] == "ok" and build["hook"] == "ok", build  # its own copy: writable
+        assert found["made"]["mode"] & SET_ID == 0, found["made"]  # what it made is not set-id
+        if AS_ROOT:
+            assert found["made"]["uid"] != build["uid"], found["made"]  # and not its user's any more
+    leftovers = [p for p in tmp_path.rglob("*") if not p.is_symlink() and p.lstat().st_mode & SET_ID]
+    assert leftovers == []
+
+
+# -- 5. a readable folder holding the results -----------------------------------------------------------
+
+
+def test_the_results_are_hidden_inside_a_readable_folder_too(tmp_path: Path, opponent: Path) -> None:
+    output = tmp_path / "results"
+    tmp_path.chmod(0o755)
+    reader = {
+        "name": "reader",
+        "command": command(HOSTILE / "reads_results.py", str(output)),
+        "cwd": str(HOSTILE),
+        "readable": [str(tmp_path)],
+    }
+    other = {"name": "random", "command": command(opponent), "cwd": str(opponent.parent)}
+    stored = run_league(tmp_path, output, [reader, other])
+    assert len(stored) == 2
+    for r in stored:
+        assert [s.fault for s in r.seats] == [None, None]
+        seat = next(s for s in r.seats if s.name == "reader")
+        (found,) = reports(seat, "results")
+        assert found["listing"] == [] and found["sqlite"].startswith("!"), found
