@@ -18,14 +18,18 @@ import shutil
 import signal
 import stat
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from arena.game.limits import ResourceLimits
 from arena.game.record import GameRecord, SeatRecord
-from arena.game.sandbox.bwrap import unavailable_reason
+from arena.game.sandbox import bwrap
+from arena.game.sandbox.bwrap import SandboxPolicy, unavailable_reason
+from arena.game.sandbox.spawn import spawn_sandboxed
 from arena.league.config import load_config
 from arena.tournament import run_tournament
 
@@ -210,3 +214,54 @@ def test_the_results_are_hidden_inside_a_readable_folder_too(tmp_path: Path, opp
         seat = next(s for s in r.seats if s.name == "reader")
         (found,) = reports(seat, "results")
         assert found["listing"] == [] and found["sqlite"].startswith("!"), found
+
+
+# -- 10. a user of its own, never reused while it lives ---------------------------------------------------
+
+
+@contextlib.contextmanager
+def sandboxed_sleeper(tmp_path: Path) -> Iterator[int]:
+    """A sandboxed process (a bot's user) that lives until the block ends; its uid."""
+    proc, init, group = spawn_sandboxed(
+        [*command("-c"), "import time; time.sleep(120)"],
+        tmp_path,
+        {"PATH": "/usr/bin:/bin"},
+        ResourceLimits(),
+        SandboxPolicy(mode="bwrap"),
+    )
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            mine = [pid for pid, cmd in marked_processes().items() if cmd.startswith(sys.executable)]
+            if mine:
+                yield os.stat(f"/proc/{mine[0]}").st_uid
+                return
+            assert time.monotonic() < deadline and proc.poll() is None, "the sleeper did not start"
+            time.sleep(0.05)
+    finally:
+        with contextlib.suppress(OSError):
+            os.kill(init, signal.SIGKILL)
+        with contextlib.suppress(OSError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        for stream in (proc.stdin, proc.stdout, proc.stderr):
+            if stream is not None:
+                stream.close()
+        if group is not None:
+            group.kill_all()
+            group.remove()
+
+
+@pytest.mark.skipif(not AS_ROOT, reason="bots have users of their own only when the arena runs as root")
+def test_a_live_bots_uid_is_never_given_to_another_bot(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path.chmod(0o755)
+    with sandboxed_sleeper(tmp_path) as live:
+        assert live >= bwrap.BOT_UID_BASE
+        given = [bwrap.bot_user() for _ in range(200)]  # far more than one arena process's old 64
+        uids = [u[0] for u in given if u is not None]
+        assert len(uids) == 200 and len(set(uids)) == 200  # none repeats ...
+        assert live not in uids  # ... and none is the live bot's
+        # A live process of a uid (another arena process's bot, say) keeps it from being drawn.
+        draws = iter([live - bwrap.BOT_UID_BASE, 7])
+        monkeypatch.setattr(bwrap.secrets, "randbelow", lambda n: next(draws))
+        assert bwrap.bot_user() == (bwrap.BOT_UID_BASE + 7, bwrap.SANDBOX_GID)

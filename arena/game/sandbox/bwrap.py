@@ -21,11 +21,12 @@ This module only builds command lines and facts; starting the process is
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import functools
 import glob
-import itertools
 import os
+import secrets
 import shutil
 import subprocess
 import sys
@@ -51,11 +52,12 @@ class SandboxMode(enum.StrEnum):
 
 MODES = tuple(mode.value for mode in SandboxMode)  # as a tournament file may spell them
 SANDBOX_GID = 65534  # "nogroup": the group of every bot when the arena runs as root
-# When the arena runs as root each bot gets a user of its own from here (one per live bot
-# of an arena process: its pid x 64 + a counter), so that nothing the kernel counts or keeps
-# per user (the task limit without cgroups, files, signals) is shared between bots.
+# When the arena runs as root each bot (and each build) gets a user of its own from here, so
+# that nothing the kernel counts or keeps per user (the task limit without cgroups, inotify
+# instances and watches, files, signals) is shared between bots.  A uid is drawn at random
+# from the span and taken only if no process of it lives and this process never gave it out.
 BOT_UID_BASE = 1_500_000_000
-BOT_UIDS_PER_PROCESS = 64
+BOT_UID_SPAN = 600_000_000  # up to 2.1e9: below 2**31, which some tools read as negative
 SANDBOX_TMP = "/tmp"
 SANDBOX_HOME = "/tmp/home"
 DEFAULT_TMP_MB = 64
@@ -152,16 +154,33 @@ class SandboxFds:
         return tuple(fd for fd in (self.info, self.block, self.seccomp, self.passwd) if fd is not None)
 
 
-_uid_counter = itertools.count()
+_given_uids: set[int] = set()
+
+
+def live_uids() -> set[int]:
+    """The uids of every live process (``/proc`` shows them all: the arena is root)."""
+    found = set()
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError):
+                found.add(entry.stat().st_uid)
+    return found
 
 
 def bot_user() -> tuple[int, int] | None:
-    """(uid, gid) for the next bot when the arena runs as root (a user of its own), else None."""
+    """(uid, gid) for the next bot when the arena runs as root (a user of its own), else None.
+
+    The uid is one no live process has and this process never gave out, so a kept bot's
+    user is never a fresh bot's too, in this arena process or another.
+    """
     if not _privileged():
         return None
-    return BOT_UID_BASE + os.getpid() * BOT_UIDS_PER_PROCESS + next(
-        _uid_counter
-    ) % BOT_UIDS_PER_PROCESS, SANDBOX_GID
+    taken = live_uids()
+    while True:
+        uid = BOT_UID_BASE + secrets.randbelow(BOT_UID_SPAN)
+        if uid not in taken and uid not in _given_uids:
+            _given_uids.add(uid)
+            return uid, SANDBOX_GID
 
 
 @functools.cache
