@@ -25,12 +25,15 @@ from typing import Any
 
 import pytest
 
+from arena.game.clock import TimeControl
 from arena.game.limits import ResourceLimits
 from arena.game.record import GameRecord, SeatRecord
+from arena.game.referee import BotSpec, GameSetup, play_game
 from arena.game.sandbox import bwrap
 from arena.game.sandbox.bwrap import SandboxPolicy, unavailable_reason
 from arena.game.sandbox.spawn import spawn_sandboxed
 from arena.league.config import load_config
+from arena.rules import random_board
 from arena.tournament import run_tournament
 
 pytestmark = pytest.mark.slow  # real games and leagues: run in CI, skip with -m 'not slow'
@@ -45,6 +48,8 @@ MARKER = f"bsa-attack-more-{os.getpid()}-{secrets.token_hex(4)}"
 REPORT_PREFIX = "BSA-REPORT "
 AS_ROOT = os.geteuid() == 0
 SET_ID = stat.S_ISUID | stat.S_ISGID
+BWRAP = SandboxPolicy(mode="bwrap")
+TC = TimeControl(move_ms=2000, startup_ms=10_000)
 
 
 # -- processes ------------------------------------------------------------------------------------------
@@ -265,3 +270,40 @@ def test_a_live_bots_uid_is_never_given_to_another_bot(tmp_path: Path, monkeypat
         draws = iter([live - bwrap.BOT_UID_BASE, 7])
         monkeypatch.setattr(bwrap.secrets, "randbelow", lambda n: next(draws))
         assert bwrap.bot_user() == (bwrap.BOT_UID_BASE + 7, bwrap.SANDBOX_GID)
+
+
+# -- 11. a seed of its own per seat ------------------------------------------------------------------------
+
+
+def play_one(attacker: BotSpec, opponent: Path, game_id: str, seed: int = 3) -> GameRecord:
+    """One game of ``attacker`` (seat 0) against the random bot, sandboxed; its record."""
+    other = BotSpec(name="random", command=tuple(command(opponent)), cwd=opponent.parent, sandbox=BWRAP)
+    setup = GameSetup(game_id=game_id, seed=seed, time_control=TC, board=random_board(seed, 16), end_grace_s=0.5)
+    try:
+        return play_game(setup, [attacker, other])
+    finally:
+        kill_marked()
+
+
+def test_no_bot_can_compute_its_opponents_seed(opponent: Path) -> None:
+    predictor = BotSpec(
+        name="predictor", command=tuple(command(HOSTILE / "predicts_opponent.py")), cwd=HOSTILE, sandbox=BWRAP
+    )
+    hits = tries = 0
+    for seed in (3, 4, 5):  # three games: enough guesses among 6 or more choices to tell
+        record = play_one(predictor, opponent, f"predict-{seed}", seed)
+        assert [s.fault for s in record.seats] == [None, None], [s.fault for s in record.seats]
+        found = reports(record.seats[0], "predict")
+        assert found, record.seats[0].stderr_tail[-2000:]
+        hits, tries = hits + found[-1]["hits"], tries + found[-1]["tries"]
+    assert tries >= 6, (hits, tries)
+    assert hits <= tries // 2, (hits, tries)  # chance (at most 1 in 6 a guess), not knowledge
+    # Each seat had a seed of its own, which the record keeps for a replay ...
+    assert record.seed_secret is not None
+    assert len({record.seat_seed(0), record.seat_seed(1), record.seed}) == 3
+    assert GameRecord.from_json(record.to_json()) == record
+    # ... and a record made before seats had seeds of their own still loads (each seat had ``seed``).
+    old = record.to_dict()
+    del old["seed_secret"]
+    loaded = GameRecord.from_dict(old)
+    assert loaded.seed_secret is None and loaded.seat_seed(1) == record.seed
