@@ -307,3 +307,23 @@ def test_no_bot_can_compute_its_opponents_seed(opponent: Path) -> None:
     del old["seed_secret"]
     loaded = GameRecord.from_dict(old)
     assert loaded.seed_secret is None and loaded.seat_seed(1) == record.seed
+
+
+# -- 13. the system-call filter ---------------------------------------------------------------------------
+
+
+def test_io_uring_and_sockets_beside_ip_are_refused(opponent: Path) -> None:
+    prober = BotSpec(
+        name="prober", command=tuple(command(HOSTILE / "probes_syscalls.py")), cwd=HOSTILE, sandbox=BWRAP
+    )
+    record = play_one(prober, opponent, "syscalls")
+    assert [s.fault for s in record.seats] == [None, None], [s.fault for s in record.seats]
+    (found,) = reports(record.seats[0], "syscalls")
+    results = found["results"]
+    if results["io_uring_setup"] != "unknown":  # a machine whose call numbers the bot knows
+        assert results["io_uring_setup"] == "ENOSYS", results
+        assert {results[k] for k in ("bpf", "perf_event_open", "userfaultfd")} == {"EPERM"}, results
+    for family in ("vsock", "packet", "bluetooth", "netlink_audit"):
+        assert results[family] == "EAFNOSUPPORT", (family, results)
+    # What every program needs still works.
+    assert {results[k] for k in ("unix", "inet", "inet6", "netlink_route")} == {"ok"}, results
