@@ -327,3 +327,17 @@ def test_io_uring_and_sockets_beside_ip_are_refused(opponent: Path) -> None:
         assert results[family] == "EAFNOSUPPORT", (family, results)
     # What every program needs still works.
     assert {results[k] for k in ("unix", "inet", "inet6", "netlink_route")} == {"ok"}, results
+
+
+# -- 9. machine-wide pools: pseudo-terminals ------------------------------------------------------------
+
+
+def test_a_bot_cannot_take_the_machines_ptys(opponent: Path) -> None:
+    holder = BotSpec(
+        name="holder", command=tuple(command(HOSTILE / "holds_ptys.py", "100")), cwd=HOSTILE, sandbox=BWRAP
+    )
+    record = play_one(holder, opponent, "ptys")
+    assert [s.fault for s in record.seats] == [None, None], [s.fault for s in record.seats]
+    (found,) = reports(record.seats[0], "ptys")
+    assert found["got"] == 0 and found["ptmx"] == "ENOENT", found  # no pty to take at all
+    os.close(os.open("/dev/ptmx", os.O_RDWR | os.O_NOCTTY))  # and the host still has its own

@@ -276,6 +276,10 @@ def _system_binds() -> tuple[str, ...]:
         for p in sorted(glob.glob(os.path.join("/etc", pattern))):
             args += ["--ro-bind", p, p]
     args += ["--proc", "/proc", "--dev", "/dev"]
+    # No terminals: every devpts instance draws on one machine-wide pool (kernel.pty.max,
+    # less the host's reserve), and bwrap's own instance has no cap of its own, so one bot
+    # could take every pty there is.  /dev/ptmx points into /dev/pts: both are gone.
+    args += ["--tmpfs", "/dev/pts", "--remount-ro", "/dev/pts"]
     return tuple(args)
 
 
