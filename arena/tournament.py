@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from arena.errors import ConfigError
-from arena.game import workspace
+from arena.game import seeds, workspace
 from arena.game.build import run_build
 from arena.game.record import GameRecord
 from arena.game.referee import BotSpec
@@ -177,6 +177,7 @@ def game_settings(config: TournamentConfig) -> GameSettings:
         end_grace_s=config.end_grace_ms / 1000,
         multigame=config.multigame,
         restart_every=config.restart_every,
+        seed_secret=seeds.new_secret(),  # this run's: each game's seat seeds derive from it
     )
 
 

@@ -28,7 +28,7 @@ import pytest
 from arena.game.clock import TimeControl
 from arena.game.limits import ResourceLimits
 from arena.game.record import GameRecord, SeatRecord
-from arena.game.referee import BotSpec, GameSetup, play_game
+from arena.game.referee import BotHost, BotSpec, GameSetup, play_game
 from arena.game.sandbox import bwrap
 from arena.game.sandbox.bwrap import SandboxPolicy, unavailable_reason
 from arena.game.sandbox.spawn import spawn_sandboxed
@@ -111,7 +111,9 @@ def opponent(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return program
 
 
-def run_league(folder: Path, output: Path, bots: list[dict[str, object]], rounds: int = 1) -> list[GameRecord]:
+def run_league(
+    folder: Path, output: Path, bots: list[dict[str, object]], rounds: int = 1
+) -> list[GameRecord]:
     """Play a 2-player league of ``bots`` (both seat orders each round); the stored games."""
     text = (
         f"name: attack\nseed: 5\nplayers: 2\nrounds: {rounds}\nconcurrency: 2\nsandbox: bwrap\n"
@@ -258,7 +260,9 @@ def sandboxed_sleeper(tmp_path: Path) -> Iterator[int]:
 
 
 @pytest.mark.skipif(not AS_ROOT, reason="bots have users of their own only when the arena runs as root")
-def test_a_live_bots_uid_is_never_given_to_another_bot(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_live_bots_uid_is_never_given_to_another_bot(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     tmp_path.chmod(0o755)
     with sandboxed_sleeper(tmp_path) as live:
         assert live >= bwrap.BOT_UID_BASE
@@ -278,7 +282,9 @@ def test_a_live_bots_uid_is_never_given_to_another_bot(tmp_path: Path, monkeypat
 def play_one(attacker: BotSpec, opponent: Path, game_id: str, seed: int = 3) -> GameRecord:
     """One game of ``attacker`` (seat 0) against the random bot, sandboxed; its record."""
     other = BotSpec(name="random", command=tuple(command(opponent)), cwd=opponent.parent, sandbox=BWRAP)
-    setup = GameSetup(game_id=game_id, seed=seed, time_control=TC, board=random_board(seed, 16), end_grace_s=0.5)
+    setup = GameSetup(
+        game_id=game_id, seed=seed, time_control=TC, board=random_board(seed, 16), end_grace_s=0.5
+    )
     try:
         return play_game(setup, [attacker, other])
     finally:
@@ -341,3 +347,46 @@ def test_a_bot_cannot_take_the_machines_ptys(opponent: Path) -> None:
     (found,) = reports(record.seats[0], "ptys")
     assert found["got"] == 0 and found["ptmx"] == "ENOENT", found  # no pty to take at all
     os.close(os.open("/dev/ptmx", os.O_RDWR | os.O_NOCTTY))  # and the host still has its own
+
+
+# -- 8. kept bots between games ------------------------------------------------------------------------
+
+
+def test_a_kept_bot_gets_no_cpu_between_games(opponent: Path) -> None:
+    burner = BotSpec(
+        name="burner",
+        command=tuple(command(HOSTILE / "burns_between_games.py")),
+        cwd=HOSTILE,
+        sandbox=BWRAP,
+        multigame=True,
+    )
+    other = BotSpec(name="random", command=tuple(command(opponent)), cwd=opponent.parent, sandbox=BWRAP)
+    try:
+        with BotHost(keep=True) as host:
+            setups = [
+                GameSetup(
+                    game_id=f"kept-{i}", seed=i, time_control=TC, board=random_board(i, 8), end_grace_s=0.5
+                )
+                for i in (1, 2)
+            ]
+            first = play_game(setups[0], [burner, other], host=host)
+            assert [s.fault for s in first.seats] == [None, None], [s.fault for s in first.seats]
+            (kept,) = [bot for spec, bot in host.idle if spec.name == "burner"]
+            # Between games: what it burns over a while, against the wall clock (a spinning
+            # child would use most of a core; a frozen one none).
+            # (It may answer ``end`` for a moment: the arena says when it has frozen it.)
+            settle = time.monotonic() + 5
+            while getattr(kept, "frozen", None) is None and time.monotonic() < settle:
+                time.sleep(0.05)
+            cpu0, wall0 = kept.cpu_seconds(), time.monotonic()
+            deadline = wall0 + 2.0
+            while time.monotonic() < deadline:
+                time.sleep(0.1)
+            share = (kept.cpu_seconds() - cpu0) / (time.monotonic() - wall0)
+            assert share < 0.03, f"the kept bot used {share:.0%} of a core between games"
+            # Its next game wakes it: the same process plays it.
+            second = play_game(setups[1], [burner, other], host=host)
+            assert [s.fault for s in second.seats] == [None, None], [s.fault for s in second.seats]
+            assert host.started == 2  # each bot once: both kept, and both woken
+    finally:
+        kill_marked()

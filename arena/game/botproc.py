@@ -96,6 +96,7 @@ class BotProcess:
         # PID namespace ends with the bot, so none can be left.
         self.leftovers: int | None = None if sandbox_init else 0
         self.out_of_memory = False  # its cgroup saw the kernel kill a process for memory
+        self.frozen: str | None = None  # a kept bot between games: "cgroup" or "signal" stopped
         # For a bot that plays several games in one process (``multigame``): its hello, and
         # how many games it has begun.
         self.hello: tuple[str, tuple[str, ...]] | None = None
