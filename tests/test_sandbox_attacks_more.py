@@ -390,3 +390,40 @@ def test_a_kept_bot_gets_no_cpu_between_games(opponent: Path) -> None:
             assert host.started == 2  # each bot once: both kept, and both woken
     finally:
         kill_marked()
+
+
+# -- 7. the clock starts before the request is written ---------------------------------------------------
+
+
+class _SlowWrites:
+    """``os`` as botproc sees it, but a write of a turn request returns only ``delay_s``
+    after the bytes are in the pipe (the referee descheduled just after writing, while a
+    bot on another core already thinks)."""
+
+    def __init__(self, delay_s: float) -> None:
+        self.delay_s = delay_s
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(os, name)
+
+    def write(self, fd: int, data: bytes) -> int:
+        n = os.write(fd, data)
+        if data.startswith((b"herd ", b"move ")):
+            time.sleep(self.delay_s)
+        return n
+
+
+def test_time_a_bot_thinks_while_its_request_is_written_is_charged(
+    opponent: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from arena.game import botproc
+
+    delay_s = 0.3
+    monkeypatch.setattr(botproc, "os", _SlowWrites(delay_s))
+    other = BotSpec(name="random", command=tuple(command(opponent)), cwd=opponent.parent, sandbox=BWRAP)
+    record = play_one(other, opponent, "clock")
+    assert [s.fault for s in record.seats] == [None, None], [s.fault for s in record.seats]
+    # Every answer took at least the write's delay from the moment the write began.
+    assert record.moves and min(m.ms for m in record.moves) >= delay_s * 1000 * 0.9, [
+        m.ms for m in record.moves
+    ]

@@ -376,7 +376,8 @@ class BotPool:
                 bot.take_stderr(data)
 
     def send(self, bot: BotProcess, line: str, ply: int | None = None) -> float:
-        """Write one line to a bot; return the time it was written.
+        """Write one line to a bot; return the time just before the write began: the bot's
+        clock starts then, as a bot woken on another core may think before ``write`` returns.
 
         A bot that has died or closed its input is at fault (crash).  Lines
         are small and a bot has at most one request pending, so a full pipe
@@ -386,6 +387,7 @@ class BotPool:
         if ply is not None:
             bot.ply = ply  # stamps the info lines it sends while it thinks
         sent = 0
+        started = time.monotonic()
         while sent < len(data):
             try:
                 sent += os.write(bot.stdin_fd, data[sent:] if sent else data)
@@ -395,7 +397,7 @@ class BotPool:
                 raise BotFault(
                     FaultKind.PROTOCOL_ERROR, "does not read its input (the pipe to it is full)"
                 ) from None
-        return time.monotonic()
+        return started
 
     def read_line(self, bot: BotProcess, deadline: float) -> tuple[str, float]:
         """The bot's next line (not an ``info`` line) and when it arrived.
