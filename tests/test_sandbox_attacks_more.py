@@ -33,7 +33,7 @@ from arena.game.sandbox import bwrap
 from arena.game.sandbox.bwrap import SandboxPolicy, unavailable_reason
 from arena.game.sandbox.spawn import spawn_sandboxed
 from arena.league.config import load_config
-from arena.rules import random_board
+from arena.rules import Params, random_board
 from arena.tournament import run_tournament
 
 pytestmark = pytest.mark.slow  # real games and leagues: run in CI, skip with -m 'not slow'
@@ -427,3 +427,68 @@ def test_time_a_bot_thinks_while_its_request_is_written_is_charged(
     assert record.moves and min(m.ms for m in record.moves) >= delay_s * 1000 * 0.9, [
         m.ms for m in record.moves
     ]
+
+
+# -- 6. one bot's output is charged to no other -------------------------------------------------------------
+
+
+def four_player_game(bots: list[BotSpec], game_id: str) -> GameRecord:
+    """A 4-player game of ``bots``; its record."""
+    setup = GameSetup(
+        game_id=game_id,
+        seed=9,
+        params=Params(players=4),
+        time_control=TC,
+        board=random_board(9, 16),
+        end_grace_s=0.5,
+        seed_secret="9" * 32,  # the same seats' seeds in both games: the innocent plays alike
+    )
+    try:
+        return play_game(setup, bots)
+    finally:
+        kill_marked()
+
+
+def median_charge(record: GameRecord, seat: int) -> float:
+    charges = sorted(m.ms for m in record.moves if m.player == seat)
+    assert charges, record.moves
+    return charges[len(charges) // 2]
+
+
+def test_info_floods_are_charged_to_no_other_bot(opponent: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    innocent = BotSpec(name="random", command=tuple(command(opponent)), cwd=opponent.parent, sandbox=BWRAP)
+    flooder = BotSpec(
+        name="flooder", command=tuple(command(HOSTILE / "floods_info.py")), cwd=HOSTILE, sandbox=BWRAP
+    )
+    from arena.game import botproc
+
+    # What the referee takes in of each bot while it waits for the innocent bot's answer.
+    waiting: list[str] = []
+    taken_meanwhile: dict[str, int] = {}
+    read_line, take_stdout = botproc.BotPool.read_line, botproc.BotProcess.take_stdout
+
+    def recording_read_line(pool: botproc.BotPool, bot: botproc.BotProcess, deadline: float) -> Any:
+        waiting.append(bot.name)
+        try:
+            return read_line(pool, bot, deadline)
+        finally:
+            waiting.pop()
+
+    def recording_take_stdout(bot: botproc.BotProcess, data: bytes, now: float) -> None:
+        if waiting == ["random"] and bot.name != "random":
+            taken_meanwhile[bot.name] = taken_meanwhile.get(bot.name, 0) + len(data)
+        take_stdout(bot, data, now)
+
+    monkeypatch.setattr(botproc.BotPool, "read_line", recording_read_line)
+    monkeypatch.setattr(botproc.BotProcess, "take_stdout", recording_take_stdout)
+    quiet = four_player_game([innocent] * 4, "quiet")
+    flooded = four_player_game([innocent, flooder, flooder, flooder], "flooded")
+    assert [s.fault for s in quiet.seats] == [None] * 4
+    assert [s.fault for s in flooded.seats] == [None] * 4  # info lines are no fault ...
+    assert all(s.info_count > 10_000 for s in flooded.seats[1:]), [s.info_count for s in flooded.seats]
+    # ... and none of their cost is the innocent bot's: not a byte of theirs is read while
+    # the referee waits for its answer, which took about as long as in a quiet game
+    # (generous margins: the machine is shared).
+    assert taken_meanwhile == {}, taken_meanwhile
+    base, under_flood = median_charge(quiet, 0), median_charge(flooded, 0)
+    assert under_flood <= max(5 * base, base + 5.0), (base, under_flood)
