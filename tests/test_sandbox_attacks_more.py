@@ -492,3 +492,54 @@ def test_info_floods_are_charged_to_no_other_bot(opponent: Path, monkeypatch: py
     assert taken_meanwhile == {}, taken_meanwhile
     base, under_flood = median_charge(quiet, 0), median_charge(flooded, 0)
     assert under_flood <= max(5 * base, base + 5.0), (base, under_flood)
+
+
+# -- 12. uploads to workers --------------------------------------------------------------------------------
+
+
+def make_hostile_folder(folder: Path, kind: str) -> str:
+    """A bot folder holding one hostile entry of ``kind``; that entry's name."""
+    folder.mkdir()
+    shutil.copy(RANDOM_BOT, folder / "random_bot.py")
+    if kind == "sparse":
+        with open(folder / "huge.bin", "wb") as f:
+            f.truncate(64 * 2**30)  # 64 GB in a few KB on disk
+        return "huge.bin"
+    if kind == "fifo":
+        os.mkfifo(folder / "pipe")
+        return "pipe"
+    if kind == "loop":
+        (folder / "a").symlink_to("b")
+        (folder / "b").symlink_to("a")
+        return "a"
+    (folder / "passwd").symlink_to("/etc/passwd")  # a link out of the folder
+    return "passwd"
+
+
+@pytest.mark.parametrize("kind", ["sparse", "fifo", "loop", "outside"])
+def test_an_upload_refuses_sparse_and_special_files_and_bad_links_before_packing(
+    tmp_path: Path, kind: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from arena.cluster import placement
+    from arena.errors import ClusterError
+
+    name = make_hostile_folder(tmp_path / "bot", kind)
+    path = tmp_path / "league.yaml"
+    path.write_text(
+        "name: up\nseed: 1\nplayers: 2\nrounds: 1\n"
+        f"output: {json.dumps(str(tmp_path / 'out'))}\n"
+        "executor: {kind: dask-local, workers: 1, bots: upload}\n"
+        "bots:\n"
+        f"  - {{name: a, command: {json.dumps(command('random_bot.py'))}, cwd: {json.dumps(str(tmp_path / 'bot'))}}}\n"
+        f"  - {{name: b, command: {json.dumps(command(RANDOM_BOT))}, cwd: {json.dumps(str(REPO / 'sample_bots'))}}}\n"
+    )
+    config = load_config(path)
+
+    def no_packing(*args: object, **kwargs: object) -> bytes:
+        raise AssertionError("packed before the folder was checked")
+
+    monkeypatch.setattr(placement, "pack_folder", no_packing)
+    with pytest.raises(ClusterError) as refused:
+        placement.placement_for(config)
+    message = str(refused.value)
+    assert "\n" not in message and name in message and "bot 'a'" in message, message
