@@ -59,7 +59,7 @@ class Turn:
     game: GameStart  # parameters, seat, seed, time control, names
     request: TurnRequest  # the raw request: clocks, moves since last turn, ...
     state: GameState  # the position, with this bot to move
-    rng: random.Random  # seeded from the game's seed and the seat: replays repeat
+    rng: random.Random  # seeded from this seat's own seed (``game.seed``): replays repeat
     received: float  # time.monotonic() when the request arrived
     out: TextIO
 

@@ -9,12 +9,15 @@ report.html current.
 from __future__ import annotations
 
 import contextlib
+import shutil
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from arena.errors import ConfigError
+from arena.game import seeds, workspace
 from arena.game.build import run_build
 from arena.game.record import GameRecord
 from arena.game.referee import BotSpec
@@ -156,7 +159,7 @@ def check_programs(config: TournamentConfig) -> None:
             raise ConfigError(
                 f"{config.path}:{bot.line}: bot {bot.name!r}: cwd {str(bot.cwd)!r} is not a folder"
             )
-        if find_program(bot.command, bot.cwd, bot.env) is None:
+        if find_program(bot.command, Path(bot.sandbox.source or bot.cwd), bot.env) is None:
             raise ConfigError(
                 f"{config.path}:{bot.line}: bot {bot.name!r}: 'command' program {bot.command[0]!r} "
                 f"not found (looked in {str(bot.cwd)!r} and PATH) or not executable"
@@ -174,6 +177,7 @@ def game_settings(config: TournamentConfig) -> GameSettings:
         end_grace_s=config.end_grace_ms / 1000,
         multigame=config.multigame,
         restart_every=config.restart_every,
+        seed_secret=seeds.new_secret(),  # this run's: each game's seat seeds derive from it
     )
 
 
@@ -370,10 +374,47 @@ def _play_tournament(
     on_progress: Callable[[RunState, ScheduledGame, GameRecord], None] | None,
 ) -> RunState:
     """Everything of a run inside its held results folder: bots, pool, store, games."""
-    prepare_bots(config, echo)
-    pool = game_pool(config, echo)
-    with open_store(config, restart, echo) as store:
-        return LeagueRun(config, store, echo, on_progress).play(pool)
+    with private_copies(config) as config:
+        prepare_bots(config, echo)
+        pool = game_pool(config, echo)
+        with open_store(config, restart, echo) as store:
+            return LeagueRun(config, store, echo, on_progress).play(pool)
+
+
+def _needs_copy(bot: BotConfig, config: TournamentConfig) -> bool:
+    """A bot that builds writes its folder, so it gets a copy; so does a ``writable`` bot whose
+    folder another bot, the arena's checkout or the results share."""
+    if bot.build is not None:
+        return True
+    if not bot.sandbox.writable:
+        return False
+    kit = Path(workspace.arena_checkout())
+    shared = [o.cwd for o in config.bots if o is not bot] + [kit, config.output]
+    return any(p.is_relative_to(bot.cwd) or bot.cwd.is_relative_to(p) for p in shared)
+
+
+@contextlib.contextmanager
+def private_copies(config: TournamentConfig) -> Iterator[TournamentConfig]:
+    """The config with each bot that writes its folder given a private copy of it (for the
+    run; removed after), so no bot or build writes another's files, the results or the arena."""
+    needs = [b for b in config.bots if _needs_copy(b, config)]
+    if not needs or config.executor.bots != BotPlacement.SHARED:
+        yield config
+        return
+    root = workspace.new_root()
+    try:
+        bots = []
+        for i, b in enumerate(config.bots):
+            if b in needs:
+                skip = [config.output, *(o.cwd for o in config.bots if o.cwd != b.cwd)]
+                copy = workspace.make_copy(b.cwd, root, f"bot{i}", skip)
+                if b.build is None:  # no build will seal it: ready it for the bot's users now
+                    workspace.seal(copy, b.sandbox.writable)
+                b = replace(b, sandbox=replace(b.sandbox, source=str(copy)))
+            bots.append(b)
+        yield replace(config, bots=tuple(bots))
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
 
 
 def prepare_bots(config: TournamentConfig, echo: Callable[[str], None]) -> None:

@@ -44,6 +44,7 @@ def setup(i: int) -> GameSetup:
         board=random_board(100 + i, 8),
         time_control=TimeControl(move_ms=5000),
         end_grace_s=2.0,
+        seed_secret=f"{i:032x}",  # the same seats' seeds in every series: the same games
     )
 
 
@@ -240,7 +241,10 @@ def league_file(tmp_path: Path, marker: str, extra: str) -> Path:
 
 
 @pytest.mark.slow
-def test_a_league_keeps_processes_unless_told_not_to_and_leaves_none_behind(tmp_path: Path) -> None:
+def test_a_league_keeps_processes_unless_told_not_to_and_leaves_none_behind(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from arena.game import seeds
     from arena.league.config import load_config
     from arena.league.store import ResultStore
     from arena.tournament import run_tournament
@@ -248,6 +252,7 @@ def test_a_league_keeps_processes_unless_told_not_to_and_leaves_none_behind(tmp_
     from .process_helpers import wait_no_leftovers
 
     marker = f"bsa-multigame-{uuid.uuid4().hex[:8]}"
+    monkeypatch.setattr(seeds, "new_secret", lambda: "5" * 32)  # both runs: the same seat seeds
     results = {}
     for extra in ("", "multigame: false\n"):
         config = load_config(league_file(tmp_path, marker, extra))

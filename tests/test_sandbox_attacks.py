@@ -589,7 +589,12 @@ def assert_results_attack_failed(found: dict[str, Any], listing: object) -> None
     assert all(refused(t) for t in tries), found
 
 
-def test_a_bot_cannot_forge_or_destroy_league_results(tmp_path: Path, opponent: Opponent) -> None:
+def test_a_bot_cannot_forge_or_destroy_league_results(
+    tmp_path: Path, opponent: Opponent, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from arena.game import seeds
+
+    monkeypatch.setattr(seeds, "new_secret", lambda: "3" * 32)  # both runs: the same seat seeds
     quiet_out, attack_out = tmp_path / "quiet", tmp_path / "attacked"
     quiet = run_league(league_file(tmp_path, quiet_out, HOSTILE, opponent, attack=False))
     attacked = run_league(league_file(tmp_path, attack_out, HOSTILE, opponent, attack=True))

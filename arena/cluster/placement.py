@@ -22,7 +22,10 @@ and functions, run by :mod:`arena.cluster.worker` on the workers.
 
 from __future__ import annotations
 
+import errno
 import io
+import os
+import stat
 import tarfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -39,6 +42,7 @@ from arena.league.executor import GameSettings
 SKIPPED_NAMES = frozenset({".git", ".hg", ".svn", ".venv", "__pycache__", ".mypy_cache", ".pytest_cache"})
 # Every folder travels inside the worker plugin, to every worker, through the scheduler.
 MAX_UPLOAD_BYTES = 64 * 1024 * 1024
+MAX_UNPACKED_BYTES = 512 * 1024 * 1024  # what a folder may fill on each worker, unpacked
 
 
 @dataclass(frozen=True)
@@ -77,6 +81,11 @@ def placement_for(config: TournamentConfig) -> Placement:
             raise ConfigError(
                 f"{config.path}:{bot.line}: bot {bot.name!r}: cwd {key!r} is not a folder (to upload)"
             )
+        problem = upload_problem(bot.cwd, skip=(config.output,))
+        if problem is not None:
+            raise ClusterError(
+                f"{config.path}:{bot.line}: bot {bot.name!r}: cannot upload its folder: {problem}"
+            )
         folders[key] = pack_folder(bot.cwd, skip=(config.output,))
         if len(folders[key]) > MAX_UPLOAD_BYTES:
             raise ClusterError(
@@ -89,13 +98,67 @@ def placement_for(config: TournamentConfig) -> Placement:
     return Placement("upload", folders, builds, config.build_timeout_ms / 1000)
 
 
+def _why_not_sent(path: str, st: os.stat_result, root: str) -> str | None:
+    """Why one entry of a folder cannot be uploaded, or None."""
+    if stat.S_ISLNK(st.st_mode):
+        try:
+            os.stat(path)
+        except OSError as e:
+            if e.errno == errno.ELOOP:
+                return "a link that loops"
+            return None  # a dangling link inside the folder: unpacked as it is
+        target = os.path.realpath(path)
+        if target != root and not target.startswith(root + os.sep):
+            return f"a link to {target!r}, outside the folder"
+        return None
+    if stat.S_ISDIR(st.st_mode):
+        return None
+    if not stat.S_ISREG(st.st_mode):
+        return "a special file (fifo, socket or device)"
+    if st.st_size > 64 * 1024 and st.st_blocks * 512 < st.st_size // 2:
+        return f"a sparse file ({st.st_size} bytes, {st.st_blocks * 512} on disk)"
+    return None
+
+
+def upload_problem(folder: Path, skip: Sequence[Path] = ()) -> str | None:
+    """Why ``folder`` cannot be uploaded, in one line naming the file, or None; looked at
+    before anything is packed: special files, sparse files, links that loop or leave the
+    folder, and more than MAX_UNPACKED_BYTES once unpacked."""
+    root = os.path.realpath(folder)
+    skipped = {os.path.realpath(p) for p in skip}
+    total = 0
+    for here, dirs, files in os.walk(folder):
+        dirs[:] = [
+            d
+            for d in dirs
+            if d not in SKIPPED_NAMES and os.path.realpath(os.path.join(here, d)) not in skipped
+        ]
+        for name in dirs + [f for f in files if f not in SKIPPED_NAMES]:
+            path = os.path.join(here, name)
+            try:
+                st = os.lstat(path)
+            except OSError as e:
+                return f"{path!r}: {e.strerror}"
+            why = _why_not_sent(path, st, root)
+            if why is not None:
+                return f"{path!r} is {why}"
+            if stat.S_ISREG(st.st_mode):
+                total += st.st_size
+                if total > MAX_UNPACKED_BYTES:
+                    return (
+                        f"it holds more than {MAX_UNPACKED_BYTES // 2**20} MB unpacked (reached at {path!r})"
+                    )
+    return None
+
+
 def pack_folder(folder: Path, skip: Sequence[Path] = ()) -> bytes:
-    """A gzipped tar of ``folder`` (modes kept, so programs stay executable)."""
-    skipped = {p.resolve() for p in skip}
+    """A gzipped tar of ``folder`` (modes kept, so programs stay executable); check it
+    with :func:`upload_problem` first."""
+    skipped = {os.path.realpath(p) for p in skip}
 
     def keep(info: tarfile.TarInfo) -> tarfile.TarInfo | None:
         path = folder / info.name
-        if Path(info.name).name in SKIPPED_NAMES or path.resolve() in skipped:
+        if Path(info.name).name in SKIPPED_NAMES or os.path.realpath(path) in skipped:
             return None
         info.uid = info.gid = 0
         info.uname = info.gname = ""

@@ -16,7 +16,11 @@ out of turn between games is replaced rather than reused.
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import os
+import signal
+import threading
 import time
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
@@ -26,12 +30,14 @@ from pathlib import Path
 from arena.game.botproc import BotPool, BotProcess
 from arena.game.diagnose import ProcessFacts, fault_hint
 from arena.game.limits import ResourceLimits, bot_environment
+from arena.game.proctree import descendants
 from arena.game.record import BotFault, Fault, FaultKind
 from arena.game.sandbox.bwrap import SandboxPolicy
 
 TRANSCRIPT_KEEP = 60  # lines of each bot's conversation kept for reports
 MAX_IDLE = 16  # kept processes a worker holds between games (the least recently used go first)
 CPU_RESTART_SHARE = 0.5  # a process past this share of its CPU-time limit is not reused
+FREEZE_AFTER_S = 0.5  # a kept bot runs this long after its game's end, then is frozen
 QUIT_GRACE_S = 1.0  # time kept processes get to exit after their input closes
 
 
@@ -198,6 +204,7 @@ class BotHost:
         self.idle: deque[tuple[BotSpec, BotProcess]] = deque()  # least recently used first
         self.seated: list[tuple[BotSpec, ProcessChannel]] = []
         self.started = 0  # processes started, for tests and benchmarks
+        self.freezer = Freezer()
 
     def __enter__(self) -> BotHost:
         return self
@@ -241,6 +248,7 @@ class BotHost:
             if idle_spec != spec:
                 continue
             del self.idle[i]
+            self.freezer.thaw(bot)
             self.pool.wait(time.monotonic())  # take in what it wrote since its last game
             cpu_cap = spec.limits.cpu_seconds
             if bot.reusable() and (cpu_cap is None or bot.cpu_seconds() < cpu_cap * CPU_RESTART_SHARE):
@@ -253,12 +261,14 @@ class BotHost:
         """After a game: keep the processes the referee kept, stop the rest."""
         for spec, channel in self.seated:
             if channel.stayed:
+                self.freezer.later(channel.bot)  # in no game, it gets no CPU until its next one
                 self.idle.append((spec, channel.bot))
             else:
                 channel.stop(None, 0.0)
         self.seated.clear()
         while len(self.idle) > self.max_idle:
             _spec, bot = self.idle.popleft()
+            self.freezer.thaw(bot)
             self.pool.stop(bot, None, 0.0)
 
     def close(self) -> None:
@@ -267,8 +277,64 @@ class BotHost:
         kept = [bot for _spec, bot in self.idle]
         self.idle.clear()
         for bot in kept:
+            self.freezer.thaw(bot)
             self.pool.say_goodbye(bot, None)
         deadline = time.monotonic() + QUIT_GRACE_S
         for bot in kept:
             self.pool.stop(bot, None, max(0.0, deadline - time.monotonic()))
         self.pool.close_all()
+
+
+def _stop_signal_targets(bot: BotProcess) -> list[int]:
+    """Every process of a bot that has no cgroup: its sandbox's (or its group's) tree."""
+    root = bot.sandbox_init or bot.proc.pid
+    return [root, *descendants(root)]
+
+
+class Freezer:
+    """Stops kept bots between games and wakes them for their next one.
+
+    A bot is frozen :data:`FREEZE_AFTER_S` after its game ends (what it writes in answer to
+    ``end`` still arrives, and is judged, before its next game), by its cgroup's freezer,
+    or else by SIGSTOP to each of its processes (the bwrap init of a sandbox and everything
+    under it).  A timer thread does the freezing, so it happens however long the worker
+    waits for its next game; the lock keeps it from crossing a thaw.
+    """
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.timers: dict[int, threading.Timer] = {}
+
+    def later(self, bot: BotProcess) -> None:
+        """Freeze ``bot`` soon, unless it is thawed first."""
+        timer = threading.Timer(FREEZE_AFTER_S, self._freeze, (bot,))
+        timer.daemon = True
+        with self.lock:
+            self.timers[id(bot)] = timer
+        timer.start()
+
+    def _freeze(self, bot: BotProcess) -> None:
+        with self.lock:
+            if self.timers.pop(id(bot), None) is None or bot.proc.poll() is not None:
+                return  # thawed (taken) meanwhile, or gone
+            if bot.cgroup is not None and bot.cgroup.freeze():
+                bot.frozen = "cgroup"
+                return
+            for pid in _stop_signal_targets(bot):
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGSTOP)
+            bot.frozen = "signal"
+
+    def thaw(self, bot: BotProcess) -> None:
+        """Let ``bot`` run again (its next game starts, or it is to be stopped)."""
+        with self.lock:
+            timer = self.timers.pop(id(bot), None)
+            if timer is not None:
+                timer.cancel()
+            if bot.frozen == "cgroup" and bot.cgroup is not None:
+                bot.cgroup.thaw()
+            elif bot.frozen == "signal":
+                for pid in _stop_signal_targets(bot):
+                    with contextlib.suppress(OSError):
+                        os.kill(pid, signal.SIGCONT)
+            bot.frozen = None

@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import math
 import os
+import re
 import select
 import shutil
 import signal
@@ -55,6 +56,8 @@ STDOUT_HEAD_LINES = 5  # ... as at most this many lines
 STDOUT_HEAD_LINE_KEEP = 200  # characters kept of each
 EXIT_CHECK_S = 0.05  # while waiting, how often to look whether the bot has exited
 MAX_QUEUED_LINES = 16  # unasked lines kept before a bot counts as flooding stdout
+# A complete line that is not an info line (``info`` alone or followed by a space or tab).
+_NOT_INFO = re.compile(rb"^(?!info(?:[ \t]|\r?\n))[^\n]*\n", re.MULTILINE)
 
 
 def limits_note(limits: ResourceLimits, policy: SandboxPolicy) -> str | None:
@@ -119,6 +122,8 @@ class BotProcess:
         # PID namespace ends with the bot, so none can be left.
         self.leftovers: int | None = None if sandbox_init else 0
         self.out_of_memory = False  # its cgroup saw the kernel kill a process for memory
+        self.own_poll = select.poll()  # its own output pipes: what waiting for its answer reads
+        self.frozen: str | None = None  # a kept bot between games: "cgroup" or "signal" stopped
         # For a bot that plays several games in one process (``multigame``): its hello, and
         # how many games it has begun.
         self.hello: tuple[str, tuple[str, ...]] | None = None
@@ -186,6 +191,10 @@ class BotProcess:
             self.lines.append((raw[:-1] if raw.endswith(b"\r") else raw, now))
             return
         self.outbuf += data
+        if len(self.infos) >= INFO_KEEP:
+            self._skim(now)
+            if self.overflow or self.flooded:
+                return
         while True:
             nl = self.outbuf.find(b"\n")
             if nl < 0:
@@ -215,6 +224,31 @@ class BotProcess:
         if len(self.outbuf) > MAX_LINE_BYTES + self.outbuf.endswith(b"\r"):  # (its CR may come early)
             self.overflow = True
             self.outbuf.clear()
+
+    def _skim(self, now: float) -> None:
+        """Once no more infos are kept: count the info lines among the buffer's complete
+        lines and queue the others, with a few scans at C speed instead of a step a line
+        (a flood of info lines would otherwise cost the referee, and every bot waiting on
+        it, a Python loop per line).  Info lines met here are counted, never parsed."""
+        end = self.outbuf.rfind(b"\n")
+        if end < 0:
+            return
+        block = bytes(self.outbuf[: end + 1])
+        del self.outbuf[: end + 1]
+        others = _NOT_INFO.findall(block)
+        self.info_count += block.count(b"\n") - len(others)
+        for line in others:
+            raw = line[:-2] if line.endswith(b"\r\n") else line[:-1]
+            if len(raw) > MAX_LINE_BYTES:
+                self.overflow = True
+            elif len(self.lines) >= MAX_QUEUED_LINES:
+                self.flooded = True
+                self.lines.clear()
+            else:
+                self.lines.append((raw, now))
+                continue
+            self.outbuf.clear()
+            return
 
     def take_stderr(self, data: bytes) -> None:
         """Take in what the bot wrote to stderr: count it, and keep its tail for the record."""
@@ -258,11 +292,15 @@ class _Poller:
 
     def register(self, fd: int, bot: BotProcess, is_stdout: bool) -> None:
         self.poll.register(fd, select.POLLIN)
+        bot.own_poll.register(fd, select.POLLIN)
         self.owners[fd] = (bot, is_stdout)
 
     def unregister(self, fd: int) -> None:
-        if self.owners.pop(fd, None) is not None:
+        owner = self.owners.pop(fd, None)
+        if owner is not None:
             self.poll.unregister(fd)
+            with contextlib.suppress(KeyError):
+                owner[0].own_poll.unregister(fd)
 
 
 class BotPool:
@@ -378,15 +416,23 @@ class BotPool:
 
     # -- I/O ------------------------------------------------------------------
 
-    def _pump(self, timeout: float) -> None:
-        """Wait up to ``timeout`` seconds for output from any bot and take it in."""
+    def _pump(self, timeout: float, only: BotProcess | None = None) -> None:
+        """Wait up to ``timeout`` seconds for output from any bot (or from ``only``) and
+        take it in.  Waiting for one bot's answer reads that bot alone: what the others
+        write meanwhile waits in their pipes (a flooder then blocks on its own writes),
+        so no bot's output costs the referee time while it waits on another."""
         poller = self.poller
         if not poller.owners:
             time.sleep(max(0.0, min(timeout, 0.05)))
             return
         # The fds with something to read (or closed), waiting up to ``timeout`` seconds
         # (poll takes whole milliseconds: rounded up).
-        for fd, _ in poller.poll.poll(max(0, math.ceil(timeout * 1000))):
+        poll = poller.poll if only is None else only.own_poll
+        ready = poll.poll(max(0, math.ceil(timeout * 1000)))
+        # Everything ready arrived by now: one stamp for all, so the time spent taking in
+        # one bot's output (a flood, say) is never charged to another whose answer waits.
+        now = time.monotonic()
+        for fd, _ in ready:
             owner = poller.owners.get(fd)
             if owner is None:
                 continue
@@ -397,7 +443,6 @@ class BotPool:
                 continue
             except OSError:
                 data = b""
-            now = time.monotonic()
             if not data:
                 poller.unregister(fd)
                 if is_stdout:
@@ -411,7 +456,8 @@ class BotPool:
                 bot.take_stderr(data)
 
     def send(self, bot: BotProcess, line: str, ply: int | None = None) -> float:
-        """Write one line to a bot; return the time it was written.
+        """Write one line to a bot; return the time just before the write began: the bot's
+        clock starts then, as a bot woken on another core may think before ``write`` returns.
 
         A bot that has died or closed its input is at fault (crash).  Lines
         are small and a bot has at most one request pending, so a full pipe
@@ -421,6 +467,7 @@ class BotPool:
         if ply is not None:
             bot.ply = ply  # stamps the info lines it sends while it thinks
         sent = 0
+        started = time.monotonic()
         while sent < len(data):
             try:
                 sent += os.write(bot.stdin_fd, data[sent:] if sent else data)
@@ -430,7 +477,7 @@ class BotPool:
                 raise BotFault(
                     FaultKind.PROTOCOL_ERROR, "does not read its input (the pipe to it is full)"
                 ) from None
-        return time.monotonic()
+        return started
 
     def read_line(self, bot: BotProcess, deadline: float) -> tuple[str, float]:
         """The bot's next line (not an ``info`` line) and when it arrived.
@@ -463,17 +510,17 @@ class BotPool:
                 raise BotFault(FaultKind.CRASH, self._gone(bot, "closed its output"))
             if waited and bot.proc.poll() is not None:
                 # Exited, though a child of it may still hold its output open.
-                self._pump(0)
+                self._pump(0, bot)
                 if not bot.lines and not bot.overflow and not bot.flooded:
                     raise BotFault(FaultKind.CRASH, self._gone(bot, "exited before answering"))
                 continue
             left = deadline - time.monotonic()
             if left <= 0:
-                self._pump(0)  # take what has already arrived before calling it late
+                self._pump(0, bot)  # take what has already arrived before calling it late
                 if bot.lines or bot.overflow or bot.flooded or not bot.stdout_open:
                     continue
                 raise BotFault(FaultKind.TIMEOUT, "no answer in time")
-            self._pump(min(left, EXIT_CHECK_S))
+            self._pump(min(left, EXIT_CHECK_S), bot)
             waited = True  # from now on, look at the process too (not on a prompt answer)
 
     def wait(self, until: float) -> None:

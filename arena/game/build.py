@@ -1,9 +1,11 @@
 """Bot builds: ``make``, ``cargo build``, ``javac``... run before a bot's first game.
 
 A build is the bot author's code as much as the bot is, so it runs in the same
-sandbox (its own folder writable, the network only if the tournament allows),
-with a scrubbed environment, no standard input, a deadline, and its output
-kept as a bounded tail.  On a timeout, an error, Ctrl-C or SIGTERM its whole
+sandbox (the network only if the tournament allows), with a scrubbed
+environment, no standard input, a deadline, and its output kept as a bounded
+tail.  It runs as a user of its own (never root) and writes only the bot's
+private copy of its folder (:mod:`arena.game.workspace`); what it makes is
+stripped of set-id bits.  On a timeout, an error, Ctrl-C or SIGTERM its whole
 process tree is killed.
 """
 
@@ -21,8 +23,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from types import FrameType
 
+from arena.game import workspace
 from arena.game.limits import ResourceLimits, bot_environment
-from arena.game.sandbox.bwrap import SandboxPolicy, resolve_mode
+from arena.game.sandbox.bwrap import SANDBOX_GID, SandboxPolicy, bot_user, resolve_mode
 from arena.game.sandbox.spawn import spawn_sandboxed
 from arena.untrusted import printable
 
@@ -69,11 +72,8 @@ def _sigterm_raises() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
-def _owner(cwd: Path) -> tuple[int, int] | None:
-    """Builds write their folder, so (when the arena is root) they run as its owner."""
-    if os.geteuid() != 0:
-        return None
-    st = cwd.stat()
+def _owner(folder: Path) -> tuple[int, int]:
+    st = folder.stat()
     return st.st_uid, st.st_gid
 
 
@@ -85,12 +85,24 @@ def run_build(
     env: Mapping[str, str] | None = None,
     network: bool = False,
 ) -> BuildResult:
-    """Run one build to its end or its deadline; never raises for the build's own failure."""
+    """Run one build to its end or its deadline; never raises for the build's own failure.
+
+    The build writes ``sandbox.source`` (the bot's private copy, shown at ``cwd``), or
+    else ``cwd`` itself.  When the arena is root, that folder is the build user's for the
+    build and given back after it (what was there to its owners, what the build made to
+    the folder's owner; a copy to root and the bots' group, readable by every bot).
+    Set-id bits are stripped from everything in it.
+    """
     policy = replace(sandbox, network=network, writable=True, tmp_mb=max(sandbox.tmp_mb, BUILD_TMP_MB))
     sandboxed, warning = resolve_mode(policy)
     full_env = bot_environment(cwd, env)
+    folder = Path(policy.source) if policy.source is not None else cwd
+    user = bot_user() if sandboxed else None  # a user of its own, never root
     init: int | None = None
+    back_to = (0, SANDBOX_GID) if policy.source is not None else _owner(folder)
+    owners: workspace.Owners = {}
     try:
+        owners = workspace.hand_to(folder, user)
         if sandboxed:
             proc, init, group = spawn_sandboxed(
                 command,
@@ -98,7 +110,7 @@ def run_build(
                 full_env,
                 BUILD_LIMITS,
                 policy,
-                owner=_owner(cwd),
+                owner=user,
                 stdin=subprocess.DEVNULL,
                 stderr=subprocess.STDOUT,
             )
@@ -106,7 +118,7 @@ def run_build(
             group = None
             proc = subprocess.Popen(
                 list(command),
-                cwd=cwd,
+                cwd=folder,
                 env=full_env,
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
@@ -115,6 +127,7 @@ def run_build(
                 close_fds=True,
             )
     except (OSError, subprocess.SubprocessError) as e:
+        _after_build(folder, owners, user, back_to, sandbox)
         return BuildResult(False, f"could not start: {e}", "", sandboxed, warning)
     output = bytearray()
     why = ""
@@ -133,11 +146,31 @@ def run_build(
         if group is not None:
             group.kill_all()
             group.remove()
+        stripped = _after_build(folder, owners, user, back_to, sandbox)
+    if stripped:
+        output += f"\n(set-id bits removed from: {', '.join(stripped[:10])})\n".encode()
     text = output.decode("utf-8", "replace")
     if why:
         return BuildResult(False, why, text, sandboxed, warning)
     code = proc.returncode
     return BuildResult(code == 0, f"exited with {code}", text, sandboxed, warning)
+
+
+def _after_build(
+    folder: Path,
+    owners: workspace.Owners,
+    user: tuple[int, int] | None,
+    back_to: tuple[int, int],
+    bot: SandboxPolicy,
+) -> list[str]:
+    """Strip set-id bits, give the folder back, seal a private copy (for the bot's own
+    policy ``bot``); the paths stripped."""
+    stripped = workspace.strip_set_id(folder)
+    if user is not None:
+        workspace.give_back(folder, owners, back_to)
+    if bot.source is not None:
+        workspace.seal(folder, bot.writable)
+    return stripped
 
 
 def _collect(proc: subprocess.Popen[bytes], output: bytearray, deadline: float, timeout_s: float) -> str:

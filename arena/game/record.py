@@ -10,12 +10,14 @@ runs the moves and forfeits through the rules engine again.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, fields
 from enum import Enum
 from typing import Any
 
 from arena.errors import ArenaError, BotError, RecordError, RulesError
+from arena.game import seeds
 from arena.game.jsonfields import Fields
 from arena.rules import GameState, Params, Standing, format_position, parse_move, parse_position
 
@@ -187,6 +189,13 @@ class MoveRecord:
     ms: float
 
 
+def _secret(value: str | None) -> str | None:
+    """A recorded seed secret: hex of the length the arena draws, or a RecordError."""
+    if value is not None and not re.fullmatch(f"[0-9a-f]{{{2 * seeds.SECRET_BYTES}}}", value):
+        raise RecordError(f"seed_secret must be {2 * seeds.SECRET_BYTES} hex digits, got {value!r}")
+    return value
+
+
 @dataclass(frozen=True, slots=True)
 class GameRecord:
     """A finished game."""
@@ -203,6 +212,15 @@ class GameRecord:
     duration_ms: float = 0.0
     started_at: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
+    # The secret each seat's private seed was derived with (None in records made before
+    # seats had seeds of their own: every seat was then sent ``seed``).
+    seed_secret: str | None = None
+
+    def seat_seed(self, seat: int) -> int:
+        """The ``seed=`` the bot in ``seat`` was sent (for replaying it)."""
+        if self.seed_secret is None:
+            return self.seed
+        return seeds.seat_seed(self.seed_secret, self.seed, seat)
 
     @property
     def ranking(self) -> list[int]:
@@ -229,6 +247,7 @@ class GameRecord:
             "duration_ms": self.duration_ms,
             "started_at": self.started_at,
             "extra": self.extra,
+            **({"seed_secret": self.seed_secret} if self.seed_secret is not None else {}),
         }
 
     def to_json(self, indent: int | None = None) -> str:
@@ -288,6 +307,7 @@ class GameRecord:
             duration_ms=float(f.get("duration_ms", (int, float), 0.0)),
             started_at=f.get("started_at", str, ""),
             extra=f.get("extra", dict, {}),
+            seed_secret=_secret(f.get("seed_secret", str, None)),
         )
         record._check_shape()
         return record

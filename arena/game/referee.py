@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from arena.errors import IllegalMoveError, NotationError, ProtocolError
+from arena.game import seeds
 from arena.game.bothost import BotHost, BotSpec, ProcessChannel
 from arena.game.clock import Clock, TimeControl
 from arena.game.record import BotFault, Fault, FaultKind, GameRecord, MoveRecord, SeatRecord
@@ -61,6 +62,9 @@ class GameSetup:
     board: Board | None = None  # None: the bots build the pasture from tiles
     end_grace_s: float = 1.0  # time a bot gets to exit by itself after "end"
     keep_transcript: bool = False
+    # The secret each seat's private seed is derived with (:mod:`arena.game.seeds`);
+    # None: the referee draws one for this game.  Recorded, for replays.
+    seed_secret: str | None = None
 
 
 class BotChannel(Protocol):
@@ -140,6 +144,7 @@ class Referee:
         if len(specs) != setup.params.players or len(channels) != len(specs):
             raise ValueError(f"{setup.params.players} players need as many bots, got {len(specs)}")
         self.setup = setup
+        self.seed_secret = setup.seed_secret or seeds.new_secret()
         self.specs = specs
         self.channels = list(channels)
         self.observer = observer
@@ -298,7 +303,7 @@ class Referee:
             game_id=s.game_id,
             seat=p,
             players=prm.players,
-            seed=s.seed,
+            seed=seeds.seat_seed(self.seed_secret, s.seed, p),
             sheep=prm.sheep,
             tiles=prm.tiles,
             contact=prm.contact,
@@ -473,6 +478,7 @@ class Referee:
         return GameRecord(
             game_id=self.setup.game_id,
             seed=self.setup.seed,
+            seed_secret=self.seed_secret,
             params=self.setup.params,
             time_control=tc.to_dict(),
             start_position=start_position,

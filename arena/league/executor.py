@@ -25,10 +25,11 @@ import signal
 import time
 import traceback
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
 
+from arena.game import seeds
 from arena.game.clock import TimeControl
 from arena.game.proctree import adopt_orphans, child_group_leaders
 from arena.game.record import GameRecord
@@ -59,6 +60,8 @@ class GameSettings:
     # Kept bot processes (``multigame``) are started afresh after this many games (0: never).
     restart_every: int = 0
     multigame: bool = True  # False: every bot starts afresh for every game
+    # The run's secret, from which each game's seat seeds are derived (drawn per run).
+    seed_secret: str = field(default_factory=seeds.new_secret)
 
     def host(self) -> BotHost:
         """The keeper of a worker's bot processes for all the games it plays."""
@@ -81,6 +84,7 @@ class GameSettings:
             time_control=self.time_control,
             board=board,
             end_grace_s=self.end_grace_s,
+            seed_secret=seeds.game_secret(self.seed_secret, game.game_id),
         )
 
     def max_game_seconds(self) -> float:

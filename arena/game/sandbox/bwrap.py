@@ -21,11 +21,12 @@ This module only builds command lines and facts; starting the process is
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import functools
 import glob
-import itertools
 import os
+import secrets
 import shutil
 import subprocess
 import sys
@@ -51,11 +52,12 @@ class SandboxMode(enum.StrEnum):
 
 MODES = tuple(mode.value for mode in SandboxMode)  # as a tournament file may spell them
 SANDBOX_GID = 65534  # "nogroup": the group of every bot when the arena runs as root
-# When the arena runs as root each bot gets a user of its own from here (one per live bot
-# of an arena process: its pid x 64 + a counter), so that nothing the kernel counts or keeps
-# per user (the task limit without cgroups, files, signals) is shared between bots.
+# When the arena runs as root each bot (and each build) gets a user of its own from here, so
+# that nothing the kernel counts or keeps per user (the task limit without cgroups, inotify
+# instances and watches, files, signals) is shared between bots.  A uid is drawn at random
+# from the span and taken only if no process of it lives and this process never gave it out.
 BOT_UID_BASE = 1_500_000_000
-BOT_UIDS_PER_PROCESS = 64
+BOT_UID_SPAN = 600_000_000  # up to 2.1e9: below 2**31, which some tools read as negative
 SANDBOX_TMP = "/tmp"
 SANDBOX_HOME = "/tmp/home"
 DEFAULT_TMP_MB = 64
@@ -97,8 +99,8 @@ class SandboxPolicy:
     ``mode``: ``auto`` uses bubblewrap when it works on this machine and runs the
     bot unsandboxed otherwise (with a warning); ``bwrap`` requires it; ``none``
     runs the bot as a plain process.  ``hidden`` lists folders the arena masks
-    with an empty tmpfs: the results folder and other bots' folders when they
-    lie inside this bot's folder.  A ``mode`` given as a string is turned into its
+    with an empty tmpfs wherever they lie inside a folder the sandbox shows (its
+    own, a ``readable`` one): the results folder and other bots' folders.  A ``mode`` given as a string is turned into its
     :class:`SandboxMode`.
     """
 
@@ -111,6 +113,9 @@ class SandboxPolicy:
     # Folders never shown for a path the bot's command names (:func:`named_folders`): the
     # results folder, the other bots' folders (the league's, and the game's other seats').
     never_shown: tuple[str, ...] = ()
+    # The bot's private copy of its folder (:mod:`arena.game.workspace`), shown at the
+    # folder's own path; None: the folder itself.
+    source: str | None = None
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -152,16 +157,33 @@ class SandboxFds:
         return tuple(fd for fd in (self.info, self.block, self.seccomp, self.passwd) if fd is not None)
 
 
-_uid_counter = itertools.count()
+_given_uids: set[int] = set()
+
+
+def live_uids() -> set[int]:
+    """The uids of every live process (``/proc`` shows them all: the arena is root)."""
+    found = set()
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError):
+                found.add(entry.stat().st_uid)
+    return found
 
 
 def bot_user() -> tuple[int, int] | None:
-    """(uid, gid) for the next bot when the arena runs as root (a user of its own), else None."""
+    """(uid, gid) for the next bot when the arena runs as root (a user of its own), else None.
+
+    The uid is one no live process has and this process never gave out, so a kept bot's
+    user is never a fresh bot's too, in this arena process or another.
+    """
     if not _privileged():
         return None
-    return BOT_UID_BASE + os.getpid() * BOT_UIDS_PER_PROCESS + next(
-        _uid_counter
-    ) % BOT_UIDS_PER_PROCESS, SANDBOX_GID
+    taken = live_uids()
+    while True:
+        uid = BOT_UID_BASE + secrets.randbelow(BOT_UID_SPAN)
+        if uid not in taken and uid not in _given_uids:
+            _given_uids.add(uid)
+            return uid, SANDBOX_GID
 
 
 @functools.cache
@@ -257,6 +279,10 @@ def _system_binds() -> tuple[str, ...]:
         for p in sorted(glob.glob(os.path.join("/etc", pattern))):
             args += ["--ro-bind", p, p]
     args += ["--proc", "/proc", "--dev", "/dev"]
+    # No terminals: every devpts instance draws on one machine-wide pool (kernel.pty.max,
+    # less the host's reserve), and bwrap's own instance has no cap of its own, so one bot
+    # could take every pty there is.  /dev/ptmx points into /dev/pts: both are gone.
+    args += ["--tmpfs", "/dev/pts", "--remount-ro", "/dev/pts"]
     return tuple(args)
 
 
@@ -370,7 +396,7 @@ def bwrap_command(
     where = str(cwd)
     folders = _bot_folders(policy, where)
     inner_path = sandbox_path(env.get("PATH", ""), folders.visible)
-    _show_program(command[0] if command else "", where, inner_path, folders)
+    _show_program(command[0] if command else "", where, inner_path, folders, policy.source)
     for folder in named_folders(command[1:], where, (*policy.hidden, *policy.never_shown))[0]:
         if not folders.shows(folder):
             folders.add(folder)
@@ -379,7 +405,7 @@ def bwrap_command(
         args += ["--ro-bind-data", str(fds.passwd), "/etc/passwd"]
     args += _private_tmp_args(policy.tmp_mb)  # first: a bot's folder may well lie under the host's /tmp
     args += _folder_args(folders.in_mount_order())
-    args += _hidden_args(policy.hidden, where)
+    args += _hidden_args(policy.hidden, where, folders.visible)
     # The sandbox's own root (where bwrap made the mount points) is a tmpfs: read-only, so
     # nothing but /tmp (capped) and a writable folder takes a write.
     args += ["--remount-ro", "/", "--chdir", where, "--clearenv"]
@@ -394,20 +420,20 @@ class _Folders:
     folder the sandbox shows (the system's among them)."""
 
     visible: list[str]
-    binds: list[tuple[str, bool]] = field(default_factory=list)
+    binds: list[tuple[str, str, bool]] = field(default_factory=list)  # host, path inside, writable
 
-    def add(self, host: str, writable: bool = False) -> None:
-        """Bind ``host`` at the same path inside the sandbox."""
-        self.binds.append((host, writable))
-        self.visible.append(host)
+    def add(self, host: str, writable: bool = False, inside: str | None = None) -> None:
+        """Bind ``host`` at ``inside`` (its own path by default) inside the sandbox."""
+        self.binds.append((host, inside or host, writable))
+        self.visible.append(inside or host)
 
     def shows(self, path: str) -> bool:
         """Whether ``path`` is inside a folder the sandbox already shows."""
         return _covered(path, self.visible)
 
-    def in_mount_order(self) -> list[tuple[str, bool]]:
+    def in_mount_order(self) -> list[tuple[str, str, bool]]:
         """Outer folders first, so an inner bind is not hidden by an outer one laid over it."""
-        return sorted(self.binds, key=lambda b: len(Path(b[0]).parts))
+        return sorted(self.binds, key=lambda b: len(Path(b[1]).parts))
 
 
 def _bot_folders(policy: SandboxPolicy, where: str) -> _Folders:
@@ -421,18 +447,28 @@ def _bot_folders(policy: SandboxPolicy, where: str) -> _Folders:
         rp = os.path.realpath(p)
         if os.path.exists(rp) and not folders.shows(rp):
             folders.add(rp)
-    folders.add(where, policy.writable)
+    folders.add(policy.source or where, policy.writable, inside=where)
     return folders
 
 
-def _show_program(program: str, where: str, inner_path: str, folders: _Folders) -> None:
+def _show_program(
+    program: str, where: str, inner_path: str, folders: _Folders, source: str | None = None
+) -> None:
     """Check that the bot's program can run in the sandbox; a program given by a path
-    outside every visible folder is bound on its own."""
+    outside every visible folder is bound on its own.  With a private copy (``source``),
+    a program in the bot's folder is looked for in the copy."""
     if "/" not in program:
         if shutil.which(program, path=inner_path) is None:
             raise FileNotFoundError(f"program {program!r}: No such file or directory on PATH {inner_path!r}")
         return
     written = os.path.normpath(program if os.path.isabs(program) else os.path.join(where, program))
+    if source is not None and _covered(written, [where]):
+        copied = os.path.realpath(os.path.join(source, os.path.relpath(written, where)))
+        if not _covered(copied, [os.path.realpath(source)]):
+            raise PermissionError(f"program {program!r} links outside the bot's folder")
+        if not (os.path.isfile(copied) and os.access(copied, os.X_OK)):
+            raise FileNotFoundError(f"program {program!r}: no such executable file (in {where!r})")
+        return
     host = os.path.realpath(written)
     if not os.path.isfile(host):
         raise FileNotFoundError(f"program {program!r}: No such file or directory (in {where!r})")
@@ -532,10 +568,10 @@ def _private_tmp_args(tmp_mb: int) -> list[str]:
     ]
 
 
-def _folder_args(binds: Sequence[tuple[str, bool]]) -> list[str]:
+def _folder_args(binds: Sequence[tuple[str, str, bool]]) -> list[str]:
     """The binds of ``binds`` (in that order), after the folders leading to them."""
     args: list[str] = []
-    hosts = [h for h, _ in binds]
+    hosts = [inside for _, inside, _ in binds]
     # The folders leading to a bind are made readable, not copied from the host (/root is 0700).
     made: list[str] = []
     for host in hosts:
@@ -543,16 +579,18 @@ def _folder_args(binds: Sequence[tuple[str, bool]]) -> list[str]:
             if parent not in made and not _covered(parent, [*hosts, *SYSTEM_DIRS]):
                 args += ["--perms", "0755", "--dir", parent]
                 made.append(parent)
-    for host, writable in binds:
-        args += ["--bind" if writable else "--ro-bind", host, host]
+    for host, inside, writable in binds:
+        args += ["--bind" if writable else "--ro-bind", host, inside]
     return args
 
 
-def _hidden_args(hidden: Sequence[str], where: str) -> list[str]:
-    """An empty read-only tmpfs over each hidden folder inside the bot's folder."""
+def _hidden_args(hidden: Sequence[str], where: str, shown: Sequence[str]) -> list[str]:
+    """An empty read-only tmpfs over each hidden folder inside a folder the sandbox shows
+    (the bot's own, a ``readable`` one, the arena's Python...), unless the bot's own folder
+    lies inside it (hiding that would hide the bot from itself)."""
     args: list[str] = []
     for h in hidden:
-        if os.path.isdir(h) and _covered(h, [where]) and h != where:
+        if os.path.isdir(h) and _covered(h, shown) and not _covered(where, [h]):
             args += ["--tmpfs", h, "--remount-ro", h]
     return args
 

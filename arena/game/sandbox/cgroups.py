@@ -26,6 +26,8 @@ from pathlib import Path
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 CONTROLLERS = ("memory", "pids", "cpu")
+FREEZER = "freezer"  # v1's own hierarchy (v2 has cgroup.freeze in every cgroup): optional
+FREEZE_WAIT_S = 2.0  # how long freezing may take before we say it did not
 CPU_PERIOD_US = 100_000
 PREFIX = "arena-bot-"
 _counter = itertools.count()
@@ -63,7 +65,13 @@ class CgroupSupport:
     @property
     def description(self) -> str:
         """What holds a bot's limits, for its seat record: ``cgroup v1 (cpu, memory, pids)``."""
-        return f"cgroup v{self.version} ({', '.join(sorted(self.parents) if self.version == 1 else CONTROLLERS)})"
+        names = sorted(c for c in self.parents if c in CONTROLLERS) if self.version == 1 else CONTROLLERS
+        return f"cgroup v{self.version} ({', '.join(names)})"
+
+    @property
+    def can_freeze(self) -> bool:
+        """Whether a bot's cgroup can be frozen (v2 always; v1 with the freezer mounted)."""
+        return self.version == 2 or FREEZER in self.parents
 
     def create(self, limits: CgroupLimits) -> BotCgroup:
         """A new cgroup with these limits; raises OSError if it cannot be made."""
@@ -85,6 +93,9 @@ def _probe_v1() -> CgroupSupport | None:
         if own is None or not (mount / "cgroup.procs").exists():
             return None
         parents[controller] = mount / own.lstrip("/")
+    own = _own_path(FREEZER)
+    if own is not None and (CGROUP_ROOT / FREEZER / "cgroup.procs").exists():
+        parents[FREEZER] = CGROUP_ROOT / FREEZER / own.lstrip("/")
     return CgroupSupport(1, parents)
 
 
@@ -183,8 +194,47 @@ class BotCgroup:
                 return True
         return False
 
+    def _freezer_file(self) -> Path:
+        if self.support.version == 1:
+            return self.dirs[FREEZER] / "freezer.state"
+        return self.dirs[""] / "cgroup.freeze"
+
+    def freeze(self) -> bool:
+        """Stop every process of the cgroup where it stands (none may run, nor be scheduled,
+        until :meth:`thaw`); whether it is frozen within FREEZE_WAIT_S."""
+        if not self.support.can_freeze:
+            return False
+        v1 = self.support.version == 1
+        try:
+            self._freezer_file().write_text("FROZEN" if v1 else "1")
+            deadline = time.monotonic() + FREEZE_WAIT_S
+            while not self.frozen():
+                if time.monotonic() > deadline:
+                    return False
+                time.sleep(0.002)
+        except OSError:
+            return False
+        return True
+
+    def frozen(self) -> bool:
+        """Whether the cgroup is frozen now (every process stopped)."""
+        try:
+            if self.support.version == 1:
+                return self._freezer_file().read_text().strip() == "FROZEN"
+            events = (self.dirs[""] / "cgroup.events").read_text().split()
+        except OSError:
+            return False
+        return "frozen" in events and events[events.index("frozen") + 1] == "1"
+
+    def thaw(self) -> None:
+        """Let the cgroup's processes run again (nothing when it is not frozen)."""
+        if self.support.can_freeze:
+            with contextlib.suppress(OSError):
+                self._freezer_file().write_text("THAWED" if self.support.version == 1 else "0")
+
     def kill_all(self) -> None:
         """SIGKILL every process in the cgroup (new ones may appear while it is done)."""
+        self.thaw()  # a frozen process takes its SIGKILL only once it runs again
         if self.support.version == 2:
             with contextlib.suppress(OSError):
                 self._file("", "cgroup.kill").write_text("1")

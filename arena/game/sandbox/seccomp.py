@@ -11,9 +11,23 @@ it starts the bot:
   libraries fall back to ``clone``, which is filtered;
 - ``add_key``, ``keyctl`` and ``request_key`` fail with EPERM: the kernel
   keyring is not namespaced, so it would be a channel between bots and a
-  memory across games.
+  memory across games;
+- ``io_uring_setup``, ``io_uring_enter`` and ``io_uring_register`` fail with
+  ENOSYS (libraries fall back to plain system calls): io_uring works past this
+  filter and has been the kernel's most exploited interface;
+- ``socket()`` of any family but ``AF_UNIX``, ``AF_INET``, ``AF_INET6`` and
+  ``AF_NETLINK`` with ``NETLINK_ROUTE`` (what programs use to list interfaces)
+  fails with EAFNOSUPPORT: ``AF_VSOCK`` (the host of a virtual machine),
+  packet, Bluetooth... sockets do not go through the network namespace's walls
+  the way IP does;
+- ``bpf``, ``perf_event_open`` and ``userfaultfd`` fail with EPERM, as in
+  Docker's default profile (a bot needs none of them, and each is a large
+  attack surface of the kernel).
 
-Everything else is allowed.  The filter is built once per process with
+Compared with Docker's default profile: Docker allows a list and refuses the
+rest; the calls it refuses that are not refused here (``mount``, ``setns``,
+``kexec_load``, ``init_module``, ``ptrace`` of other users, ``reboot``,
+``swapon``...) need capabilities no bot has.  Everything else is allowed.  The filter is built once per process with
 libseccomp through ctypes (``libseccomp2`` comes with every Debian system:
 apt itself depends on it) and handed to bwrap as BPF bytes.
 """
@@ -28,6 +42,13 @@ import os
 import tempfile
 
 CLONE_NEWUSER = 0x10000000
+AF_UNIX, AF_INET, AF_INET6, AF_NETLINK = 1, 2, 10, 16
+NETLINK_ROUTE = 0
+ALLOWED_FAMILIES = (AF_UNIX, AF_INET, AF_INET6, AF_NETLINK)
+MAX_FAMILY = 64  # beyond every family Linux has (AF_MAX is 46): those fail by themselves
+LOW32 = 0xFFFFFFFF  # the family is an int: its upper bits are whatever the caller left
+SCMP_CMP_NE = 1
+SCMP_CMP_GT = 6
 SCMP_ACT_ALLOW = 0x7FFF0000
 SCMP_CMP_MASKED_EQ = 7
 # Architectures whose system calls a native x86_64 or aarch64 process can also make.
@@ -78,6 +99,42 @@ def _library() -> ctypes.CDLL:
     return lib
 
 
+Rule = tuple[str, int, list[_ArgCmp]]
+
+
+def _socket_rules() -> list[Rule]:
+    """``socket()`` of a family not allowed: one rule a family (a rule's tests are ANDed,
+    rules ORed), then any family past them, and netlink other than NETLINK_ROUTE."""
+    denied = [f for f in range(MAX_FAMILY + 1) if f not in ALLOWED_FAMILIES]
+    rules: list[Rule] = [
+        ("socket", errno.EAFNOSUPPORT, [_ArgCmp(0, SCMP_CMP_MASKED_EQ, LOW32, f)]) for f in denied
+    ]
+    rules.append(("socket", errno.EAFNOSUPPORT, [_ArgCmp(0, SCMP_CMP_GT, MAX_FAMILY, 0)]))
+    netlink = _ArgCmp(0, SCMP_CMP_MASKED_EQ, LOW32, AF_NETLINK)
+    rules.append(("socket", errno.EAFNOSUPPORT, [netlink, _ArgCmp(2, SCMP_CMP_NE, NETLINK_ROUTE, 0)]))
+    return rules
+
+
+def _rules() -> list[Rule]:
+    """Every rule of the filter: (system call, errno it fails with, argument tests)."""
+    new_user = _ArgCmp(0, SCMP_CMP_MASKED_EQ, CLONE_NEWUSER, CLONE_NEWUSER)
+    return [
+        ("unshare", errno.EPERM, [new_user]),
+        ("clone", errno.EPERM, [new_user]),
+        ("clone3", errno.ENOSYS, []),
+        ("add_key", errno.EPERM, []),
+        ("keyctl", errno.EPERM, []),
+        ("request_key", errno.EPERM, []),
+        ("io_uring_setup", errno.ENOSYS, []),
+        ("io_uring_enter", errno.ENOSYS, []),
+        ("io_uring_register", errno.ENOSYS, []),
+        ("bpf", errno.EPERM, []),
+        ("perf_event_open", errno.EPERM, []),
+        ("userfaultfd", errno.EPERM, []),
+        *_socket_rules(),
+    ]
+
+
 @functools.cache
 def filter_program() -> bytes:
     """The compiled filter (BPF), built once per process; raises SeccompError."""
@@ -94,16 +151,7 @@ def filter_program() -> bytes:
                     rc = lib.seccomp_arch_add(ctx, token) if token else 0
                     if rc not in (0, -errno.EEXIST):
                         raise SeccompError(f"seccomp_arch_add({arch}) failed: {os.strerror(-rc)}")
-        new_user = _ArgCmp(0, SCMP_CMP_MASKED_EQ, CLONE_NEWUSER, CLONE_NEWUSER)
-        rules: list[tuple[str, int, list[_ArgCmp]]] = [
-            ("unshare", errno.EPERM, [new_user]),
-            ("clone", errno.EPERM, [new_user]),
-            ("clone3", errno.ENOSYS, []),
-            ("add_key", errno.EPERM, []),
-            ("keyctl", errno.EPERM, []),
-            ("request_key", errno.EPERM, []),
-        ]
-        for name, code, args in rules:
+        for name, code, args in _rules():
             nr = lib.seccomp_syscall_resolve_name(name.encode())
             if nr < 0:  # not a system call of this machine (clone3 on an old kernel's headers)
                 continue

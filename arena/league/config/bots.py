@@ -139,16 +139,16 @@ def read_command(r: Reader, key: str, required: bool = False) -> tuple[str, ...]
 
 
 def hide_from_bots(bots: list[BotConfig], output: Path) -> list[BotConfig]:
-    """Mask, in each bot's sandbox, the results folder and the other bots' folders that
-    lie inside its own (bots sharing one folder see each other's files: give each its own)."""
+    """Mask, in each bot's sandbox, the results folder and the other bots' folders wherever
+    they lie inside a folder it sees (its own, a ``readable`` one); the sandbox leaves alone
+    those holding the bot's own folder."""
     out = []
     for b in bots:
-        hidden = [output, *(o.cwd for o in bots if o.cwd != b.cwd and o.cwd.is_relative_to(b.cwd))]
-        inside = {str(h) for h in hidden if h.is_relative_to(b.cwd) and h != b.cwd}
+        hidden = {str(output), *(str(o.cwd) for o in bots if not b.cwd.is_relative_to(o.cwd))}
         # Wherever they are, the results and the other bots' folders are never shown for a path
         # the bot's command names.
         others = {str(output), *(str(o.cwd) for o in bots if o.cwd != b.cwd)}
-        policy = replace(b.sandbox, hidden=tuple(sorted(inside)), never_shown=tuple(sorted(others)))
+        policy = replace(b.sandbox, hidden=tuple(sorted(hidden)), never_shown=tuple(sorted(others)))
         out.append(replace(b, sandbox=policy))
     return out
 
