@@ -38,7 +38,10 @@ import os
 import select
 import shutil
 import subprocess
+import tempfile
+import threading
 import time
+import typing
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -208,6 +211,7 @@ class BotNetwork:
         ready_r, ready_w = os.pipe()
         self._holder: subprocess.Popen[bytes] | None = None
         self._helper: subprocess.Popen[bytes] | None = None
+        self._log: typing.IO[bytes] | None = None
         try:
             self._holder = self._start_holder(hold_r)
             self._helper = self._start_helper(life_r, ready_w)
@@ -263,11 +267,14 @@ class BotNetwork:
             f"/proc/{pid}/ns/net",
             "tap0",
         ]
+        # Its complaints go to a file, not a pipe: it outlives this call, and a pipe nobody
+        # reads would stop it (or, closed, kill it) once full.
+        self._log = tempfile.TemporaryFile()  # noqa: SIM115 (closed in started() or close())
         return subprocess.Popen(
             argv,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
+            stderr=self._log,
             start_new_session=True,
             pass_fds=(life_r, ready_w),
         )
@@ -280,7 +287,9 @@ class BotNetwork:
             raise OSError(f"{HELPER} did not set the network up within {SETUP_S:.0f} s")
         if os.read(ready_r, 16) == b"":
             self._helper.wait(timeout=SETUP_S)
-            err = self._helper.stderr.read(4096).decode("utf-8", "replace") if self._helper.stderr else ""
+            assert self._log is not None
+            self._log.seek(0)
+            err = self._log.read(65536).decode("utf-8", "replace")
             lines = [ln for ln in err.splitlines() if ln and not ln.startswith(("WARNING", "*"))]
             raise OSError(f"{HELPER} failed: {lines[-1] if lines else f'exit {self._helper.returncode}'}")
 
@@ -290,11 +299,22 @@ class BotNetwork:
         return [_tool("nsenter") or "nsenter", f"--net=/proc/{self._holder.pid}/ns/net", "--"]
 
     def started(self) -> None:
-        """The sandbox is in the namespace: the placeholder goes, and our end of the lifeline."""
+        """The sandbox is in the namespace: the placeholder goes, and our end of the lifeline.
+
+        The helper then ends with the sandbox; a daemon thread reaps it (no zombie).
+        """
         self._end_holder()
         with contextlib.suppress(OSError):
             os.close(self.lifeline)
         self.lifeline = -1
+        self._close_log()
+        if self._helper is not None:
+            threading.Thread(target=self._helper.wait, name="reap-slirp4netns", daemon=True).start()
+
+    def _close_log(self) -> None:
+        if self._log is not None:
+            self._log.close()
+            self._log = None
 
     def _end_holder(self) -> None:
         if self._hold_w >= 0:
@@ -313,6 +333,7 @@ class BotNetwork:
             self.lifeline = -1
         if self._helper is not None:
             _stop(self._helper)
+        self._close_log()
 
 
 def _stop(proc: subprocess.Popen[bytes]) -> None:
