@@ -19,7 +19,7 @@ from arena.cli.common import ExitCode, echo_printable, main
 from arena.cli.progress import Progress, game_line
 from arena.errors import ConfigError, ResultsWriteError, StoreError
 from arena.game.record import FaultKind, GameRecord
-from arena.league.config import ExecutorKind, TournamentConfig, load_config
+from arena.league.config import ExecutorKind, TournamentConfig, load_config, scheduler_problem
 from arena.league.game_summary import GameSummary
 from arena.league.standings import FORMATS, render
 from arena.league.store import STORE_NAME, ResultStore, store_path
@@ -111,6 +111,9 @@ def _configured(
         config = replace(config, concurrency=concurrency)
     if scheduler is not None:
         executor = replace(config.executor, kind=ExecutorKind.DASK, scheduler=scheduler, workers=None, where="--scheduler")
+        problem = scheduler_problem(scheduler, executor.security is not None, executor.insecure)
+        if problem is not None:
+            raise ConfigError(f"--scheduler: {problem}")
         config = replace(config, executor=executor)
     if retire:
         config = without(config, retire)
