@@ -164,3 +164,50 @@ def test_a_local_cluster_listens_on_loopback_and_refuses_strangers() -> None:
                 stranger.submit(int, "1").result(timeout=5)
             if stranger is not None:
                 stranger.close()
+
+
+class _FakeClient:
+    """A Dask client's two calls the Roster makes, answered from a table of workers."""
+
+    def __init__(self, facts: dict[str, dict[str, object]]) -> None:
+        self.facts = facts
+
+    def scheduler_info(self, n_workers: int = 0) -> dict[str, object]:
+        return {"workers": {w: {} for w in self.facts}}
+
+    def run(self, function: object, key: str, workers: list[str], on_error: str) -> dict[str, object]:
+        return {w: self.facts[w] for w in workers}
+
+
+def test_workers_on_cloned_machines_with_one_host_name_all_play() -> None:
+    """Machines are told apart by their kernel's boot id, not by a host name clones share."""
+    from arena.cluster.pool import Roster
+
+    facts: dict[str, dict[str, object]] = {
+        f"tls://10.9.0.{i}:4000": {
+            "host": "worker-image",
+            "machine": f"boot-{i}",
+            "id": f"dask-worker-{i}",
+            "cores": 1,
+            "threads": 1,
+            "ready": True,
+            "problem": None,
+        }
+        for i in range(100)
+    }
+    said: list[str] = []
+    roster = Roster(_FakeClient(facts), "k", said.append)  # type: ignore[arg-type]
+    roster.poll()
+    assert len(roster.fit) == 100, said[:3]
+    # ... while two workers on one machine with one core still share it: one waits.
+    one = {a: {**f, "machine": "same-boot"} for a, f in list(facts.items())[:2]}
+    roster = Roster(_FakeClient(one), "k", said.append)  # type: ignore[arg-type]
+    roster.poll()
+    assert len(roster.fit) == 1 and any("waits" in s for s in said)
+
+
+def test_a_worker_reports_its_machine_by_boot_id() -> None:
+    from arena.cluster.worker import machine_id
+
+    boot = Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+    assert machine_id() == boot

@@ -136,7 +136,7 @@ class Roster:
         self.echo = echo
         self.fit: set[str] = set()
         self.unfit: dict[str, str] = {}
-        self.hosts: dict[str, str] = {}  # fit worker -> its machine
+        self.hosts: dict[str, str] = {}  # fit worker -> its machine (boot id, not host name)
         self.waiting = 0  # workers still preparing the bots
         self.noted: set[str] = set()  # workers told to wait for a core (said once)
 
@@ -168,7 +168,7 @@ class Roster:
                     f"it has {f['threads']} threads; the arena plays one game per worker process: "
                     "start workers with --nthreads 1 (and --nworkers N for N games at once)",
                 )
-            elif per_host[f["host"]] >= f["cores"]:
+            elif per_host[f["machine"]] >= f["cores"]:
                 if address not in self.noted:
                     self.noted.add(address)
                     self.echo(
@@ -177,9 +177,9 @@ class Roster:
                     )
             else:
                 self.fit.add(address)
-                self.hosts[address] = f["host"]
-                per_host[f["host"]] += 1
-                self.echo(f"worker {address} ready ({f['host']})")
+                self.hosts[address] = f["machine"]
+                per_host[f["machine"]] += 1
+                self.echo(f"worker {address} ready ({f['host']}, {f['id']})")
 
     def _reject(self, address: str, why: str) -> None:
         self.unfit[address] = why
@@ -189,7 +189,9 @@ class Roster:
         """Why no worker plays, for the error that ends a run without any."""
         if not self.unfit:
             return "no worker has joined the cluster"
-        return "no worker can play: " + "; ".join(f"{a}: {w.splitlines()[0]}" for a, w in sorted(self.unfit.items()))
+        return "no worker can play: " + "; ".join(
+            f"{a}: {w.splitlines()[0]}" for a, w in sorted(self.unfit.items())
+        )
 
 
 @dataclass
@@ -235,6 +237,14 @@ class DaskGamePool(Pool):
                 ) from None
             try:
                 _Run(client, key, self, run).play()
+            except (OSError, TimeoutError) as e:
+                if client.status == "running":
+                    raise
+                why = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+                raise ClusterError(
+                    f"lost the Dask scheduler {self.executor.scheduler or 'of the local cluster'!r} mid-run ({why}); "
+                    "finished games are kept: run the same command again to resume"
+                ) from None
             finally:
                 with contextlib.suppress(Exception):
                     client.unregister_worker_plugin(plugin_name(key))  # stops the kept bots
@@ -260,7 +270,9 @@ class _Run:
         no_worker_since: float | None = None
         # A local cluster's workers all start here: hand out games once each has said whether
         # it can play (bounded), so that every worker plays rather than the first one ready.
-        local = self.pool.executor.workers or self.pool.workers if self.pool.executor.kind == "dask-local" else 0
+        local = (
+            self.pool.executor.workers or self.pool.workers if self.pool.executor.kind == "dask-local" else 0
+        )
         gather_until = time.monotonic() + self.pool.no_worker_s
         try:
             while self._games_waiting() or self.inflight:
