@@ -272,3 +272,17 @@ def test_allow_config_is_read(tmp_path: Path) -> None:
 def test_helper_uids_are_apart_from_bot_uids() -> None:
     """The firewall keys on helper uids: none may be a bot's own uid."""
     assert network.HELPER_UID_MAX < bwrap.BOT_UID_BASE
+
+
+def test_network_without_its_tools_is_refused_before_any_game(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from arena.tournament import sandbox_warnings
+
+    p = _config(tmp_path, "    network: true\n    sandbox: bwrap\n")
+    cfg = parse_config(p.read_text(), p)
+    reason = "the 'slirp4netns' command is not installed (Debian/Ubuntu: apt-get install slirp4netns)"
+    monkeypatch.setattr(network, "unavailable_reason", lambda: reason)
+    with pytest.raises(ConfigError) as e:
+        sandbox_warnings(cfg)
+    assert str(e.value) == f"{p}:2: bot 'a': network: true cannot be given safely here: {reason}"

@@ -241,8 +241,9 @@ class DaskGamePool(Pool):
                 if client.status == "running":
                     raise
                 why = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+                which = repr(self.executor.scheduler) if self.executor.scheduler else "of the local cluster"
                 raise ClusterError(
-                    f"lost the Dask scheduler {self.executor.scheduler or 'of the local cluster'!r} mid-run ({why}); "
+                    f"lost the Dask scheduler {which} mid-run ({why}); "
                     "finished games are kept: run the same command again to resume"
                 ) from None
             finally:
