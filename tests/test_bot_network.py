@@ -286,3 +286,14 @@ def test_network_without_its_tools_is_refused_before_any_game(
     with pytest.raises(ConfigError) as e:
         sandbox_warnings(cfg)
     assert str(e.value) == f"{p}:2: bot 'a': network: true cannot be given safely here: {reason}"
+
+
+def test_a_networked_sandbox_names_the_dns_forwarder(tmp_path: Path) -> None:
+    policy = bwrap.SandboxPolicy(mode="bwrap", network=True)
+    proc, _, group = spawn_sandboxed(
+        ["cat", "/etc/resolv.conf"], tmp_path, {"PATH": "/usr/bin:/bin"}, ResourceLimits(), policy
+    )
+    out, _ = proc.communicate(timeout=60)
+    if group is not None:
+        group.remove()
+    assert out.decode().split() == ["nameserver", network.DNS_FORWARDER]

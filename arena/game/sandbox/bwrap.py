@@ -37,7 +37,7 @@ from pathlib import Path
 
 from arena import package_parent
 from arena.errors import ConfigError
-from arena.game.sandbox import seccomp
+from arena.game.sandbox import network, seccomp
 
 
 class SandboxMode(enum.StrEnum):
@@ -380,6 +380,8 @@ def bwrap_command(
     if policy.network and not own_network:
         raise ConfigError("a sandbox with the network needs a network namespace of its own")
     args = [exe, *_namespace_args(own_network), *_fd_args(fds), *_system_binds()]
+    if own_network:  # names resolve through the network helper's DNS forwarder
+        args += ["--ro-bind", network.resolv_conf(), "/etc/resolv.conf"]
     if fds.passwd is not None:
         args += ["--ro-bind-data", str(fds.passwd), "/etc/passwd"]
     args += _private_tmp_args(policy.tmp_mb)  # first: a bot's folder may well lie under the host's /tmp

@@ -153,6 +153,18 @@ add rule inet {TABLE} output ip6 daddr fe80::/10 reject with icmpx admin-prohibi
     )
 
 
+@functools.cache
+def resolv_conf() -> str:
+    """A ``resolv.conf`` naming slirp4netns's DNS forwarder (bound read-only into the sandbox)."""
+    folder = tempfile.mkdtemp(prefix="arena-net-")
+    os.chmod(folder, 0o755)
+    path = os.path.join(folder, "resolv.conf")
+    with open(path, "w", encoding="ascii") as f:
+        f.write(f"nameserver {DNS_FORWARDER}\n")
+    os.chmod(path, 0o644)
+    return path
+
+
 def _helper_uid() -> int:
     return HELPER_UID_BASE + os.getpid() * HELPER_UIDS_PER_PROCESS + next(_uids) % HELPER_UIDS_PER_PROCESS
 
