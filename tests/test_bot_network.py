@@ -297,3 +297,19 @@ def test_a_networked_sandbox_names_the_dns_forwarder(tmp_path: Path) -> None:
     if group is not None:
         group.remove()
     assert out.decode().split() == ["nameserver", network.DNS_FORWARDER]
+
+
+def test_a_build_with_the_network_is_fenced_the_same_way(tmp_path: Path, outside: dict[str, int]) -> None:
+    from arena.game.build import run_build
+
+    (tmp_path / "probe.py").write_text(PROBE)
+    os.chmod(tmp_path, 0o755)
+    far = f"{OUTSIDE}:{outside['outside']}"
+    near = f"{HOST_END}:{outside['any']}"
+    lo = f"127.0.0.1:{outside['loopback']}"
+    policy = bwrap.SandboxPolicy(mode="bwrap")
+    result = run_build(["python3", "probe.py", far, near, lo], tmp_path, policy, 60, network=True)
+    assert result.ok, result.output
+    got = json.loads(result.output.strip().splitlines()[-1])
+    assert got[far].startswith("connected")
+    assert not got[near].startswith("connected") and not got[lo].startswith("connected"), got
