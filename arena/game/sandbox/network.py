@@ -321,7 +321,20 @@ class BotNetwork:
         self.lifeline = -1
         self._close_log()
         if self._helper is not None:
-            threading.Thread(target=self._helper.wait, name="reap-slirp4netns", daemon=True).start()
+            threading.Thread(target=self._reap, name="reap-slirp4netns", daemon=True).start()
+
+    def _reap(self) -> None:
+        """Wait for the helper to end with its sandbox, then take back what it was allowed."""
+        assert self._helper is not None
+        # No deadline of its own: the helper ends with the sandbox, whose life the game's
+        # clock and watchdog bound; this daemon thread keeps no one waiting.
+        self._helper.wait()
+        self._forget()
+
+    def _forget(self) -> None:
+        if self.allow:
+            with contextlib.suppress(OSError, ValueError, subprocess.SubprocessError):
+                _set_allowed(self.uid, ())
 
     def _close_log(self) -> None:
         if self._log is not None:
@@ -346,6 +359,7 @@ class BotNetwork:
         if self._helper is not None:
             _stop(self._helper)
         self._close_log()
+        self._forget()
 
 
 def _stop(proc: subprocess.Popen[bytes]) -> None:
