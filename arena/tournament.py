@@ -21,6 +21,7 @@ from arena.game import seeds, workspace
 from arena.game.build import run_build
 from arena.game.record import GameRecord
 from arena.game.referee import BotSpec
+from arena.game.sandbox import network
 from arena.game.sandbox.bwrap import resolve_mode
 from arena.league import changes as league_changes
 from arena.league import results_folder
@@ -136,7 +137,9 @@ def sandbox_warnings(config: TournamentConfig) -> list[str]:
     warnings = []
     for bot in config.bots:
         try:
-            _sandboxed, warning = resolve_mode(bot.sandbox)
+            sandboxed, warning = resolve_mode(bot.sandbox)
+            if sandboxed and (bot.sandbox.network or bot.build_network) and config.executor.kind != "dask":
+                network.require()  # here, before any game: never the host's network instead
         except ConfigError as e:
             raise ConfigError(f"{config.path}:{bot.line}: bot {bot.name!r}: {e}") from None
         if warning:

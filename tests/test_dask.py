@@ -63,7 +63,7 @@ BASE = "bots:\n  - {name: a, command: x}\n  - {name: b, command: y}\n"
         ("", ("local", None, "shared", None, 10_000)),
         ("executor: dask-local\n", ("dask-local", None, "shared", None, 10_000)),
         (
-            "executor: {scheduler: 'tcp://10.1.2.3:8786', bots: upload, connect_timeout: 3s}\n",
+            "executor: {scheduler: 'tcp://10.1.2.3:8786', insecure: true, bots: upload, connect_timeout: 3s}\n",
             ("dask", "tcp://10.1.2.3:8786", "upload", None, 3000),
         ),
         ("executor: {kind: dask-local, workers: 3}\n", ("dask-local", None, "shared", 3, 10_000)),
@@ -100,7 +100,7 @@ def test_executor_key_errors_name_the_file_line_and_key(text: str, message: str)
 
 def test_the_executor_may_change_between_runs() -> None:
     local = parse_config(BASE, Path("t.yaml"))
-    dask = parse_config("executor: {scheduler: 'tcp://h:8786'}\n" + BASE, Path("t.yaml"))
+    dask = parse_config("executor: {scheduler: 'tcp://h:8786', insecure: true}\n" + BASE, Path("t.yaml"))
     assert local.play_conditions() == dask.play_conditions()  # so a resume may switch executors
 
 

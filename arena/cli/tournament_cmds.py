@@ -20,7 +20,7 @@ from arena.cli.faults import fault_json, first_faults, print_fault_evidence
 from arena.cli.progress import Progress, game_line
 from arena.errors import ConfigError, ResultsWriteError, StoreError
 from arena.game.record import FaultKind, GameRecord
-from arena.league.config import ExecutorKind, TournamentConfig, load_config
+from arena.league.config import ExecutorKind, TournamentConfig, load_config, scheduler_problem
 from arena.league.game_summary import GameSummary
 from arena.league.standings import FORMATS, render
 from arena.league.store import STORE_NAME, ResultStore, store_path
@@ -111,7 +111,12 @@ def _configured(
     if concurrency is not None:
         config = replace(config, concurrency=concurrency)
     if scheduler is not None:
-        executor = replace(config.executor, kind=ExecutorKind.DASK, scheduler=scheduler, workers=None, where="--scheduler")
+        executor = replace(
+            config.executor, kind=ExecutorKind.DASK, scheduler=scheduler, workers=None, where="--scheduler"
+        )
+        problem = scheduler_problem(scheduler, executor.security is not None, executor.insecure)
+        if problem is not None:
+            raise ConfigError(f"--scheduler: {problem}")
         config = replace(config, executor=executor)
     if retire:
         config = without(config, retire)
@@ -132,7 +137,9 @@ def _announcement(config: TournamentConfig) -> str:
     )
 
 
-def _run(config: TournamentConfig, restart: bool, echo: Callable[[str], None], progress: Progress) -> RunState:
+def _run(
+    config: TournamentConfig, restart: bool, echo: Callable[[str], None], progress: Progress
+) -> RunState:
     """Run the league; Ctrl-C and a results folder that cannot be written end the command here."""
     try:
         return run_tournament(config, restart, echo, progress.update)

@@ -23,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import queue
+import ssl
 import time
 import uuid
 from collections import Counter
@@ -31,12 +32,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from distributed import Client, Future, LocalCluster
+from distributed.security import Security
 
 from arena.cluster.placement import Placement
 from arena.cluster.worker import ArenaPlugin, play, plugin_name, report
 from arena.errors import ClusterError, ConfigError
 from arena.game.record import GameRecord
-from arena.league.config import ExecutorConfig
+from arena.league.config import ExecutorConfig, scheduler_problem
 from arena.league.executor import GameSettings
 from arena.league.pool import Pool, PoolRun, arena_error, bots_text
 from arena.league.schedule import ScheduledGame
@@ -48,15 +50,24 @@ GAMES_PER_WORKER = 2  # in flight per fit worker: one playing, the next one wait
 @contextlib.contextmanager
 def connect(executor: ExecutorConfig, workers: int) -> Iterator[Client]:
     """A client of the tournament's cluster: its scheduler's, or a LocalCluster of ``workers``
-    processes started here (on loopback, without a dashboard) and stopped at the end."""
+    processes started here and stopped at the end.
+
+    A Dask scheduler runs whatever a client sends, so the local cluster is closed to
+    everyone but this run: it listens on loopback only (scheduler, nannies, workers; no
+    dashboard) and speaks TLS with certificates made for the run, so even another process
+    of this machine (a bot given the network among them) cannot submit work.
+    """
     timeout_s = executor.connect_timeout_ms / 1000
     cluster: LocalCluster | None = None
     if executor.kind == "dask-local":
+        security = _run_security()
         cluster = LocalCluster(
             n_workers=executor.workers or workers,
             threads_per_worker=1,
             processes=True,
             host="127.0.0.1",
+            protocol="tls",
+            security=security,
             dashboard_address=None,
             # The scheduler serves a few HTTP routes even without a dashboard, on 8787 unless
             # told otherwise: any free port of loopback instead, so two runs never collide.
@@ -65,14 +76,7 @@ def connect(executor: ExecutorConfig, workers: int) -> Iterator[Client]:
         )
         client = Client(cluster, set_as_default=False)
     else:
-        try:
-            client = Client(executor.scheduler, timeout=timeout_s, set_as_default=False)
-        except (OSError, TimeoutError) as e:
-            why = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-            raise ClusterError(
-                f"cannot reach the Dask scheduler {executor.scheduler!r} (from {executor.where}) "
-                f"within {timeout_s:g} s: {why}"
-            ) from None
+        client = _client_of(executor, timeout_s)
     try:
         yield client
     finally:
@@ -81,6 +85,41 @@ def connect(executor: ExecutorConfig, workers: int) -> Iterator[Client]:
         if cluster is not None:
             with contextlib.suppress(Exception):
                 cluster.close()
+
+
+def _run_security() -> Security:
+    """TLS for a local cluster: a certificate authority and a certificate made for this run."""
+    try:
+        security: Security = Security.temporary()
+        return security
+    except ImportError:
+        raise ConfigError(
+            "executor: dask-local needs the 'cryptography' package for its TLS (pip install -e '.[dask]')"
+        ) from None
+
+
+def _client_of(executor: ExecutorConfig, timeout_s: float) -> Client:
+    """A client of the scheduler the tournament names, with its TLS files if it gives them."""
+    address = executor.scheduler or ""
+    problem = scheduler_problem(address, executor.security is not None, executor.insecure)
+    if problem is not None:
+        raise ConfigError(f"{executor.where}: executor.scheduler {problem}")
+    security = None
+    if executor.security is not None:
+        security = Security(
+            tls_ca_file=str(executor.security.ca),
+            tls_client_cert=str(executor.security.cert),
+            tls_client_key=str(executor.security.key),
+            require_encryption=True,
+        )
+    try:
+        return Client(address, timeout=timeout_s, set_as_default=False, security=security)
+    except (OSError, TimeoutError, ValueError, TypeError, ssl.SSLError) as e:
+        why = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise ClusterError(
+            f"cannot reach the Dask scheduler {address!r} (from {executor.where}) "
+            f"within {timeout_s:g} s: {why}"
+        ) from None
 
 
 class Roster:
@@ -97,7 +136,7 @@ class Roster:
         self.echo = echo
         self.fit: set[str] = set()
         self.unfit: dict[str, str] = {}
-        self.hosts: dict[str, str] = {}  # fit worker -> its machine
+        self.hosts: dict[str, str] = {}  # fit worker -> its machine (boot id, not host name)
         self.waiting = 0  # workers still preparing the bots
         self.noted: set[str] = set()  # workers told to wait for a core (said once)
 
@@ -129,7 +168,7 @@ class Roster:
                     f"it has {f['threads']} threads; the arena plays one game per worker process: "
                     "start workers with --nthreads 1 (and --nworkers N for N games at once)",
                 )
-            elif per_host[f["host"]] >= f["cores"]:
+            elif per_host[f["machine"]] >= f["cores"]:
                 if address not in self.noted:
                     self.noted.add(address)
                     self.echo(
@@ -138,9 +177,9 @@ class Roster:
                     )
             else:
                 self.fit.add(address)
-                self.hosts[address] = f["host"]
-                per_host[f["host"]] += 1
-                self.echo(f"worker {address} ready ({f['host']})")
+                self.hosts[address] = f["machine"]
+                per_host[f["machine"]] += 1
+                self.echo(f"worker {address} ready ({f['host']}, {f['id']})")
 
     def _reject(self, address: str, why: str) -> None:
         self.unfit[address] = why
@@ -150,7 +189,9 @@ class Roster:
         """Why no worker plays, for the error that ends a run without any."""
         if not self.unfit:
             return "no worker has joined the cluster"
-        return "no worker can play: " + "; ".join(f"{a}: {w.splitlines()[0]}" for a, w in sorted(self.unfit.items()))
+        return "no worker can play: " + "; ".join(
+            f"{a}: {w.splitlines()[0]}" for a, w in sorted(self.unfit.items())
+        )
 
 
 @dataclass
@@ -196,6 +237,15 @@ class DaskGamePool(Pool):
                 ) from None
             try:
                 _Run(client, key, self, run).play()
+            except (OSError, TimeoutError) as e:
+                if client.status == "running":
+                    raise
+                why = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+                which = repr(self.executor.scheduler) if self.executor.scheduler else "of the local cluster"
+                raise ClusterError(
+                    f"lost the Dask scheduler {which} mid-run ({why}); "
+                    "finished games are kept: run the same command again to resume"
+                ) from None
             finally:
                 with contextlib.suppress(Exception):
                     client.unregister_worker_plugin(plugin_name(key))  # stops the kept bots
@@ -221,7 +271,9 @@ class _Run:
         no_worker_since: float | None = None
         # A local cluster's workers all start here: hand out games once each has said whether
         # it can play (bounded), so that every worker plays rather than the first one ready.
-        local = self.pool.executor.workers or self.pool.workers if self.pool.executor.kind == "dask-local" else 0
+        local = (
+            self.pool.executor.workers or self.pool.workers if self.pool.executor.kind == "dask-local" else 0
+        )
         gather_until = time.monotonic() + self.pool.no_worker_s
         try:
             while self._games_waiting() or self.inflight:

@@ -114,7 +114,10 @@ class ArenaPlugin(WorkerPlugin):
         if old is not None:
             old.close()
         threading.Thread(
-            target=run.prepare, args=(self.settings, self.placement), name=f"arena-prepare-{self.key}", daemon=True
+            target=run.prepare,
+            args=(self.settings, self.placement),
+            name=f"arena-prepare-{self.key}",
+            daemon=True,
         ).start()
 
     def teardown(self, worker: Any) -> None:
@@ -128,11 +131,28 @@ def plugin_name(key: str) -> str:
     return f"arena-{key}"
 
 
+def machine_id() -> str:
+    """What tells this worker's machine (the kernel whose cores it shares) from others.
+
+    Not the host name: clones of one image share it.  The kernel's boot id is drawn
+    afresh at every boot, so cloned machines differ, while containers on one kernel,
+    which do share its cores, have the same one.
+    """
+    try:
+        with open("/proc/sys/kernel/random/boot_id", encoding="ascii") as f:
+            boot = f.read(64).strip()
+    except OSError:
+        boot = ""
+    return boot or f"host:{socket.gethostname()}"
+
+
 def report(key: str, dask_worker: Any = None) -> dict[str, Any]:
     """What the arena needs to know of this worker for a run (run by ``Client.run``)."""
     run = _RUNS.get(key)
     facts: dict[str, Any] = {
         "host": socket.gethostname(),
+        "machine": machine_id(),
+        "id": str(dask_worker.id) if dask_worker is not None else "",
         "cores": len(os.sched_getaffinity(0)),
         "threads": dask_worker.state.nthreads if dask_worker is not None else 1,
         "ready": run is not None and run.prepared.is_set(),

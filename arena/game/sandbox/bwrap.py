@@ -7,7 +7,9 @@ arena runs as root), with no capabilities, in namespaces of its own:
   when its main process ends, the namespace's init dies and takes every
   process of the bot with it (no escape by ``setsid``, a cleared environment
   or changing pids);
-- **network**: loopback only, unless the tournament gives it the network;
+- **network**: loopback only, unless the tournament gives it the network: then a
+  namespace of its own with a user-mode stack to the outside (:mod:`.network`),
+  never the host's loopback or addresses but the ``allow``-ed ones;
 - **mount**: the system's runtime folders read-only, the bot's own folder
   read-only (or writable if the tournament says so), a private HOME and TMPDIR
   on a size-capped tmpfs, its own ``/proc`` and a minimal ``/dev``; never the
@@ -36,7 +38,7 @@ from pathlib import Path
 
 from arena import package_parent
 from arena.errors import ConfigError
-from arena.game.sandbox import seccomp
+from arena.game.sandbox import network, seccomp
 
 
 class SandboxMode(enum.StrEnum):
@@ -116,6 +118,7 @@ class SandboxPolicy:
     # The bot's private copy of its folder (:mod:`arena.game.workspace`), shown at the
     # folder's own path; None: the folder itself.
     source: str | None = None
+    allow: tuple[str, ...] = ()  # with network: this machine's host:port pairs it may reach
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -231,7 +234,7 @@ def unavailable_reason() -> str | None:
     except seccomp.SeccompError as e:
         return str(e)
     try:
-        argv = [exe, *_namespace_args(network=False), "--seccomp", str(filter_fd), *_system_binds()]
+        argv = [exe, *_namespace_args(own_network=False), "--seccomp", str(filter_fd), *_system_binds()]
         argv += ["--", *_drop_privileges(SANDBOX_GID, SANDBOX_GID), "/bin/sh", "-c", "exit 0"]
         done = subprocess.run(
             argv,
@@ -324,7 +327,8 @@ def _privileged() -> bool:
     return os.geteuid() == 0
 
 
-def _namespace_args(network: bool) -> list[str]:
+def _namespace_args(own_network: bool) -> list[str]:
+    """bwrap's namespaces: a new network one unless bwrap starts in one made for it."""
     args = [
         "--unshare-pid",
         "--unshare-ipc",
@@ -335,7 +339,7 @@ def _namespace_args(network: bool) -> list[str]:
         "--hostname",
         "sandbox",
     ]
-    if not network:
+    if not own_network:
         args.append("--unshare-net")
     if _privileged():
         # Root's bwrap mounts what the bot needs (also from folders only root can reach,
@@ -381,8 +385,13 @@ def bwrap_command(
     env: Mapping[str, str],
     fds: SandboxFds,
     user: tuple[int, int] | None,
+    own_network: bool = False,
 ) -> list[str]:
     """The bwrap command line that runs ``command`` in ``cwd`` inside the sandbox.
+
+    ``own_network``: bwrap starts inside a network namespace made for this sandbox
+    (:mod:`.network`); a policy with the network is refused without one, so that no
+    sandbox ever shares the host's network.
 
     bwrap writes the sandbox's init pid to ``fds.info`` and waits for a byte on
     ``fds.block`` before it starts the bot, so the caller can put the bot in its
@@ -400,7 +409,11 @@ def bwrap_command(
     for folder in named_folders(command[1:], where, (*policy.hidden, *policy.never_shown))[0]:
         if not folders.shows(folder):
             folders.add(folder)
-    args = [exe, *_namespace_args(policy.network), *_fd_args(fds), *_system_binds()]
+    if policy.network and not own_network:
+        raise ConfigError("a sandbox with the network needs a network namespace of its own")
+    args = [exe, *_namespace_args(own_network), *_fd_args(fds), *_system_binds()]
+    if own_network:  # names resolve through the network helper's DNS forwarder
+        args += ["--ro-bind", network.resolv_conf(), "/etc/resolv.conf"]
     if fds.passwd is not None:
         args += ["--ro-bind-data", str(fds.passwd), "/etc/passwd"]
     args += _private_tmp_args(policy.tmp_mb)  # first: a bot's folder may well lie under the host's /tmp

@@ -23,7 +23,7 @@ from arena.errors import ConfigError
 from arena.game.limits import ResourceLimits
 from arena.game.proctree import note_spawned
 from arena.game.sandbox import bwrap as sandbox
-from arena.game.sandbox import cgroups, seccomp
+from arena.game.sandbox import cgroups, network, seccomp
 from arena.game.sandbox.bwrap import SandboxPolicy
 from arena.game.signal_guard import signals_deferred
 from arena.untrusted import printable
@@ -80,16 +80,21 @@ def spawn_sandboxed(
     group = _new_cgroup(limits)
     pipes = _Pipes()
     proc: subprocess.Popen[bytes] | None = None
+    net: network.BotNetwork | None = None
     try:
         user = owner or sandbox.bot_user()
         fds = pipes.sandbox_fds(user)
         command = limits.prlimit_command(whole_bot=group is not None)
-        command += sandbox.bwrap_command(policy, argv, cwd, env, fds, user)
+        net = _own_network(policy)
+        command += net.enter() if net is not None else []
+        command += sandbox.bwrap_command(policy, argv, cwd, env, fds, user, own_network=net is not None)
         with signals_deferred():
-            proc = _start_bwrap(command, fds, stdin, stdout, stderr)
+            proc = _start_bwrap(command, fds, stdin, stdout, stderr, net)
         note_spawned(proc.pid)
         pipes.given_to_bwrap()
         init = _read_sandbox_info(pipes.info_r, proc)
+        if net is not None:
+            net.started()
         if group is not None:
             group.attach(proc.pid)
             group.attach(init)
@@ -101,12 +106,27 @@ def spawn_sandboxed(
             message = message if complaint is None else complaint
         if group is not None:
             group.remove()
+        if net is not None:
+            net.close()
         if not isinstance(e, OSError | subprocess.SubprocessError | ValueError | ConfigError):
             raise
         raise OSError(message) from None
     finally:
         pipes.close()
     return proc, init, group
+
+
+def _own_network(policy: SandboxPolicy) -> network.BotNetwork | None:
+    """For a policy with the network, a namespace of its own and its user-mode stack."""
+    if not policy.network:
+        return None
+    allow = []
+    for text in policy.allow:
+        try:
+            allow.append(network.parse_endpoint(text))
+        except ValueError as e:
+            raise ConfigError(f"allow: {e}") from None
+    return network.BotNetwork(allow)
 
 
 def _new_cgroup(limits: ResourceLimits) -> cgroups.BotCgroup | None:
@@ -155,9 +175,15 @@ class _Pipes:
 
 
 def _start_bwrap(
-    command: list[str], fds: sandbox.SandboxFds, stdin: int, stdout: int, stderr: int
+    command: list[str],
+    fds: sandbox.SandboxFds,
+    stdin: int,
+    stdout: int,
+    stderr: int,
+    net: network.BotNetwork | None = None,
 ) -> subprocess.Popen[bytes]:
-    """bwrap's process, in a session of its own, with only the descriptors it is handed."""
+    """bwrap's process, in a session of its own, with only the descriptors it is handed
+    (and the lifeline of its own network, which it then holds until its last process ends)."""
     return subprocess.Popen(
         command,
         stdin=stdin,
@@ -167,7 +193,7 @@ def _start_bwrap(
         env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"},
         start_new_session=True,
         close_fds=True,
-        pass_fds=fds.all(),
+        pass_fds=(*fds.all(), *((net.lifeline,) if net is not None else ())),
         bufsize=0,
     )
 

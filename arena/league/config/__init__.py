@@ -42,9 +42,11 @@ from arena.league.config.model import (
     ExecutorKind,
     Format,
     SeatOrder,
+    TlsFiles,
     TournamentConfig,
 )
 from arena.league.config.parse import load_config, parse_config
+from arena.league.config.sections import scheduler_problem
 from arena.league.results_folder import SYSTEM_FOLDER_EXCEPTIONS, SYSTEM_FOLDERS, system_folder_of
 
 __all__ = [
@@ -69,9 +71,11 @@ __all__ = [
     "ExecutorKind",
     "Format",
     "SeatOrder",
+    "TlsFiles",
     "TournamentConfig",
     "find_program",
     "load_config",
     "parse_config",
+    "scheduler_problem",
     "system_folder_of",
 ]

@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from arena.game.limits import ResourceLimits
+from arena.game.sandbox import network
 from arena.game.sandbox.bwrap import MODES, SandboxPolicy
 from arena.league.config.model import BotConfig
 from arena.league.config.reader import Reader, beside, kind_of
@@ -31,6 +32,7 @@ BOT_KEYS = {
     "sandbox",
     "network",
     "build_network",
+    "allow",
     "writable",
     "readable",
     "retired",
@@ -114,10 +116,33 @@ def _read_sandbox(r: Reader, defaults: BotDefaults, tmp_mb: int) -> SandboxPolic
     return SandboxPolicy(
         mode=mode,
         network=r.get("network", bool, False),
+        allow=_read_allow(r),
         writable=r.get("writable", bool, False),
         tmp_mb=tmp_mb,
         paths=tuple(str(beside(defaults.base_dir, p)) for p in readable),
     )
+
+
+def _read_allow(r: Reader) -> tuple[str, ...]:
+    """A bot's ``allow``: this machine's ``host:port`` pairs its network (or build's) may reach."""
+    items = r.get("allow", list, [])
+    if not items:
+        return ()
+    r.check(
+        "allow",
+        r.get("network", bool, False) or r.get("build_network", bool, False),
+        "needs 'network: true' or 'build_network: true' (without the network there is nothing to allow)",
+    )
+    out = []
+    for i, item in enumerate(items):
+        node = r.node.value["allow"].value[i]
+        if not isinstance(item, str):
+            r.fail(node, f"'{r.path('allow')}[{i}]' must be a string host:port, got {item!r}")
+        try:
+            out.append(str(network.parse_endpoint(item)))
+        except ValueError as e:
+            r.fail(node, f"'{r.path('allow')}[{i}]': {e}")
+    return tuple(out)
 
 
 def read_command(r: Reader, key: str, required: bool = False) -> tuple[str, ...] | None:

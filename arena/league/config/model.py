@@ -119,6 +119,15 @@ class ContinuousConfig:
 
 
 @dataclass(frozen=True)
+class TlsFiles:
+    """``executor.security``: the PEM files of the cluster's TLS (the arena is a client)."""
+
+    ca: Path  # the certificate authority every member of the cluster trusts
+    cert: Path  # the arena's certificate, signed by it
+    key: Path  # its private key
+
+
+@dataclass(frozen=True)
 class ExecutorConfig:
     """Where the games run: worker processes here (``local``) or a Dask cluster."""
 
@@ -128,6 +137,8 @@ class ExecutorConfig:
     workers: int | None = None  # ``dask-local``: worker processes (default: concurrency)
     connect_timeout_ms: int = 10_000
     where: str = ""  # file:line (or the option) it came from, for errors
+    security: TlsFiles | None = None  # ``dask``: TLS with these files
+    insecure: bool = False  # ``dask``: a plain tcp:// scheduler off loopback is accepted
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ and returns its value, or fails naming the file, the line and the key.
 
 from __future__ import annotations
 
+import ipaddress
 import math
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,7 @@ from arena.league.config.model import (
     ExecutorConfig,
     ExecutorKind,
     Format,
+    TlsFiles,
 )
 from arena.league.config.reader import Reader, beside
 from arena.league.schedule import seat_orders as seat_orders_of
@@ -39,7 +41,9 @@ TC_KEYS = {"move", "base", "increment", "startup", "margin"}
 RULE_KEYS = {"sheep", "tiles", "contact", "hole_border"}
 LIMIT_KEYS = {"memory_mb", "cpu_seconds", "file_size_mb", "open_files", "tasks", "cpus", "tmp_mb"}
 RATING_KEYS = {"mu", "sigma", "beta", "tau", "draw_probability", "model"}
-EXECUTOR_KEYS = {"kind", "scheduler", "bots", "workers", "connect_timeout"}
+EXECUTOR_KEYS = {"kind", "scheduler", "bots", "workers", "connect_timeout", "security", "insecure"}
+SECURITY_KEYS = {"ca", "cert", "key"}
+SCHEDULER_SCHEMES = ("tls", "tcp")
 
 
 def read_rounds(top: Reader, fmt: Format) -> tuple[int, Format]:
@@ -213,11 +217,13 @@ def _read_executor_mapping(r: Reader, where: str) -> ExecutorConfig:
     kind = ExecutorKind(written)
     scheduler = r.get("scheduler", str)
     r.check("scheduler", scheduler is None or kind == ExecutorKind.DASK, "only applies to kind: dask")
-    r.check(
-        "scheduler",
-        scheduler is None or (bool(scheduler) and not any(c.isspace() for c in scheduler)),
-        "must be the scheduler's address, like tcp://host:8786",
-    )
+    security = _read_security(r)
+    insecure = r.get("insecure", bool, False)
+    r.check("security", security is None or kind == ExecutorKind.DASK, "only applies to kind: dask")
+    r.check("insecure", not insecure or kind == ExecutorKind.DASK, "only applies to kind: dask")
+    if scheduler is not None:
+        problem = scheduler_problem(scheduler, security is not None, insecure)
+        r.check("scheduler", problem is None, str(problem))
     bots = r.get("bots", str, BotPlacement.SHARED)
     r.check("bots", bots in BOT_PLACEMENTS, f"must be one of {', '.join(BOT_PLACEMENTS)}")
     r.check(
@@ -230,4 +236,56 @@ def _read_executor_mapping(r: Reader, where: str) -> ExecutorConfig:
     r.check("workers", workers is None or 1 <= workers <= 256, "must be from 1 to 256")
     timeout_ms = r.duration("connect_timeout", "10s")
     r.check("connect_timeout", timeout_ms > 0, "must be more than 0")
-    return ExecutorConfig(kind, scheduler, BotPlacement(bots), workers, timeout_ms, where)
+    return ExecutorConfig(kind, scheduler, BotPlacement(bots), workers, timeout_ms, where, security, insecure)
+
+
+def _read_security(r: Reader) -> TlsFiles | None:
+    """``executor.security``: ``ca``, ``cert`` and ``key``, PEM files (paths beside the file)."""
+    s = r.child("security", SECURITY_KEYS)
+    if s is None:
+        return None
+    base = Path(r.source).parent
+    files = {key: beside(base, s.get(key, str, required=True)) for key in ("ca", "cert", "key")}
+    for key, path in files.items():
+        s.check(key, path.is_file(), f"names {str(path)!r}, which is not a readable file")
+    return TlsFiles(files["ca"], files["cert"], files["key"])
+
+
+def scheduler_problem(address: str, tls: bool, insecure: bool) -> str | None:
+    """What is wrong with a scheduler address for this run, or None.
+
+    A Dask scheduler runs whatever its clients send: plain ``tcp://`` is accepted on
+    loopback only, unless the file says ``insecure: true``; ``tls://`` needs ``security``.
+    """
+    scheme, sep, rest = address.partition("://")
+    host, colon, port = rest.rpartition(":")
+    host = host[1:-1] if host.startswith("[") and host.endswith("]") else host
+    if (
+        not sep
+        or scheme not in SCHEDULER_SCHEMES
+        or not colon
+        or not host
+        or not port.isdigit()
+        or not 1 <= int(port) <= 65535
+        or any(c.isspace() or c in "/?#@" for c in host)
+    ):
+        return f"must be the scheduler's address, like tls://host:8786 (got {address!r})"
+    if scheme == "tls" and not tls:
+        return f"{address!r} is TLS: give 'security' (ca, cert, key files)"
+    if scheme == "tcp" and tls:
+        return f"{address!r} is plain tcp:// but 'security' is given: write tls://"
+    if scheme == "tcp" and not insecure and not _loopback(host):
+        return (
+            f"{address!r} is plain tcp:// off loopback: anyone who reaches it can run code on the "
+            "cluster; use tls:// with 'security', or say 'insecure: true'"
+        )
+    return None
+
+
+def _loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
