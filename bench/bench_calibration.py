@@ -1,0 +1,126 @@
+"""Do the arena's numbers mean what they say?  Coverage and error rates by simulation.
+
+Each table draws results from bots of known Elo and runs the arena's own code on them:
+
+- **continuous**: the continuous league's chooser and stopping rule
+  (:class:`arena.league.continuous.ContinuousLeague` via ``play_out``), games drawn
+  from the bots' true Elo (logistic, 10% draws).  Per case: the share of leagues that
+  stopped "sure", the share whose sure stop has an adjacent pair in the wrong order
+  (two equal bots put in any order count as wrong: only "tied" is right for them),
+  the share that tied the equal or near-equal pair, the games played, and the games a
+  round robin needs to give every meeting what the busiest pair got.
+- **sprt**: ``arena check --sprt``'s test (:func:`arena.stats.sprt.run_sprt_pairs`) on
+  drawn board pairs: the share of passes, and how often the Elo interval printed after
+  the stop covers the true Elo (fixed-sample and stopping-aware), and the median bias.
+
+    python bench/bench_calibration.py [--runs 100] [--only continuous,sprt] [--seed 1]
+
+Each table prints as it is done; ``--runs`` sets the runs per case (the error rates'
+own noise is about sqrt(p (1 - p) / runs)).
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import random
+import statistics
+import time
+from collections.abc import Callable, Mapping
+
+from arena.league.config import ContinuousConfig
+from arena.league.continuous import ContinuousLeague, StopReason, play_out
+from arena.league.schedule import ScheduledGame
+from arena.stats.game_table import Seats
+from arena.stats.settings import RatingConfig
+from arena.stats.sprt import elo_to_score
+
+DRAW = 0.1
+
+
+def elo_play(elo: Mapping[str, float], rng: random.Random) -> Callable[[ScheduledGame], Seats]:
+    """A 2-player game's result drawn from the two bots' true Elo (logistic, DRAW draws)."""
+
+    def play(game: ScheduledGame) -> Seats:
+        a, b = game.seats
+        win = elo_to_score(elo[a] - elo[b]) - DRAW / 2
+        u = rng.random()
+        if u < win:
+            return [(a, 1), (b, 2)]
+        if u < win + DRAW:
+            return [(a, 1), (b, 1)]
+        return [(a, 2), (b, 1)]
+
+    return play
+
+
+CONTINUOUS_CASES: dict[str, dict[str, float]] = {
+    "2 equal bots": {"x": 0.0, "y": 0.0},
+    "2 bots 10 Elo apart": {"x": 10.0, "y": 0.0},
+    "5 bots, an equal pair": {"a": 200.0, "b": 100.0, "c": 0.0, "d": 0.0, "e": -100.0},
+    "5 bots, a 10-Elo pair": {"a": 200.0, "b": 100.0, "c": 10.0, "d": 0.0, "e": -100.0},
+    "5 bots 50 Elo apart": {"a": 100.0, "b": 50.0, "c": 0.0, "d": -50.0, "e": -100.0},
+}
+
+
+def continuous_table(runs: int, seed: int, confidence: float, indifference: float, budget: int) -> None:
+    print(
+        f"\ncontinuous league: {runs} leagues a case, confidence {confidence:g}, indifference "
+        f"{indifference:g} Elo, max_games {budget}"
+    )
+    print(
+        f"{'case':24} {'sure':>6} {'wrong':>6} {'tied':>6} {'games mean':>10} {'median':>7} "
+        f"{'round robin':>11} {'s/league':>8}"
+    )
+    for name, elo in CONTINUOUS_CASES.items():
+        began = time.monotonic()
+        sure = wrong = tied = 0
+        games: list[int] = []
+        robin: list[int] = []
+        for run in range(runs):
+            rng = random.Random(f"{seed}:{name}:{run}")
+            cfg = ContinuousConfig(confidence, budget, 1, indifference)
+            league = ContinuousLeague(list(elo), 2, seed * 100_003 + run, "all", cfg, RatingConfig())
+            played = play_out(league, elo_play(elo, rng))
+            games.append(len(played))
+            busiest = max(league.sets.values())
+            meetings = len(list(itertools.combinations(elo, 2)))
+            robin.append(meetings * busiest * league.set_size())
+            stop = league.stop
+            if stop is None or stop.reason is not StopReason.CONFIDENT:
+                continue
+            sure += 1
+            pairs = league.pairs()
+            tied += bool(stop.tied)
+            if any(p not in stop.tied and elo[p.above] <= elo[p.below] for p in pairs):
+                wrong += 1
+        seconds = (time.monotonic() - began) / runs
+        print(
+            f"{name:24} {sure / runs:6.1%} {wrong / runs:6.1%} {tied / runs:6.1%} "
+            f"{statistics.mean(games):10.0f} {statistics.median(games):7.0f} "
+            f"{statistics.mean(robin):11.0f} {seconds:8.2f}",
+            flush=True,
+        )
+    print(
+        "sure: stopped with every adjacent pair settled; wrong: a sure stop with a pair ordered the wrong\n"
+        "way round or an equal pair ordered (at most 1 - confidence); tied: a sure stop that tied a pair\n"
+        "within the indifference; round robin: games for every meeting to get the busiest pair's sets."
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=100, help="runs per case (default 100)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--only", default="continuous,sprt", help="tables to print, comma-separated")
+    parser.add_argument("--confidence", type=float, default=0.95)
+    parser.add_argument("--indifference", type=float, default=20.0)
+    parser.add_argument("--max-games", type=int, default=40_000, help="the continuous league's budget")
+    args = parser.parse_args()
+    only = set(args.only.split(","))
+    if "continuous" in only:
+        continuous_table(args.runs, args.seed, args.confidence, args.indifference, args.max_games)
+
+
+if __name__ == "__main__":
+    main()
