@@ -124,24 +124,24 @@ class PairTest:
         """
         lower, upper = self._bounds
         approx = normal_llr(self.counts, self._values, 0.0, elo1)
-        if lower + NEAR < approx < upper - NEAR:
+        if approx is not None and lower + NEAR < approx < upper - NEAR:
             return approx
         return llr(self.counts, 0.0, elo1, self._values)
 
 
-def normal_llr(counts: Sequence[int], values: Sequence[float], elo0: float, elo1: float) -> float:
+def normal_llr(counts: Sequence[int], values: Sequence[float], elo0: float, elo1: float) -> float | None:
     """The log-likelihood ratio of elo1 against elo0 for these outcome counts, the scores
     taken as normal with the observed variance: n (s1 - s0) (2 mean - s0 - s1) / (2 var).
 
-    Zero until the outcomes vary (a variance of 0 says nothing about its size).
+    None until the outcomes vary (every set alike: the approximation has no scale).
     """
     n = sum(counts)
     if n < 2:
-        return 0.0
+        return None
     mean = sum(c * v for c, v in zip(counts, values, strict=True)) / n
     var = sum(c * (v - mean) ** 2 for c, v in zip(counts, values, strict=True)) / n
     if var <= 0 or not math.isfinite(var):
-        return 0.0
+        return None
     s0, s1 = elo_to_score(elo0), elo_to_score(elo1)
     return n * (s1 - s0) * (2 * mean - s0 - s1) / (2 * var)
 
