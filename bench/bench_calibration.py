@@ -9,9 +9,11 @@ Each table draws results from bots of known Elo and runs the arena's own code on
   (two equal bots put in any order count as wrong: only "tied" is right for them),
   the share that tied the equal or near-equal pair, the games played, and the games a
   round robin needs to give every meeting what the busiest pair got.
-- **sprt**: ``arena check --sprt``'s test (:func:`arena.stats.sprt.run_sprt_pairs`) on
-  drawn board pairs: the share of passes, and how often the Elo interval printed after
-  the stop covers the true Elo (fixed-sample and stopping-aware), and the median bias.
+- **sprt**: ``arena check --sprt``'s test (its LLR and bounds, checked after every board
+  pair) on board pairs drawn at a true Elo (10% draws): the share of passes, fails and
+  runs out of games, how often the 95% Elo interval printed after the stop covers the
+  true Elo (the fixed-sample one and the stopping-aware one the check prints), and each
+  estimate's median error.
 
     python bench/bench_calibration.py [--runs 100] [--only continuous,sprt] [--seed 1]
 
@@ -31,9 +33,11 @@ from collections.abc import Callable, Mapping
 from arena.league.config import ContinuousConfig
 from arena.league.continuous import ContinuousLeague, StopReason, play_out
 from arena.league.schedule import ScheduledGame
+from arena.stats import sprt
 from arena.stats.game_table import Seats
 from arena.stats.settings import RatingConfig
 from arena.stats.sprt import elo_to_score
+from arena.stats.stopped import stopped_elo
 
 DRAW = 0.1
 
@@ -108,6 +112,52 @@ def continuous_table(runs: int, seed: int, confidence: float, indifference: floa
     )
 
 
+SPRT_TRUE = (-20.0, 0.0, 10.0, 25.0, 40.0, 50.0, 70.0)
+
+
+def sprt_table(runs: int, seed: int, elo0: float, elo1: float, max_games: int) -> None:
+    lower, upper = sprt.bounds(0.05, 0.05)
+    print(
+        f"\nsprt [{elo0:g}, {elo1:g}], alpha = beta = 0.05, at most {max_games} games: {runs} runs a true Elo"
+    )
+    print(
+        f"{'true':>5} {'pass':>6} {'fail':>6} {'undec':>6} {'cover fixed':>11} {'cover aware':>11} "
+        f"{'bias fixed':>10} {'bias aware':>10}"
+    )
+    for true in SPRT_TRUE:
+        rng = random.Random(f"{seed}:sprt:{true}")
+        probs = sprt.pair_probabilities(true, DRAW)
+        h1 = h0 = fixed_in = aware_in = 0
+        fixed_err: list[float] = []
+        aware_err: list[float] = []
+        for _ in range(runs):
+            counts = [0] * 5
+            value = 0.0
+            for _pair in range(max_games // 2):
+                counts[rng.choices(range(5), probs)[0]] += 1
+                value = sprt.llr(counts, elo0, elo1)
+                if not lower < value < upper:
+                    break
+            h1 += value >= upper
+            h0 += value <= lower
+            est = sprt.elo_estimate(counts)
+            fixed_in += est.low <= true <= est.high
+            fixed_err.append(est.elo - true)
+            aware = stopped_elo(counts, elo0, elo1, (lower, upper), value)
+            if aware is not None:
+                aware_in += aware.low <= true <= aware.high
+                aware_err.append(aware.elo - true)
+        print(
+            f"{true:5.0f} {h1 / runs:6.1%} {h0 / runs:6.1%} {(runs - h1 - h0) / runs:6.1%} "
+            f"{fixed_in / runs:11.1%} {aware_in / runs:11.1%} "
+            f"{statistics.median(fixed_err):+10.1f} {statistics.median(aware_err):+10.1f}",
+            flush=True,
+        )
+    print(
+        "cover: the share of runs whose printed 95% interval holds the true Elo; bias: median estimate - true."
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=100, help="runs per case (default 100)")
@@ -118,6 +168,9 @@ def main() -> None:
     parser.add_argument("--max-games", type=int, default=40_000, help="the continuous league's budget")
     args = parser.parse_args()
     only = set(args.only.split(","))
+    if "sprt" in only:
+        sprt_table(args.runs, args.seed, 0.0, 50.0, 1200)
+        sprt_table(args.runs, args.seed, 0.0, 50.0, 400)
     if "continuous" in only:
         continuous_table(args.runs, args.seed, args.confidence, args.indifference, args.max_games)
 
