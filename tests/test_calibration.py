@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import random
+import statistics
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -19,7 +20,9 @@ from arena.check.strength import cap_warning
 from arena.cli.check_cmds import exit_code, junit_xml
 from arena.cli.common import ExitCode
 from arena.stats import sprt
+from arena.stats.game_table import GameTable
 from arena.stats.pair_test import PairTest, PairVerdict, run_pair_test
+from arena.stats.seats import seat_intervals, t_cdf, t_quantile
 from arena.stats.stopped import (
     at_least,
     exit_lower,
@@ -175,3 +178,28 @@ def test_an_inconclusive_sprt_has_its_own_status_exit_code_and_junit_entry() -> 
     assert exit_code(report) is ExitCode.FAILED
     report.checks = report.checks[:1]
     assert exit_code(report) is ExitCode.OK
+
+
+# -- the seats' small-sample intervals ----------------------------------------------------
+
+
+@pytest.mark.parametrize(("df", "quantile"), [(1, 12.7062), (3, 3.1824), (4, 2.7764), (9, 2.2622), (30, 2.0423)])
+def test_students_t_quantiles_are_the_tables(df: int, quantile: float) -> None:
+    assert t_quantile(0.975, df) == pytest.approx(quantile, abs=1e-4)
+    assert t_cdf(-quantile, df) == pytest.approx(0.025, abs=1e-5)  # the tables round to 4 places
+
+
+def test_seat_intervals_over_few_boards_use_students_t() -> None:
+    table = GameTable(["a", "b"])
+    # Five boards, both seat orders each; the first seat wins 2, 1, 1, 2, 0 games of 2.
+    for board, firsts in enumerate([2, 1, 1, 2, 0]):
+        for game in range(2):
+            first, second = ("a", "b") if game == 0 else ("b", "a")
+            won = game < firsts
+            table.add([(first, 1 if won else 2), (second, 2 if won else 1)], board)
+    boards, intervals = seat_intervals(table)[2]
+    per_board = [1.0, 0.5, 0.5, 1.0, 0.0]
+    mean, sd = statistics.mean(per_board), statistics.stdev(per_board)
+    half = 2.7764 * sd / math.sqrt(5)  # t with 4 degrees of freedom, not 1.96
+    assert boards == 5
+    assert intervals[0] == pytest.approx((mean - half, min(1.0, mean + half)), abs=1e-4)
