@@ -32,7 +32,7 @@ def statuses(output: str) -> dict[str, str]:
     out = {}
     for line in output.splitlines():
         parts = line.split()
-        if len(parts) >= 2 and parts[0] in ("PASS", "FAIL", "SKIP"):
+        if len(parts) >= 2 and parts[0] in ("PASS", "FAIL", "SKIP", "INCONCLUSIVE"):
             out[parts[1]] = parts[0]
     return out
 
@@ -226,6 +226,18 @@ def test_sprt_accepts_the_stronger_bot_and_rejects_the_weaker(c_bot: Path) -> No
     assert code == 0 and "H1" in out, out
     code, out = check(weak, "--sprt", strong, *sprt)
     assert code == 1 and "H0" in out, out
+
+
+def test_an_sprt_out_of_games_is_inconclusive_with_exit_3_and_a_cap_warning(c_bot: Path, tmp_path: Path) -> None:
+    junit = tmp_path / "r.xml"
+    strong, weak = "sample_bots/c/greedy", "sample_bots/c/greedy --random"
+    args = ["--skip-conformance", "--elo0", "0", "--elo1", "150", "--max-games", "4", "--junit", str(junit)]
+    code, out = check(strong, "--sprt", weak, *args)
+    assert code == 3 and statuses(out) == {"sprt": "INCONCLUSIVE"}, out
+    assert "WARNING: --max-games 4 is below what the bounds [0, 150] need" in out
+    assert "INCONCLUSIVE  sprt               inconclusive: no decision within 4 games" in out
+    assert "\nINCONCLUSIVE: 0 passed, 0 failed, 1 inconclusive" in out
+    assert '<skipped message="inconclusive: ' in junit.read_text()
 
 
 @pytest.mark.parametrize(

@@ -17,10 +17,11 @@ class CheckStatus(enum.StrEnum):
     PASS = "pass"
     FAIL = "fail"
     SKIP = "skip"  # nothing exercised it (or not enough of it)
+    INCONCLUSIVE = "inconclusive"  # a sequential test ran out of games before it decided
 
     @property
     def word(self) -> str:
-        """``PASS``, ``FAIL`` or ``SKIP``: the status as the terminal shows it."""
+        """``PASS``, ``FAIL``, ``SKIP`` or ``INCONCLUSIVE``: the status as the terminal shows it."""
         return self.value.upper()
 
 
@@ -65,8 +66,14 @@ class CheckReport:
 
     @property
     def passed(self) -> bool:
-        """Whether no check failed (a skipped one does not fail the bot)."""
-        return all(c.status is not CheckStatus.FAIL for c in self.checks)
+        """Whether every check passed or was skipped (a skipped one does not fail the bot;
+        an inconclusive one did not pass)."""
+        return all(c.status in (CheckStatus.PASS, CheckStatus.SKIP) for c in self.checks)
+
+    @property
+    def inconclusive(self) -> bool:
+        """Nothing failed, but a sequential test ran out of games before it decided."""
+        return self.count(CheckStatus.FAIL) == 0 and self.count(CheckStatus.INCONCLUSIVE) > 0
 
     def count(self, status: CheckStatus) -> int:
         """How many checks ended with ``status``."""
@@ -78,6 +85,7 @@ class CheckReport:
             "command": list(self.command),
             "seed": self.seed,
             "passed": self.passed,
+            "inconclusive": self.inconclusive,
             "seconds": round(self.seconds, 3),
             "checks": [c.__dict__ for c in self.checks],
             "first_failure": None if self.failure is None else self.failure.__dict__,

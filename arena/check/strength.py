@@ -19,6 +19,7 @@ from arena.check.play import opponents_started, run_plan
 from arena.check.results import CheckResult, CheckStatus
 from arena.game.record import game_points
 from arena.stats import sprt
+from arena.stats.stopped import StoppedElo, power_at_cap, stopped_elo
 
 Strength = tuple[CheckResult, dict[str, Any]]  # the named check, and the report's 'strength'
 
@@ -53,6 +54,16 @@ def _elo_text(est: sprt.EloEstimate) -> str:
     if est.low == est.high:
         return "Elo not estimable (every pair scored alike)"
     return f"Elo {est.elo:+.1f} (95% {est.low:+.1f} to {est.high:+.1f}), LOS {est.los:.3f}"
+
+
+def _stopped_text(aware: StoppedElo | None, est: sprt.EloEstimate) -> str:
+    """The stopping-aware Elo (the test's stop taken into account), LOS from the pairs."""
+    if aware is None:
+        return _elo_text(est)
+    return (
+        f"Elo {aware.elo:+.1f} (95% {aware.low:+.1f} to {aware.high:+.1f}, median-unbiased given where "
+        f"the test stopped), LOS {est.los:.3f}"
+    )
 
 
 def _mirror_warning(counts: Sequence[int]) -> str:
@@ -125,12 +136,35 @@ class SprtRun:
     verdict: SprtVerdict
     bounds: tuple[float, float]
     max_games: int
+    per_look: int = 1  # board pairs played between two looks at the LLR
+
+
+def cap_warning(sp: SprtOptions, max_games: int) -> str:
+    """A warning when ``max_games`` leaves the test much less power than its bounds ask
+    (empty when it does not): the chance to pass a bot truly elo1 stronger, at the cap."""
+    power = power_at_cap(sp.elo0, sp.elo1, sprt.bounds(sp.alpha, sp.beta), max_games)
+    if power.pass_at_elo1 >= 1 - sp.beta - CAP_SLACK and power.fail_at_elo0 >= 1 - sp.alpha - CAP_SLACK:
+        return ""
+    return (
+        f"WARNING: --max-games {max_games} is below what the bounds [{sp.elo0:g}, {sp.elo1:g}] need: at "
+        f"this cap a bot truly {sp.elo1:g} Elo stronger passes {power.pass_at_elo1:.0%} of the time "
+        f"(asked: {1 - sp.beta:.0%}) and one truly {sp.elo0:g} fails {power.fail_at_elo0:.0%} "
+        f"(asked: {1 - sp.alpha:.0%}); the rest ends inconclusive. The cap fitted to these bounds "
+        f"is {sprt.fitted_max_games(sp.elo0, sp.elo1)} games."
+    )
+
+
+# How far below its asked power (1 - beta, 1 - alpha) a cap may leave the test before it warns.
+CAP_SLACK = 0.02
 
 
 def run_sprt(opts: CheckOptions, sp: SprtOptions, echo: Callable[[str], None]) -> SprtRun:
     """Play batches against the baseline until the LLR leaves its bounds or the games run out."""
     lower, upper = sprt.bounds(sp.alpha, sp.beta)
     max_games = sp.max_games or sprt.fitted_max_games(sp.elo0, sp.elo1)
+    warning = cap_warning(sp, max_games)
+    if warning:
+        echo(f"  sprt: {warning}")
     pairs: list[float] = []
     batch = max(2, 2 * opts.concurrency)
     played = 0
@@ -155,7 +189,7 @@ def run_sprt(opts: CheckOptions, sp: SprtOptions, echo: Callable[[str], None]) -
         if value <= lower:
             verdict = SprtVerdict.H0
             break
-    return SprtRun(tuple(pairs), value, verdict, (lower, upper), max_games)
+    return SprtRun(tuple(pairs), value, verdict, (lower, upper), max_games, batch // 2)
 
 
 def sprt_strength(opts: CheckOptions, echo: Callable[[str], None]) -> Strength:
@@ -166,6 +200,8 @@ def sprt_strength(opts: CheckOptions, echo: Callable[[str], None]) -> Strength:
     lower, upper = run.bounds
     counts = sprt.pair_counts(run.pairs)
     est = sprt.elo_estimate(counts)
+    # The test stopped on what it saw: the Elo told knowing that (median-unbiased).
+    aware = stopped_elo(counts, sp.elo0, sp.elo1, run.bounds, run.llr, per_look=run.per_look)
     games = 2 * len(run.pairs)
     figures = {
         "mode": "sprt",
@@ -180,10 +216,15 @@ def sprt_strength(opts: CheckOptions, echo: Callable[[str], None]) -> Strength:
         "points": round(_mean_points(run.pairs), 4),
         "llr": round(run.llr, 3),
         "bounds": [round(lower, 3), round(upper, 3)],
-        "elo": round(est.elo, 1),
-        "elo95": [round(est.low, 1), round(est.high, 1)],
+        "elo": round(aware.elo, 1) if aware else round(est.elo, 1),
+        "elo95": [round(aware.low, 1), round(aware.high, 1)]
+        if aware
+        else [round(est.low, 1), round(est.high, 1)],
+        "elo_estimate": "stopping-aware" if aware else "fixed-sample",
+        "elo_fixed_sample": [round(est.elo, 1), round(est.low, 1), round(est.high, 1)],
         "los": round(est.los, 4),
         "verdict": run.verdict,
+        "cap_warning": cap_warning(sp, run.max_games) or None,
     }
     meaning = {
         SprtVerdict.H1: f"the test accepts elo1={sp.elo1:g} over elo0={sp.elo0:g}",
@@ -192,7 +233,11 @@ def sprt_strength(opts: CheckOptions, echo: Callable[[str], None]) -> Strength:
     }[run.verdict]
     text = (
         f"{run.verdict}: {meaning}; {games} games, Ptnml(0-2) {' '.join(map(str, counts))}, "
-        f"LLR {run.llr:.2f} in [{lower:.2f}, {upper:.2f}]; {_elo_text(est)}{_mirror_warning(counts)}"
+        f"LLR {run.llr:.2f} in [{lower:.2f}, {upper:.2f}]; {_stopped_text(aware, est)}{_mirror_warning(counts)}"
     )
-    status = CheckStatus.PASS if run.verdict is SprtVerdict.H1 else CheckStatus.FAIL
+    status = {
+        SprtVerdict.H1: CheckStatus.PASS,
+        SprtVerdict.H0: CheckStatus.FAIL,
+        SprtVerdict.INCONCLUSIVE: CheckStatus.INCONCLUSIVE,
+    }[run.verdict]
     return CheckResult("sprt", status, text, games), figures

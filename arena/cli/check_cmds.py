@@ -104,7 +104,7 @@ def junit_xml(report: CheckReport) -> str:
         name="arena check",
         tests=str(len(report.checks)),
         failures=str(report.count(CheckStatus.FAIL)),
-        skipped=str(report.count(CheckStatus.SKIP)),
+        skipped=str(report.count(CheckStatus.SKIP) + report.count(CheckStatus.INCONCLUSIVE)),
         errors="0",
         time=f"{report.seconds:.3f}",
     )
@@ -122,8 +122,9 @@ def junit_xml(report: CheckReport) -> str:
                 if f.evidence:
                     err = ET.SubElement(case, "system-err")
                     err.text = xml_text("\n".join(map(printable, f.evidence)))
-        elif c.status is CheckStatus.SKIP:
-            ET.SubElement(case, "skipped", message=xml_text(c.detail))
+        elif c.status in (CheckStatus.SKIP, CheckStatus.INCONCLUSIVE):
+            # An undecided test is neither a pass nor a failure: CI services show it as skipped.
+            ET.SubElement(case, "skipped", message=xml_text(f"{c.status.value}: {c.detail}"))
         else:
             ET.SubElement(case, "system-out").text = xml_text(c.detail)
     ET.indent(suite)
@@ -266,7 +267,8 @@ def check_cmd(subject: Subject, opposition: Opposition, running: Running, output
     the 'arena play' command that replays that exact game.
 
     Exit codes: 0 every check passed (or was skipped), 1 a check failed,
-    2 a usage or configuration error.
+    2 a usage or configuration error, 3 nothing failed but the SPRT ran out of
+    games (--max-games) before deciding (INCONCLUSIVE).
     """
     echo = (lambda _s: None) if outputs.quiet else echo_printable
     opts = check_options(subject, opposition, running)
@@ -279,7 +281,14 @@ def check_cmd(subject: Subject, opposition: Opposition, running: Running, output
     report = _build_failure(subject, running, opts) or run_check(opts, echo, _progress(outputs.quiet))
     _print_report(report)
     _write_reports(report, outputs)
-    sys.exit(ExitCode.OK if report.passed else ExitCode.FAILED)
+    sys.exit(exit_code(report))
+
+
+def exit_code(report: CheckReport) -> ExitCode:
+    """0 every check passed or was skipped, 3 nothing failed but a test did not decide, else 1."""
+    if report.passed:
+        return ExitCode.OK
+    return ExitCode.INCONCLUSIVE if report.inconclusive else ExitCode.FAILED
 
 
 def check_options(subject: Subject, opposition: Opposition, running: Running) -> CheckOptions:
@@ -364,11 +373,13 @@ def _print_report(report: CheckReport) -> None:
             click.echo("  the end of the conversation (ref> to the bot, bot> from it):")
             for line in f.transcript[-12:]:
                 click.echo(f"    {printable(line[:300])}")
-    verdict = "PASSED" if report.passed else "FAILED"
+    verdict = "PASSED" if report.passed else "INCONCLUSIVE" if report.inconclusive else "FAILED"
+    undecided = report.count(CheckStatus.INCONCLUSIVE)
     click.echo(
         f"\n{verdict}: {report.count(CheckStatus.PASS)} passed, "
         f"{report.count(CheckStatus.FAIL)} failed, "
-        f"{report.count(CheckStatus.SKIP)} skipped in {report.seconds:.1f}s"
+        + (f"{undecided} inconclusive, " if undecided else "")
+        + f"{report.count(CheckStatus.SKIP)} skipped in {report.seconds:.1f}s"
     )
 
 

@@ -36,6 +36,9 @@ class ExitCode(enum.IntEnum):
     # Not done: a usage or configuration error (a bad option, file, bot command or results
     # folder); click reports its own usage errors with 2 as well.
     ARENA_ERROR = 2
+    # Done, nothing failed, but not decided: ``arena check --sprt`` ran out of games (its
+    # ``--max-games``) before the test accepted either bound.
+    INCONCLUSIVE = 3
     INTERRUPTED = 130  # Ctrl-C: 128 + SIGINT, as a shell reports it
 
 

@@ -106,7 +106,8 @@ def board_bootstrap(table: GameTable, samples: int = SAMPLES, seed: int = 0) -> 
             for _ in range(min(chunk, samples - start))
         ]
         fitted.append(_bradley_terry(np.stack([p for p, _ in stacked]), np.stack([c for _, c in stacked])))
-    low, high = np.quantile(np.concatenate(fitted), [0.025, 0.975], axis=0)
+    # No resamples (the point estimate alone): an interval of nothing but the estimate.
+    low, high = np.quantile(np.concatenate(fitted), [0.025, 0.975], axis=0) if fitted else (estimate, estimate)
     played = cnt.sum(axis=1) > 0
     return {
         name: Elo(float(estimate[i]), float(low[i]), float(high[i]))

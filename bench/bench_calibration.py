@@ -1,0 +1,220 @@
+"""Do the arena's numbers mean what they say?  Coverage and error rates by simulation.
+
+Each table draws results from bots of known Elo and runs the arena's own code on them:
+
+- **continuous**: the continuous league's chooser and stopping rule
+  (:class:`arena.league.continuous.ContinuousLeague` via ``play_out``), games drawn
+  from the bots' true Elo (logistic, 10% draws).  Per case: the share of leagues that
+  stopped "sure", the share whose sure stop has an adjacent pair in the wrong order
+  (two equal bots put in any order count as wrong: only "tied" is right for them),
+  the share that tied the equal or near-equal pair, the games played, and the games a
+  round robin needs to give every meeting what the busiest pair got.
+- **sprt**: ``arena check --sprt``'s test (its LLR and bounds, checked after every board
+  pair) on board pairs drawn at a true Elo (10% draws): the share of passes, fails and
+  runs out of games, how often the 95% Elo interval printed after the stop covers the
+  true Elo (the fixed-sample one and the stopping-aware one the check prints), and each
+  estimate's median error.
+
+- **elo**: the standings' Elo interval (:func:`arena.stats.elo_interval.elo_intervals`)
+  on round robins of 5 bots evenly spread over 0 to 400 Elo, 40 to 4,000 games
+  (board pairs: both seat orders on one board): the share of bots whose interval
+  holds their true Elo (mean 0 over the bots, as the standings' Elo).
+
+    python bench/bench_calibration.py [--runs 100] [--only continuous,sprt,elo] [--seed 1]
+
+Each table prints as it is done; ``--runs`` sets the runs per case (the error rates'
+own noise is about sqrt(p (1 - p) / runs)).
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import random
+import statistics
+import time
+from collections.abc import Callable, Mapping
+
+from arena.league.config import ContinuousConfig
+from arena.league.continuous import ContinuousLeague, StopReason, play_out
+from arena.league.schedule import ScheduledGame
+from arena.stats import sprt
+from arena.stats.elo_interval import elo_intervals
+from arena.stats.game_table import GameTable, Seats
+from arena.stats.settings import RatingConfig
+from arena.stats.sprt import elo_to_score
+from arena.stats.stopped import stopped_elo
+
+DRAW = 0.1
+
+
+def elo_play(elo: Mapping[str, float], rng: random.Random) -> Callable[[ScheduledGame], Seats]:
+    """A 2-player game's result drawn from the two bots' true Elo (logistic, DRAW draws)."""
+
+    def play(game: ScheduledGame) -> Seats:
+        a, b = game.seats
+        win = elo_to_score(elo[a] - elo[b]) - DRAW / 2
+        u = rng.random()
+        if u < win:
+            return [(a, 1), (b, 2)]
+        if u < win + DRAW:
+            return [(a, 1), (b, 1)]
+        return [(a, 2), (b, 1)]
+
+    return play
+
+
+CONTINUOUS_CASES: dict[str, dict[str, float]] = {
+    "2 equal bots": {"x": 0.0, "y": 0.0},
+    "2 bots 10 Elo apart": {"x": 10.0, "y": 0.0},
+    "5 bots, an equal pair": {"a": 200.0, "b": 100.0, "c": 0.0, "d": 0.0, "e": -100.0},
+    "5 bots, a 10-Elo pair": {"a": 200.0, "b": 100.0, "c": 10.0, "d": 0.0, "e": -100.0},
+    "5 bots 50 Elo apart": {"a": 100.0, "b": 50.0, "c": 0.0, "d": -50.0, "e": -100.0},
+}
+
+
+def continuous_table(runs: int, seed: int, confidence: float, indifference: float, budget: int) -> None:
+    print(
+        f"\ncontinuous league: {runs} leagues a case, confidence {confidence:g}, indifference "
+        f"{indifference:g} Elo, max_games {budget}"
+    )
+    print(
+        f"{'case':24} {'sure':>6} {'wrong':>6} {'tied':>6} {'games mean':>10} {'median':>7} "
+        f"{'round robin':>11} {'s/league':>8}"
+    )
+    for name, elo in CONTINUOUS_CASES.items():
+        began = time.monotonic()
+        sure = wrong = tied = 0
+        games: list[int] = []
+        robin: list[int] = []
+        for run in range(runs):
+            rng = random.Random(f"{seed}:{name}:{run}")
+            cfg = ContinuousConfig(confidence, budget, 1, indifference)
+            league = ContinuousLeague(list(elo), 2, seed * 100_003 + run, "all", cfg, RatingConfig())
+            played = play_out(league, elo_play(elo, rng))
+            games.append(len(played))
+            busiest = max(league.sets.values())
+            meetings = len(list(itertools.combinations(elo, 2)))
+            robin.append(meetings * busiest * league.set_size())
+            stop = league.stop
+            if stop is None or stop.reason is not StopReason.CONFIDENT:
+                continue
+            sure += 1
+            pairs = league.pairs()
+            tied += bool(stop.tied)
+            if any(p not in stop.tied and elo[p.above] <= elo[p.below] for p in pairs):
+                wrong += 1
+        seconds = (time.monotonic() - began) / runs
+        print(
+            f"{name:24} {sure / runs:6.1%} {wrong / runs:6.1%} {tied / runs:6.1%} "
+            f"{statistics.mean(games):10.0f} {statistics.median(games):7.0f} "
+            f"{statistics.mean(robin):11.0f} {seconds:8.2f}",
+            flush=True,
+        )
+    print(
+        "sure: stopped with every adjacent pair settled; wrong: a sure stop with a pair ordered the wrong\n"
+        "way round or an equal pair ordered (at most 1 - confidence); tied: a sure stop that tied a pair\n"
+        "within the indifference; round robin: games for every meeting to get the busiest pair's sets."
+    )
+
+
+SPRT_TRUE = (-20.0, 0.0, 10.0, 25.0, 40.0, 50.0, 70.0)
+
+
+def sprt_table(runs: int, seed: int, elo0: float, elo1: float, max_games: int) -> None:
+    lower, upper = sprt.bounds(0.05, 0.05)
+    print(
+        f"\nsprt [{elo0:g}, {elo1:g}], alpha = beta = 0.05, at most {max_games} games: {runs} runs a true Elo"
+    )
+    print(
+        f"{'true':>5} {'pass':>6} {'fail':>6} {'undec':>6} {'cover fixed':>11} {'cover aware':>11} "
+        f"{'bias fixed':>10} {'bias aware':>10}"
+    )
+    for true in SPRT_TRUE:
+        rng = random.Random(f"{seed}:sprt:{true}")
+        probs = sprt.pair_probabilities(true, DRAW)
+        h1 = h0 = fixed_in = aware_in = 0
+        fixed_err: list[float] = []
+        aware_err: list[float] = []
+        for _ in range(runs):
+            counts = [0] * 5
+            value = 0.0
+            for _pair in range(max_games // 2):
+                counts[rng.choices(range(5), probs)[0]] += 1
+                value = sprt.llr(counts, elo0, elo1)
+                if not lower < value < upper:
+                    break
+            h1 += value >= upper
+            h0 += value <= lower
+            est = sprt.elo_estimate(counts)
+            fixed_in += est.low <= true <= est.high
+            fixed_err.append(est.elo - true)
+            aware = stopped_elo(counts, elo0, elo1, (lower, upper), value)
+            if aware is not None:
+                aware_in += aware.low <= true <= aware.high
+                aware_err.append(aware.elo - true)
+        print(
+            f"{true:5.0f} {h1 / runs:6.1%} {h0 / runs:6.1%} {(runs - h1 - h0) / runs:6.1%} "
+            f"{fixed_in / runs:11.1%} {aware_in / runs:11.1%} "
+            f"{statistics.median(fixed_err):+10.1f} {statistics.median(aware_err):+10.1f}",
+            flush=True,
+        )
+    print(
+        "cover: the share of runs whose printed 95% interval holds the true Elo; bias: median estimate - true."
+    )
+
+
+def elo_league(spread: float, games: int, rng: random.Random, bots: int = 5) -> tuple[dict[str, float], GameTable]:
+    """A round robin of ``bots`` bots evenly spread over ``spread`` Elo, in board pairs."""
+    elo = {f"b{i}": spread * (i / (bots - 1) - 0.5) for i in range(bots)}
+    table = GameTable(list(elo))
+    pairs = list(itertools.combinations(elo, 2))
+    board = 0
+    for _ in range(max(1, games // (2 * len(pairs)))):
+        for x, y in pairs:
+            board += 1
+            for first, second in ((x, y), (y, x)):
+                game = ScheduledGame(0, "g", 0, (first, second), board)
+                table.add(elo_play(elo, rng)(game), board)
+    return elo, table
+
+
+def elo_table(runs: int, seed: int) -> None:
+    print(f"\nstandings Elo: 95% interval coverage of the true Elo, 5 bots, {runs} leagues a cell")
+    games_list = (40, 400, 4000)
+    print(f"{'spread':>6} " + " ".join(f"{g:>7} games" for g in games_list))
+    for spread in (0, 100, 200, 400):
+        cells = []
+        for games in games_list:
+            rng = random.Random(f"{seed}:elo:{spread}:{games}")
+            inside = total = 0
+            for _ in range(runs):
+                elo, table = elo_league(spread, games, rng)
+                for name, e in elo_intervals(table)[0].items():
+                    total += 1
+                    inside += e.low <= elo[name] <= e.high
+            cells.append(f"{inside / total:13.1%}")
+        print(f"{spread:6} " + " ".join(cells), flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=100, help="runs per case (default 100)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--only", default="elo,sprt,continuous", help="tables to print, comma-separated")
+    parser.add_argument("--confidence", type=float, default=0.95)
+    parser.add_argument("--indifference", type=float, default=20.0)
+    parser.add_argument("--max-games", type=int, default=40_000, help="the continuous league's budget")
+    args = parser.parse_args()
+    only = set(args.only.split(","))
+    if "elo" in only:
+        elo_table(args.runs, args.seed)
+    if "sprt" in only:
+        sprt_table(args.runs, args.seed, 0.0, 50.0, 1200)
+        sprt_table(args.runs, args.seed, 0.0, 50.0, 400)
+    if "continuous" in only:
+        continuous_table(args.runs, args.seed, args.confidence, args.indifference, args.max_games)
+
+
+if __name__ == "__main__":
+    main()
