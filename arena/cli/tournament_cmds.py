@@ -15,7 +15,7 @@ from typing import Any
 import click
 from tabulate import tabulate
 
-from arena.cli.common import ExitCode, echo_printable, main
+from arena.cli.common import ArenaFailure, ExitCode, echo_printable, main
 from arena.cli.progress import Progress, game_line
 from arena.errors import ConfigError, ResultsWriteError, StoreError
 from arena.game.record import FaultKind, GameRecord
@@ -32,7 +32,13 @@ from arena.untrusted import printable
 
 @main.command("run")
 @click.argument("tournament", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--restart", is_flag=True, help="Forget the stored results and start over.")
+@click.option(
+    "--restart",
+    is_flag=True,
+    help="Delete every stored game of the output folder and start over (asks first on a terminal; "
+    "elsewhere needs --yes). Not needed after adding or removing bots: a plain re-run keeps every game.",
+)
+@click.option("--yes", "-y", is_flag=True, help="With --restart: delete the stored games without asking.")
 @click.option(
     "--concurrency",
     "-j",
@@ -59,6 +65,7 @@ from arena.untrusted import printable
 def run_cmd(
     tournament: Path,
     restart: bool,
+    yes: bool,
     concurrency: int | None,
     scheduler: str | None,
     retire: tuple[str, ...],
@@ -91,6 +98,8 @@ def run_cmd(
     that cannot be reached or has no worker able to play; 130 interrupted.
     """
     config = _configured(tournament, concurrency, scheduler, retire)
+    if restart and not yes:
+        _confirm_restart(config.output)
     echo = (lambda _s: None) if quiet else echo_printable
     echo(_announcement(config))
     progress = Progress(quiet, sys.stdout.isatty())
@@ -100,6 +109,35 @@ def run_cmd(
     if state.failures:
         _print_failures(state)
         sys.exit(ExitCode.FAILED)
+
+
+def _stored_games(output: Path) -> int:
+    """How many finished games the results folder holds (0 when it has no store yet)."""
+    if not store_path(output).is_file():
+        return 0
+    try:
+        with ResultStore.open(output) as store:
+            return len(store.finished_ids())
+    except StoreError:
+        return 0  # not a store we can read: the run itself says what is wrong with it
+
+
+def _on_terminal() -> bool:
+    """Whether someone at a terminal can answer a question."""
+    return sys.stdin.isatty() and sys.stdout.isatty()
+
+
+def _confirm_restart(output: Path) -> None:
+    """--restart deletes every stored game: ask on a terminal, refuse elsewhere without --yes."""
+    games = _stored_games(output)
+    if games == 0:
+        return
+    what = f"--restart deletes the {games} stored game(s) in {printable(str(output))}"
+    if not _on_terminal():
+        raise ArenaFailure(f"{what}; add --yes to do so without a terminal (a plain re-run keeps them)")
+    if not click.confirm(f"{what} and starts over. Delete them?", default=False):
+        click.echo("nothing deleted", err=True)
+        sys.exit(ExitCode.ARENA_ERROR)
 
 
 def _configured(
