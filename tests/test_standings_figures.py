@@ -9,7 +9,7 @@ import random
 import pytest
 import trueskill
 
-from arena.game.record import GameRecord, SeatRecord
+from arena.game.record import Fault, FaultKind, GameRecord, SeatRecord
 from arena.league.game_summary import GameSummary, SeatSummary
 from arena.league.standings import render
 from arena.league.tally import CLEAR, FORMAT_VERSION, Tally, compute_standings
@@ -40,6 +40,19 @@ def test_shared_first_places_are_not_wins() -> None:
     assert (rows["b"].wins, rows["b"].shared_firsts) == (0, 1)
     assert (rows["c"].wins, rows["c"].shared_firsts) == (0, 0)
     assert rows["a"].points == pytest.approx((0.75 + 1.0) / 2)
+
+
+def test_a_game_every_bot_forfeited_is_no_first_place_for_anyone() -> None:
+    crash = Fault(FaultKind.CRASH, "exit 1", 0)
+    both_out = (SeatSummary("a", 1, 0, crash, True, False), SeatSummary("b", 1, 0, crash, True, False))
+    a_wins = (SeatSummary("a", 1, 8, None, True, False), SeatSummary("b", 2, 0, crash, True, False))
+    tally = Tally()
+    tally.add(GameSummary("g0", 0, 0, 2, 0, 1.0, both_out))  # both tied first, both forfeited
+    tally.add(GameSummary("g1", 1, 1, 2, 0, 1.0, a_wins))
+    rows = {r.bot: r for r in tally.standings("ab", {n: trueskill.Rating() for n in "ab"}).rows}
+    assert (rows["a"].wins, rows["a"].shared_firsts) == (1, 0)  # only the game it did win
+    assert (rows["b"].wins, rows["b"].shared_firsts) == (0, 0)
+    assert rows["b"].games == 2 and rows["b"].faults == 2
 
 
 def test_every_rank_says_how_sure_it_is() -> None:
