@@ -5,17 +5,26 @@ from __future__ import annotations
 import json
 import math
 import random
+from dataclasses import replace
+from pathlib import Path
 
 import pytest
 import trueskill
+from click.testing import CliRunner
 
+from arena.cli import main
 from arena.game.record import Fault, FaultKind, GameRecord, SeatRecord
+from arena.game.referee import BotSpec, GameSetup, Referee
 from arena.league.game_summary import GameSummary, SeatSummary
+from arena.league.schedule import ScheduledGame
 from arena.league.standings import render
-from arena.league.tally import CLEAR, FORMAT_VERSION, Tally, compute_standings
-from arena.rules import Params, Standing
+from arena.league.store import ResultStore
+from arena.league.tally import CLEAR, FORMAT_VERSION, Standings, Tally, compute_standings
+from arena.rules import Params, Standing, random_board
 from arena.stats import MAX_SWEEPS, TOLERANCE
 from arena.stats.settings import RatingConfig
+
+from .fakebot import engine_bot
 
 
 def game(index: int, *seats: tuple[str, int], board: int | None = None) -> GameSummary:
@@ -239,3 +248,59 @@ def test_retired_bots_are_marked_in_every_format() -> None:
     header, a_line, b_line = render(st, "csv").splitlines()
     assert header.endswith(",retired") and a_line.endswith(",false") and b_line.endswith(",true")
     assert [r["retired"] for r in json.loads(render(st, "json"))["rows"]] == [False, True]
+
+
+# -- the plain table on a terminal, the CSV for tools ------------------------------------------
+
+
+def league_standings() -> Standings:
+    """Four bots, two players, every figure there (Elo too): a table wider than 80 columns."""
+    wins = {("a", "b"): 5, ("a", "c"): 6, ("a", "d"): 8, ("b", "c"): 5, ("b", "d"): 7, ("c", "d"): 6}
+    records, i = [], 0
+    for (x, y), won in wins.items():
+        for k in range(8):
+            seats = [(x, 1), (y, 2)] if k < won else [(x, 2), (y, 1)]
+            records.append(fake_record(i, seats if k % 2 else seats[::-1]))
+            i += 1
+    return compute_standings(records, list("abcd"))
+
+
+def test_a_table_wider_than_the_terminal_leaves_out_its_finer_columns_and_names_them() -> None:
+    st = league_standings()
+    wide = render(st, "plain")
+    assert max(map(len, wide.split("\n\n")[0].splitlines())) > 120  # every column: too wide for 80
+    narrow = render(st, "plain", width=80)
+    assert all(len(line) <= 80 for line in narrow.splitlines()), narrow
+    header = narrow.splitlines()[0].split()
+    assert header[:3] == ["rank", "bot", "rating"] and "points" in header and "mu" not in header
+    note = " ".join(narrow.split("\n\n")[0].split())
+    assert "(not shown at this width: mu, 95% low, 95% high," in note and "--wide shows every column" in note
+    assert render(st, "plain", width=80, wide=True).split("\n\n")[0] == wide.split("\n\n")[0]
+    assert render(st, "plain", width=300).split("\n\n")[0] == wide.split("\n\n")[0]  # it fits: all, no note
+
+
+@pytest.mark.parametrize("width", [40, 60, 80, 120])
+def test_the_legend_wraps_to_the_terminal_and_never_inside_a_word(width: int) -> None:
+    st = league_standings()
+    legend_at = {w: render(st, "plain", width=w).split("\n\n")[1] for w in (width, 1000)}
+    assert all(len(line) <= width for line in legend_at[width].splitlines()), legend_at[width]
+    assert legend_at[width].split() == legend_at[1000].split()  # the same words, none cut
+
+
+def test_arena_standings_fits_columns_and_wide_shows_them_all(tmp_path: Path) -> None:
+    specs = [BotSpec(name="ann", command=("fake",)), BotSpec(name="bob", command=("fake",))]
+    with ResultStore.create(tmp_path) as store:
+        store.set_meta(config={"name": "t", "bots": [{"name": "ann"}, {"name": "bob"}]})
+        for i in range(2):
+            setup = GameSetup(board=random_board(i + 1, 8), seed=i + 1)
+            rec = replace(Referee(setup, specs, [engine_bot("a"), engine_bot("b")]).run(), game_id=f"r1-g{i}")
+            store.save_game(ScheduledGame(i, rec.game_id, 1, ("ann", "bob"), rec.seed), rec)
+    runner = CliRunner()
+    narrow = runner.invoke(main, ["standings", str(tmp_path)], env={"COLUMNS": "70"})
+    assert narrow.exit_code == 0, narrow.output
+    assert all(len(line) <= 70 for line in narrow.output.splitlines()), narrow.output
+    assert "not shown at this width" in narrow.output and "avg hexes" not in narrow.output.splitlines()[0]
+    wide = runner.invoke(main, ["standings", str(tmp_path), "--wide"], env={"COLUMNS": "70"})
+    assert "avg hexes" in wide.output.splitlines()[0] and "not shown" not in wide.output
+    piped = runner.invoke(main, ["standings", str(tmp_path)], env={"COLUMNS": None})
+    assert "avg hexes" in piped.output.splitlines()[0]  # not a terminal: every column

@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 import json
 import os
+import shutil
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -111,6 +112,14 @@ def run_cmd(
         sys.exit(ExitCode.FAILED)
 
 
+def terminal_width() -> int | None:
+    """The width to fit the standings to: $COLUMNS, else the terminal's; None when writing
+    to a file or a pipe (every column, the legend at 100)."""
+    if os.environ.get("COLUMNS", "").isdigit():
+        return int(os.environ["COLUMNS"])
+    return shutil.get_terminal_size().columns if sys.stdout.isatty() else None
+
+
 def _stored_games(output: Path) -> int:
     """How many finished games the results folder holds (0 when it has no store yet)."""
     if not store_path(output).is_file():
@@ -186,7 +195,7 @@ def _print_outcome(config: TournamentConfig, state: RunState, progress: Progress
     """The standings, the retired bots, how many games were played and how, why the run stopped."""
     if state.standings is not None:
         click.echo("")
-        click.echo(render(state.standings, "plain"))
+        click.echo(render(state.standings, "plain", terminal_width()))
         if state.retired:
             names = ", ".join(printable(b) for b in state.retired)
             click.echo(f"\nretired (no new games; their games played still count): {names}")
@@ -265,8 +274,22 @@ def _stored_tournament(store: ResultStore) -> tuple[list[str], RatingConfig]:
 
 @main.command("standings")
 @click.argument("results", type=click.Path(exists=True, path_type=Path))
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="plain", show_default=True)
-def standings_cmd(results: Path, fmt: str) -> None:
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(FORMATS),
+    default="plain",
+    show_default=True,
+    help="plain: a table for the terminal; github: Markdown; html: a table; csv: for spreadsheets "
+    "and tools (numbers in their own columns); json: everything, as standings.json.",
+)
+@click.option(
+    "--wide",
+    is_flag=True,
+    help="plain: every column, however narrow the terminal (without it, a table wider than the "
+    "terminal leaves out its finer columns, naming them).",
+)
+def standings_cmd(results: Path, fmt: str, wide: bool) -> None:
     """Print the standings of RESULTS (a results folder, or its tournament file).
 
     The store is opened read-only: a folder on a read-only mount, or one a run
@@ -296,7 +319,7 @@ def standings_cmd(results: Path, fmt: str) -> None:
     store, bots, rating = _open_results(results)
     with store:
         st = stored_standings(store, bots, rating, retired_bots(store))
-    click.echo(render(st, fmt))
+    click.echo(render(st, fmt, terminal_width(), wide))
 
 
 def _game_json(g: GameSummary) -> dict[str, Any]:

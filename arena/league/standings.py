@@ -45,6 +45,14 @@ def _bot_text(row: Row, escape: Escape) -> str:
     return escape(row.bot) + (f" {RETIRED_MARK}" if row.retired else "")
 
 
+# The plain table's columns, the first kept longest when it must fit a terminal narrower
+# than it: the rank and rating, what the games were, then the finer figures (--wide shows all).
+KEEP_ORDER = (
+    "rank", "bot", "rating", "games", "points", "W-D-L", "Elo (95%)", "faults", "P(better)",
+    PTNML, "wins", "shared", "avg place", "mu", "95% low", "95% high", "avg hexes",
+)  # fmt: skip
+
+
 def table_rows(st: Standings, escape: Escape = printable, split: bool = False) -> tuple[list[str], list[list[Any]]]:
     """The standings table, its text cells escaped with ``escape`` (see :func:`legend`).
 
@@ -98,6 +106,33 @@ def table_rows(st: Standings, escape: Escape = printable, split: bool = False) -
             ]
         )
     return headers, body
+
+
+def plain_table(headers: list[str], body: list[list[Any]]) -> str:
+    """A table for the terminal: columns two spaces apart, a rule under the headers."""
+    cells = [list(map(str, headers)), *([str(c) for c in row] for row in body)]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in cells]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def fitted_table(headers: list[str], body: list[list[Any]], width: int) -> tuple[str, list[str]]:
+    """The plain table in ``width`` columns if it can be: the columns last in
+    :data:`KEEP_ORDER` left out one by one until it fits (rank, bot and rating stay).
+    Returns the table and the headers left out."""
+    keep = list(range(len(headers)))
+    rank = {h: KEEP_ORDER.index(h) if h in KEEP_ORDER else len(KEEP_ORDER) for h in headers}
+    while True:
+        table = plain_table([headers[i] for i in keep], [[row[i] for i in keep] for row in body])
+        if len(keep) <= 3 or max(map(len, table.splitlines())) <= width:
+            return table, [h for i, h in enumerate(headers) if i not in keep]
+        keep.remove(max(keep, key=lambda i: (rank[headers[i]], i)))
+
+
+def wrap(text: str, width: int) -> str:
+    """``text`` wrapped to ``width`` columns at spaces only (never inside a word or at a hyphen)."""
+    return textwrap.fill(text, max(20, width), break_long_words=False, break_on_hyphens=False)
 
 
 def legend(st: Standings) -> str:
@@ -213,8 +248,13 @@ def crosstables(st: Standings, escape: Escape = printable) -> list[tuple[str, li
     return tables
 
 
-def render(st: Standings, fmt: str) -> str:
-    """The standings in one of :data:`FORMATS`."""
+def render(st: Standings, fmt: str, width: int | None = None, wide: bool = False) -> str:
+    """The standings in one of :data:`FORMATS`.
+
+    ``width``: the plain format's terminal width: a table wider than that loses columns
+    (see :func:`fitted_table`) unless ``wide``, and the text is wrapped to it.  None (a
+    file, a pipe): every column, the text wrapped at 100.
+    """
     if fmt == "json":
         return json.dumps(st.to_json(), indent=1)
     escape = ESCAPES[fmt]
@@ -227,18 +267,34 @@ def render(st: Standings, fmt: str) -> str:
         return out.getvalue().rstrip("\n")
     # 'unsafehtml': the cells are escaped here already, as every other format's are.
     tablefmt = {"plain": "simple", "github": "github", "html": "unsafehtml"}[fmt]
+    columns = 100 if width is None else width
+
+    def fill(text: str) -> str:  # the plain format's text fits the terminal
+        return wrap(text, columns) if fmt == "plain" else text
+
     parts = []
     warning = fit_warning(st)
     if warning is not None:
-        parts.append(f"<p><strong>{html(warning)}</strong></p>" if fmt == "html" else warning)
-    parts.append(tabulate(body, headers=headers, tablefmt=tablefmt, disable_numparse=True))
+        parts.append(f"<p><strong>{html(warning)}</strong></p>" if fmt == "html" else fill(warning))
+    if fmt != "plain":
+        table = tabulate(body, headers=headers, tablefmt=tablefmt, disable_numparse=True)
+    elif width is None or wide:
+        table = plain_table(headers, body)
+    else:
+        table, left_out = fitted_table(headers, body, width)
+        if left_out:
+            note = f"(not shown at this width: {', '.join(left_out)}; arena standings --wide shows every column)"
+            table += "\n" + wrap(note, width)
+    parts.append(table)
     if fmt != "html":
-        text = legend(st)
-        parts.append(textwrap.fill(text, 100) if fmt == "plain" else text)
-        parts.append(seat_line(st))
+        parts.append(fill(legend(st)))
+        parts.append(fill(seat_line(st)))
         if st.games:
-            parts.append(isolation_line(st, escape))
+            parts.append(fill(isolation_line(st, escape)))
     for title, ch, cb in crosstables(st, escape):
+        if fmt == "plain":
+            parts.append(f"{fill(title + ':')}\n{plain_table(ch, cb)}")
+            continue
         table = tabulate(cb, headers=ch, tablefmt=tablefmt, disable_numparse=True)
         parts.append(f"<p>{html(title)}</p>\n{table}" if fmt == "html" else f"{title}:\n{table}")
     return "\n\n".join(parts)
