@@ -255,6 +255,19 @@ def test_the_report_shows_w_d_l_board_pairs_and_retired_bots_as_the_standings_do
     assert "W-D-L" in text and "Ptnml(0-2)" in text
 
 
+def test_the_report_marks_a_rank_with_a_question_mark_exactly_when_its_p_better_reads_below_clear(
+    record: GameRecord, tmp_path: Path
+) -> None:
+    names = [s.name for s in record.seats]
+    with store_with(tmp_path, [record, record], 2) as store:  # (the page reads the store)
+        data = tournament_report(store, names)
+        top = data.groups[0].standings.rows[0]
+        for p, shown, mark in ((0.946, "0.94", "?"), (0.95, "0.95", "")):
+            top.better_than_next = p  # (a figure from the fit; set here to sit by the line)
+            cells = re.findall(r"<td[^>]*>(.*?)</td>", report_page(data).split('class="standings"')[1])
+            assert cells[0] == f"1{mark}" and shown in cells[:8], (p, cells[:8])
+
+
 def test_a_page_from_a_store_holds_the_games_of_its_table_even_as_the_league_runs_on(
     record: GameRecord, tmp_path: Path
 ) -> None:

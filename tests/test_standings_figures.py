@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import math
 import random
@@ -17,7 +19,7 @@ from arena.game.record import Fault, FaultKind, GameRecord, SeatRecord
 from arena.game.referee import BotSpec, GameSetup, Referee
 from arena.league.game_summary import GameSummary, SeatSummary
 from arena.league.schedule import ScheduledGame
-from arena.league.standings import render
+from arena.league.standings import probability_text, render
 from arena.league.store import ResultStore
 from arena.league.tally import CLEAR, FORMAT_VERSION, Standings, Tally, compute_standings
 from arena.rules import Params, Standing, random_board
@@ -285,6 +287,43 @@ def test_the_legend_wraps_to_the_terminal_and_never_inside_a_word(width: int) ->
     legend_at = {w: render(st, "plain", width=w).split("\n\n")[1] for w in (width, 1000)}
     assert all(len(line) <= width for line in legend_at[width].splitlines()), legend_at[width]
     assert legend_at[width].split() == legend_at[1000].split()  # the same words, none cut
+
+
+def test_a_question_mark_stands_beside_every_p_better_shown_below_clear_and_no_other() -> None:
+    tally = Tally()
+    tally.add(game(0, ("a", 1), ("b", 2)))
+    shown: set[str] = set()
+    for step in range(-40, 41):  # mu gaps around the one where P(better) is CLEAR
+        gap = 2.326 + step * 0.002  # P(N(gap, 2) > 0) = 0.95 near gap 2.326
+        ratings = {"a": trueskill.Rating(30.0 + gap, 1.0), "b": trueskill.Rating(30.0, 1.0)}
+        st = tally.standings("ab", ratings)
+        line = render(st, "plain").splitlines()[2].split()
+        rank, p = line[0], line[6]  # rank, bot, rating, mu, 95% low, 95% high, P(better)
+        assert rank.endswith("?") == (float(p) < CLEAR), (gap, st.rows[0].better_than_next, line)
+        csv_row = dict(zip(*[x.split(",") for x in render(st, "csv").splitlines()[:2]], strict=True))
+        assert (csv_row["sure"] == "false") == (float(csv_row["P(better)"]) < CLEAR) == rank.endswith("?")
+        shown.add(p)
+    assert {"0.94", "0.95"} <= shown  # both sides of the line were met
+
+
+def test_p_better_is_rounded_down_from_its_decimal_value() -> None:
+    assert [probability_text(p) for p in (0.946, 0.29, 0.95, math.nextafter(0.95, 0), 0.99999, None)] == [
+        "0.94", "0.29", "0.95", "0.94", "0.99", "",
+    ]  # fmt: skip
+    assert probability_text(0.123456, 4) == "0.1234"
+
+
+def test_csv_has_the_rank_the_sure_mark_and_the_elo_interval_as_numbers_of_their_own() -> None:
+    st = league_standings()
+    rows = list(csv.DictReader(io.StringIO(render(st, "csv"))))
+    assert list(rows[0])[:3] == ["rank", "sure", "bot"]
+    assert [int(r["rank"]) for r in rows] == [1, 2, 3, 4]
+    for r, row in zip(rows, st.rows, strict=True):
+        assert r["sure"] == ("" if row.better_than_next is None else str(not row.close).lower())
+        assert row.elo is not None
+        elo, low, high = (float(r[k]) for k in ("elo", "elo_low", "elo_high"))
+        assert (elo, low, high) == pytest.approx(row.elo, abs=0.05) and low <= elo <= high
+    assert rows[-1]["sure"] == "" and rows[-1]["P(better)"] == ""
 
 
 def test_arena_standings_fits_columns_and_wide_shows_them_all(tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ import io
 import json
 import textwrap
 from collections.abc import Callable
+from decimal import ROUND_FLOOR, Decimal
 from pathlib import Path
 from typing import Any
 
@@ -53,22 +54,36 @@ KEEP_ORDER = (
 )  # fmt: skip
 
 
+def probability_text(p: float | None, places: int = 2) -> str:
+    """P(better) as shown: rounded *down* to ``places`` decimals, so that a rank is marked ?
+    (P below :data:`CLEAR`) exactly when the figure shown is below CLEAR (0.946 is 0.94, not 0.95).
+
+    From the float's shortest decimal (``repr``), which is at least CLEAR's exactly when the
+    float is: no binary rounding turns 0.29 into 0.28 or a P just below CLEAR into CLEAR.
+    """
+    if p is None:
+        return ""
+    return str(Decimal(repr(p)).quantize(Decimal(1).scaleb(-places), rounding=ROUND_FLOOR))
+
+
 def table_rows(st: Standings, escape: Escape = printable, split: bool = False) -> tuple[list[str], list[list[Any]]]:
     """The standings table, its text cells escaped with ``escape`` (see :func:`legend`).
 
-    ``split``: one column per count (W, D, L and each pentanomial count) and a retired
-    column, for tools (CSV), instead of one text cell each and a mark beside the name.
+    ``split``: the table for tools (CSV): numbers in cells of their own (the rank, a
+    ``sure`` column for the ? mark, the Elo and its interval, W, D, L, each pentanomial
+    count, a retired column) instead of text cells that join them.
     """
     pairs = st.players == 2
     headers = [
         "rank",
+        *(["sure"] if split else []),
         "bot",
         "rating",
         "mu",
         "95% low",
         "95% high",
         "P(better)",
-        "Elo (95%)",
+        *(["elo", "elo_low", "elo_high"] if split else ["Elo (95%)"]),
         "games",
         *(["W", "D", "L"] if split else ["W-D-L"]),
         *(([f"ptnml {p}" for p in ("0", "0.5", "1", "1.5", "2")] if split else [PTNML]) if pairs else []),
@@ -83,16 +98,25 @@ def table_rows(st: Standings, escape: Escape = printable, split: bool = False) -
     body = []
     for r in st.rows:
         penta = r.pentanomial or (0,) * 5
+        if split:
+            # sure: ordered above the next row with P(better) >= CLEAR; the last row has no next.
+            rank: list[Any] = [r.rank, "" if r.better_than_next is None else str(not r.close).lower()]
+            better = probability_text(r.better_than_next, 4)
+            elo = ["", "", ""] if r.elo is None else [f"{x:.1f}" for x in r.elo]
+        else:
+            rank = [f"{r.rank}?" if r.close else str(r.rank)]
+            better = probability_text(r.better_than_next)
+            elo = ["" if r.elo is None else f"{r.elo[0]:+.0f} ({r.elo[1]:+.0f}..{r.elo[2]:+.0f})"]
         body.append(
             [
-                f"{r.rank}?" if r.close else str(r.rank),
+                *rank,
                 escape(r.bot) if split else _bot_text(r, escape),
                 f"{r.rating:.2f}",
                 f"{r.mu:.2f}",
                 f"{r.mu_low:.2f}",
                 f"{r.mu_high:.2f}",
-                "" if r.better_than_next is None else f"{r.better_than_next:.2f}",
-                "" if r.elo is None else f"{r.elo[0]:+.0f} ({r.elo[1]:+.0f}..{r.elo[2]:+.0f})",
+                better,
+                *elo,
                 r.games,
                 *(list(r.wdl) if split else ["-".join(map(str, r.wdl))]),
                 *((list(penta) if split else [_counts_text(r.pentanomial)]) if pairs else []),
@@ -157,8 +181,8 @@ def legend(st: Standings) -> str:
     return (
         f"Ranked by {SORT_KEY}. rating: mu - 3 sigma of the bot's skill, {model}. "
         f"95% low/high: mu's 95% interval. P(better): the probability that the bot's skill is "
-        f"above the next one's down; a rank marked ? is within noise of the next "
-        f"(P(better) below {CLEAR:.2f}). Elo: the same games as pairwise results, on the Elo "
+        f"above the next one's down, rounded down; a rank marked ? is within noise of the next: "
+        f"its P(better) is below {CLEAR:.2f}, and a P(better) shown below {CLEAR:.2f} always has a ?. Elo: the same games as pairwise results, on the Elo "
         f"scale (mean 0), with a 95% interval from resampling boards (batch model only). {wdl}"
         f"points: mean share of opponents finished above (a tie "
         f"counts half; 1 is a clean win, 0 last place). wins: outright first places; shared: "
