@@ -216,6 +216,9 @@ def play_cmd(
     screen = GameScreen([s.name for s in specs], len(names), quiet, colour_wanted(colour))
     adopt_orphans()  # what a bot leaves running stays below us: found without a scan of /proc
     record = play_game(setup, specs, screen.observe, on_hello=screen.on_hello)
+    # Saved under the names shown (--name, else the hello name), which arena replay shows too.
+    seats = tuple(replace(s, name=n) for s, n in zip(record.seats, screen.shown, strict=True))
+    record = replace(record, seats=seats)
     screen.show_seats()
     click.echo("")
     click.echo(standings_table(record, screen.shown))
