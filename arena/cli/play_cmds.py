@@ -151,7 +151,9 @@ def standings_table(record: GameRecord, names: list[str] | None = None) -> str:
 @time_control_options
 @limits_options
 @sandbox_options
-@click.option("--sheep", type=click.IntRange(1, 999), default=16, show_default=True)
+@click.option(
+    "--sheep", type=click.IntRange(1, 999), default=16, show_default=True, help="Sheep in each player's herd."
+)
 @click.option("--tiles", type=click.IntRange(1, 64), default=4, show_default=True, help="Tiles per player.")
 @contact_option
 @click.option("--hole-border", is_flag=True, help="Herds may start next to enclosed holes.")
@@ -384,7 +386,7 @@ def _has_terminal() -> bool:
     return True
 
 
-@main.command("replay")
+@main.command("replay", short_help="Step through a saved game, or write its replay as an HTML page.")
 @click.argument("source", type=click.Path(exists=True, path_type=Path))
 @click.argument("game_id", required=False)
 @click.option(

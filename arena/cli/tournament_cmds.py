@@ -272,7 +272,7 @@ def _stored_tournament(store: ResultStore) -> tuple[list[str], RatingConfig]:
     return [b for b in bots if isinstance(b, str)], rating
 
 
-@main.command("standings")
+@main.command("standings", short_help="Print the standings of RESULTS (a results folder).")
 @click.argument("results", type=click.Path(exists=True, path_type=Path))
 @click.option(
     "--format",
@@ -375,7 +375,15 @@ def _echo_json_list(items: Iterator[dict[str, Any]]) -> None:
     type=click.Choice([k.value for k in FaultKind] + ["any"]),
     help="Only games with a fault of this kind (or any).",
 )
-@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "json"]),
+    default="table",
+    show_default=True,
+    help="table: one line per game; json: a list of one object per game (id, seed, seats, "
+    "ranking, hexes, moves, faults), for tools.",
+)
 def games_cmd(results: Path, bot: str | None, fault: str | None, fmt: str) -> None:
     """List the finished games of RESULTS, in schedule order.
 
