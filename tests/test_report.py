@@ -253,7 +253,7 @@ def test_report_cells_keep_values_and_names_on_one_line(record: GameRecord, tmp_
     with store_with(tmp_path, [record], 1) as store:
         page = report_page(tournament_report(store, names))
     css = re.sub(r"\s+", " ", page.split("<style>")[1].split("</style>")[0])
-    assert "td.num, th, .seat { white-space: nowrap; }" in css
+    assert "td.num, .in-seat { white-space: nowrap; }" in css  # numbers, and a seat's letter and name
     assert re.search(r"\.name \{[^}]*text-overflow: ellipsis; white-space: nowrap;", css)
     for name in names:  # standings, who beat whom (row and column) and the games table
         assert page.count(f'<span class="name" title="{name}">{name}</span>') >= 4, name
