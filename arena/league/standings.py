@@ -47,9 +47,10 @@ def _bot_text(row: Row, escape: Escape) -> str:
 
 
 # The plain table's columns, the first kept longest when it must fit a terminal narrower
-# than it: the rank and rating, what the games were, then the finer figures (--wide shows all).
+# than it: the rank, rating and P(better) (what a ? means), what the games were, then the
+# finer figures (--wide shows all).
 KEEP_ORDER = (
-    "rank", "bot", "rating", "games", "points", "W-D-L", "Elo (95%)", "faults", "P(better)",
+    "rank", "bot", "rating", "P(better)", "games", "points", "W-D-L", "faults", "Elo (95%)",
     PTNML, "wins", "shared", "avg place", "mu", "95% low", "95% high", "avg hexes",
 )  # fmt: skip
 
