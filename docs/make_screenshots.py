@@ -36,10 +36,11 @@ def main() -> int:
     with ResultStore.open(args.results) as store:
         bots = [b["name"] for b in (store.get_meta("config") or {}).get("bots", [])]
         data = tournament_report(store, bots)
-    game = args.game or max(data.records, key=lambda r: len(r.moves)).game_id
-    page = args.results / "report.html"
-    page.write_text(report_page(data), encoding="utf-8")
-    with chromium(width=1000, height=1400) as driver:
+        # (The report reads its games from the store: both while it is open.)
+        game = args.game or max(data.records, key=lambda r: len(r.moves)).game_id
+        page = args.results / "report.html"
+        page.write_text(report_page(data), encoding="utf-8")
+    with chromium(width=1460, height=1400) as driver:  # the page's widest (1440 px and a margin)
         for shot in screenshots(driver, page, game, args.ply, args.out):
             print(f"wrote {shot}")
     return 0

@@ -9,8 +9,16 @@ import uuid
 from collections.abc import Iterator
 
 import pytest
+from hypothesis import settings
 
 from .process_helpers import wait_no_leftovers
+
+# Property tests: in CI (the CI variable set, as GitHub Actions and most services do) every
+# run draws the same examples and keeps no example database, so a red build is the code's
+# doing and reproduces; locally each run draws new examples and remembers failing ones.
+settings.register_profile("ci", derandomize=True, max_examples=100, database=None, deadline=None, print_blob=True)
+settings.register_profile("dev", deadline=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "dev"))
 
 
 @pytest.fixture

@@ -30,11 +30,28 @@ def test_play_shows_the_game_and_saves_a_record_that_replays(tmp_path: Path) -> 
     assert result.exit_code == 0, result.output
     assert "seed 5" in result.output and "game over" in result.output and "rank" in result.output
     record = GameRecord.from_json(save.read_text())
-    assert record.seed == 5 and [s.name for s in record.seats] == ["random_bot", "random_bot_2"]
+    assert record.seed == 5 and [s.name for s in record.seats] == ["random", "random"]  # as hello says
     assert all(s.fault is None and s.exited_cleanly for s in record.seats)
     replay = runner.invoke(main, ["replay", str(save), "--no-colour"])
     assert replay.exit_code == 0, replay.output
     assert replay.output.count("plays ") == len(record.moves)
+
+
+def test_replay_names_each_seat_as_play_showed_it(tmp_path: Path) -> None:
+    save = tmp_path / "game.json"
+    greedy = f"node {REPO / 'sample_bots' / 'greedy.js'}"
+    argv = ["play", RANDOM, greedy, RANDOM, "--name", "alice", "--seed", "4", "-q", "--save", str(save)]
+    played = CliRunner().invoke(main, argv)
+    assert played.exit_code == 0, played.output
+    # --name names seat a; b and c show what their bots say in hello (not random_bot, greedy).
+    assert "a=alice vs b=greedy-js vs c=random" in played.output, played.output
+    replay = CliRunner().invoke(main, ["replay", str(save), "--no-colour"])
+    assert replay.exit_code == 0, replay.output
+    assert "a=alice vs b=greedy-js vs c=random" in replay.output.splitlines()[0]
+    moved = {line.split()[3] for line in replay.output.splitlines() if line.startswith("ply ")}
+    assert moved == {"alice", "greedy-js", "random"}, moved
+    record = GameRecord.from_json(save.read_text())
+    assert [s.reported_name for s in record.seats] == ["random", "greedy-js", "random"]  # hello still kept
 
 
 def test_play_builds_the_board_with_three_bots(tmp_path: Path) -> None:

@@ -40,21 +40,27 @@ turn_requests = st.builds(
     forfeited=st.lists(player, max_size=3, unique=True).map(tuple),
     daisies=st.lists(st.tuples(coord, coord, st.integers(0, 9)), max_size=5).map(tuple),
 )
-game_starts = st.builds(
-    GameStart,
-    game_id=st.text("abc-123", min_size=1, max_size=10),
-    seat=player,
-    players=st.integers(2, 4),
-    seed=st.integers(0, 2**63 - 1),
-    sheep=st.integers(1, 99),
-    tiles=st.integers(1, 9),
-    contact=st.sampled_from([1, 2]),
-    hole_border=st.booleans(),
-    move_time=st.integers(0, 10**6),
-    base_time=st.integers(0, 10**6),
-    increment=st.integers(0, 10**4),
-    names=st.lists(names, max_size=4).map(tuple),
-)
+def _game_start(players: int) -> st.SearchStrategy[GameStart]:
+    # The referee names every seat, so a game of N players carries N names (never one:
+    # a lone name "-" would read back as "no names").
+    return st.builds(
+        GameStart,
+        game_id=st.text("abc-123", min_size=1, max_size=10),
+        seat=st.integers(0, players - 1),
+        players=st.just(players),
+        seed=st.integers(0, 2**63 - 1),
+        sheep=st.integers(1, 99),
+        tiles=st.integers(1, 9),
+        contact=st.sampled_from([1, 2]),
+        hole_border=st.booleans(),
+        move_time=st.integers(0, 10**6),
+        base_time=st.integers(0, 10**6),
+        increment=st.integers(0, 10**4),
+        names=st.lists(names, min_size=players, max_size=players).map(tuple) | st.just(()),
+    )
+
+
+game_starts = st.integers(2, 4).flatmap(_game_start)
 game_ends = st.builds(
     GameEnd,
     ranks=st.lists(st.integers(1, 4), min_size=2, max_size=4).map(tuple),

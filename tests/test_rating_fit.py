@@ -246,18 +246,42 @@ def test_interim_refits_keep_to_their_time_budget_and_exact_ratings_always_refit
     for i, g in enumerate(played[:100]):
         ledger.add(i, g)
     first = ledger.ratings(exact=True)
-    for i, g in enumerate(played[100:], start=100):
+    for i, g in enumerate(played[100:120], start=100):
         ledger.add(i, g)
     clock = [ledger._fitted_at]  # type: ignore[attr-defined]
     monkeypatch.setattr(rating.time, "monotonic", lambda: clock[0])
     ledger._fit_cost = 1.0  # type: ignore[attr-defined]  # as if the last fit took a second
     clock[0] += 1.0 / rating.FIT_TIME_SHARE - 0.5  # not yet 20 times its cost
-    assert ledger.ratings(exact=False) == first  # the last fit, though the games doubled
+    assert ledger.ratings(exact=False) == first  # the last fit, though the games grew by 20%
     clock[0] += 1.0
     later = ledger.ratings(exact=False)
     assert later != first
     ledger._fit_cost = 1.0  # type: ignore[attr-defined]  # (the frozen clock measured it as 0)
-    for i, g in enumerate(league(4, 2, 30), start=200):
+    for i, g in enumerate(played[120:138], start=120):
         ledger.add(i, g)
     assert ledger.ratings(exact=False) == later  # 15% more games, but no time has passed
     assert ledger.ratings(exact=True) != later  # exact: always the fit of every game
+
+
+def test_interim_ratings_are_never_a_fit_of_far_fewer_games_than_were_played(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # However costly the last fit (a slow machine, a first import), once the games have grown
+    # by REFIT_GROWTH the interim ratings are refitted: no run shows its first games' fit.
+    import arena.league.rating as rating
+
+    played = league(3, 2, 200)
+    ledger = make_ledger([f"b{i}" for i in range(5)], RatingConfig())
+    for i, g in enumerate(played[:40]):
+        ledger.add(i, g)
+    ledger.ratings(exact=True)
+    clock = [ledger._fitted_at]  # type: ignore[attr-defined]
+    monkeypatch.setattr(rating.time, "monotonic", lambda: clock[0])  # no time passes
+    fitted = [40]
+    for i, g in enumerate(played[40:], start=40):
+        ledger.add(i, g)
+        ledger._fit_cost = 1000.0  # type: ignore[attr-defined]  # the budget alone would wait for ever
+        ledger.ratings(exact=False)
+        fitted.append(ledger.checkpoint().games)
+        assert fitted[-1] * rating.REFIT_GROWTH > i + 1, (i, fitted[-1])
+    assert len(set(fitted)) >= 5  # refitted along the way, not once

@@ -94,3 +94,11 @@ def test_a_results_folder_from_before_keeps_its_seat_orders_when_rounds_are_adde
     with open_store(three, restart=True, echo=lambda _s: None) as store:  # started over: the new default
         assert store.schedule() == make_schedule(BOTS, 4, 3, one.seed, "balanced")
         assert store.get_meta("schedule_version") == 2
+
+
+def test_the_shipped_four_player_league_seats_as_the_docs_advise() -> None:
+    config = load_config(Path(__file__).resolve().parent.parent / "tournaments" / "ffa4.yaml")
+    assert config.players == 4 and config.seat_orders == "balanced"
+    games = schedule_for(config)
+    counts = follows(games)  # over its rounds every bot moves right after every other equally often
+    assert len(counts) == len(config.bots) * (len(config.bots) - 1) and len(set(counts.values())) == 1, counts

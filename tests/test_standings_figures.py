@@ -2,20 +2,31 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import math
 import random
+from dataclasses import replace
+from pathlib import Path
 
 import pytest
 import trueskill
+from click.testing import CliRunner
 
-from arena.game.record import GameRecord, SeatRecord
+from arena.cli import main
+from arena.game.record import Fault, FaultKind, GameRecord, SeatRecord
+from arena.game.referee import BotSpec, GameSetup, Referee
 from arena.league.game_summary import GameSummary, SeatSummary
-from arena.league.standings import render
-from arena.league.tally import CLEAR, FORMAT_VERSION, Tally, compute_standings
-from arena.rules import Params, Standing
+from arena.league.schedule import ScheduledGame
+from arena.league.standings import probability_text, render
+from arena.league.store import ResultStore
+from arena.league.tally import CLEAR, FORMAT_VERSION, Standings, Tally, compute_standings
+from arena.rules import Params, Standing, random_board
 from arena.stats import MAX_SWEEPS, TOLERANCE
 from arena.stats.settings import RatingConfig
+
+from .fakebot import engine_bot
 
 
 def game(index: int, *seats: tuple[str, int], board: int | None = None) -> GameSummary:
@@ -40,6 +51,19 @@ def test_shared_first_places_are_not_wins() -> None:
     assert (rows["b"].wins, rows["b"].shared_firsts) == (0, 1)
     assert (rows["c"].wins, rows["c"].shared_firsts) == (0, 0)
     assert rows["a"].points == pytest.approx((0.75 + 1.0) / 2)
+
+
+def test_a_game_every_bot_forfeited_is_no_first_place_for_anyone() -> None:
+    crash = Fault(FaultKind.CRASH, "exit 1", 0)
+    both_out = (SeatSummary("a", 1, 0, crash, True, False), SeatSummary("b", 1, 0, crash, True, False))
+    a_wins = (SeatSummary("a", 1, 8, None, True, False), SeatSummary("b", 2, 0, crash, True, False))
+    tally = Tally()
+    tally.add(GameSummary("g0", 0, 0, 2, 0, 1.0, both_out))  # both tied first, both forfeited
+    tally.add(GameSummary("g1", 1, 1, 2, 0, 1.0, a_wins))
+    rows = {r.bot: r for r in tally.standings("ab", {n: trueskill.Rating() for n in "ab"}).rows}
+    assert (rows["a"].wins, rows["a"].shared_firsts) == (1, 0)  # only the game it did win
+    assert (rows["b"].wins, rows["b"].shared_firsts) == (0, 0)
+    assert rows["b"].games == 2 and rows["b"].faults == 2
 
 
 def test_every_rank_says_how_sure_it_is() -> None:
@@ -226,3 +250,96 @@ def test_retired_bots_are_marked_in_every_format() -> None:
     header, a_line, b_line = render(st, "csv").splitlines()
     assert header.endswith(",retired") and a_line.endswith(",false") and b_line.endswith(",true")
     assert [r["retired"] for r in json.loads(render(st, "json"))["rows"]] == [False, True]
+
+
+# -- the plain table on a terminal, the CSV for tools ------------------------------------------
+
+
+def league_standings() -> Standings:
+    """Four bots, two players, every figure there (Elo too): a table wider than 80 columns."""
+    wins = {("a", "b"): 5, ("a", "c"): 6, ("a", "d"): 8, ("b", "c"): 5, ("b", "d"): 7, ("c", "d"): 6}
+    records, i = [], 0
+    for (x, y), won in wins.items():
+        for k in range(8):
+            seats = [(x, 1), (y, 2)] if k < won else [(x, 2), (y, 1)]
+            records.append(fake_record(i, seats if k % 2 else seats[::-1]))
+            i += 1
+    return compute_standings(records, list("abcd"))
+
+
+def test_a_table_wider_than_the_terminal_leaves_out_its_finer_columns_and_names_them() -> None:
+    st = league_standings()
+    wide = render(st, "plain")
+    assert max(map(len, wide.split("\n\n")[0].splitlines())) > 120  # every column: too wide for 80
+    narrow = render(st, "plain", width=80)
+    assert all(len(line) <= 80 for line in narrow.splitlines()), narrow
+    header = narrow.splitlines()[0].split()
+    assert header[:3] == ["rank", "bot", "rating"] and "points" in header and "mu" not in header
+    note = " ".join(narrow.split("\n\n")[0].split())
+    assert "(not shown at this width: mu, 95% low, 95% high," in note and "--wide shows every column" in note
+    assert render(st, "plain", width=80, wide=True).split("\n\n")[0] == wide.split("\n\n")[0]
+    assert render(st, "plain", width=300).split("\n\n")[0] == wide.split("\n\n")[0]  # it fits: all, no note
+
+
+@pytest.mark.parametrize("width", [40, 60, 80, 120])
+def test_the_legend_wraps_to_the_terminal_and_never_inside_a_word(width: int) -> None:
+    st = league_standings()
+    legend_at = {w: render(st, "plain", width=w).split("\n\n")[1] for w in (width, 1000)}
+    assert all(len(line) <= width for line in legend_at[width].splitlines()), legend_at[width]
+    assert legend_at[width].split() == legend_at[1000].split()  # the same words, none cut
+
+
+def test_a_question_mark_stands_beside_every_p_better_shown_below_clear_and_no_other() -> None:
+    tally = Tally()
+    tally.add(game(0, ("a", 1), ("b", 2)))
+    shown: set[str] = set()
+    for step in range(-40, 41):  # mu gaps around the one where P(better) is CLEAR
+        gap = 2.326 + step * 0.002  # P(N(gap, 2) > 0) = 0.95 near gap 2.326
+        ratings = {"a": trueskill.Rating(30.0 + gap, 1.0), "b": trueskill.Rating(30.0, 1.0)}
+        st = tally.standings("ab", ratings)
+        line = render(st, "plain").splitlines()[2].split()
+        rank, p = line[0], line[6]  # rank, bot, rating, mu, 95% low, 95% high, P(better)
+        assert rank.endswith("?") == (float(p) < CLEAR), (gap, st.rows[0].better_than_next, line)
+        csv_row = dict(zip(*[x.split(",") for x in render(st, "csv").splitlines()[:2]], strict=True))
+        assert (csv_row["sure"] == "false") == (float(csv_row["P(better)"]) < CLEAR) == rank.endswith("?")
+        shown.add(p)
+    assert {"0.94", "0.95"} <= shown  # both sides of the line were met
+
+
+def test_p_better_is_rounded_down_from_its_decimal_value() -> None:
+    assert [probability_text(p) for p in (0.946, 0.29, 0.95, math.nextafter(0.95, 0), 0.99999, None)] == [
+        "0.94", "0.29", "0.95", "0.94", "0.99", "",
+    ]  # fmt: skip
+    assert probability_text(0.123456, 4) == "0.1234"
+
+
+def test_csv_has_the_rank_the_sure_mark_and_the_elo_interval_as_numbers_of_their_own() -> None:
+    st = league_standings()
+    rows = list(csv.DictReader(io.StringIO(render(st, "csv"))))
+    assert list(rows[0])[:3] == ["rank", "sure", "bot"]
+    assert [int(r["rank"]) for r in rows] == [1, 2, 3, 4]
+    for r, row in zip(rows, st.rows, strict=True):
+        assert r["sure"] == ("" if row.better_than_next is None else str(not row.close).lower())
+        assert row.elo is not None
+        elo, low, high = (float(r[k]) for k in ("elo", "elo_low", "elo_high"))
+        assert (elo, low, high) == pytest.approx(row.elo, abs=0.05) and low <= elo <= high
+    assert rows[-1]["sure"] == "" and rows[-1]["P(better)"] == ""
+
+
+def test_arena_standings_fits_columns_and_wide_shows_them_all(tmp_path: Path) -> None:
+    specs = [BotSpec(name="ann", command=("fake",)), BotSpec(name="bob", command=("fake",))]
+    with ResultStore.create(tmp_path) as store:
+        store.set_meta(config={"name": "t", "bots": [{"name": "ann"}, {"name": "bob"}]})
+        for i in range(2):
+            setup = GameSetup(board=random_board(i + 1, 8), seed=i + 1)
+            rec = replace(Referee(setup, specs, [engine_bot("a"), engine_bot("b")]).run(), game_id=f"r1-g{i}")
+            store.save_game(ScheduledGame(i, rec.game_id, 1, ("ann", "bob"), rec.seed), rec)
+    runner = CliRunner()
+    narrow = runner.invoke(main, ["standings", str(tmp_path)], env={"COLUMNS": "70"})
+    assert narrow.exit_code == 0, narrow.output
+    assert all(len(line) <= 70 for line in narrow.output.splitlines()), narrow.output
+    assert "not shown at this width" in narrow.output and "avg hexes" not in narrow.output.splitlines()[0]
+    wide = runner.invoke(main, ["standings", str(tmp_path), "--wide"], env={"COLUMNS": "70"})
+    assert "avg hexes" in wide.output.splitlines()[0] and "not shown" not in wide.output
+    piped = runner.invoke(main, ["standings", str(tmp_path)], env={"COLUMNS": None})
+    assert "avg hexes" in piped.output.splitlines()[0]  # not a terminal: every column

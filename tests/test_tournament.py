@@ -200,10 +200,40 @@ def test_changed_file_is_explained_and_resumed_only_when_games_are_unaffected(
     assert "seed: 1 -> 2" in refused.output and "--restart" in refused.output
     with ResultStore.open(tmp_path / "results" / "t") as store:
         assert store.count() == 12  # nothing already saved was lost
-    restarted = runner.invoke(main, ["run", str(path), "--restart", "-q"])
+    # --restart deletes those games: not without a terminal to ask, unless --yes.
+    unasked = runner.invoke(main, ["run", str(path), "--restart", "-q"])
+    assert unasked.exit_code == 2 and "--yes" in unasked.output and "12 stored game(s)" in unasked.output
+    with ResultStore.open(tmp_path / "results" / "t") as store:
+        assert store.count() == 12 and store.get_meta("config")["seed"] == 1
+    restarted = runner.invoke(main, ["run", str(path), "--restart", "--yes", "-q"])
     assert restarted.exit_code == 0
     with ResultStore.open(tmp_path / "results" / "t") as store:
         assert store.count() == 12 and store.get_meta("config")["seed"] == 2
+
+
+def test_restart_asks_on_a_terminal_and_keeps_the_games_when_told_no(
+    tmp_path: Path, marker: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = league(tmp_path, marker)
+    runner = CliRunner()
+    assert runner.invoke(main, ["run", str(path), "-q"]).exit_code == 0
+    with ResultStore.open(tmp_path / "results" / "t") as store:
+        before = {r.game_id: r.to_json() for r in store.records()}
+    monkeypatch.setattr("arena.cli.tournament_cmds._on_terminal", lambda: True)
+    declined = runner.invoke(main, ["run", str(path), "--restart", "-q"], input="n\n")
+    assert declined.exit_code == 2 and "Delete them?" in declined.output and "nothing deleted" in declined.output
+    with ResultStore.open(tmp_path / "results" / "t") as store:
+        assert {r.game_id: r.to_json() for r in store.records()} == before
+    accepted = runner.invoke(main, ["run", str(path), "--restart", "-q"], input="y\n")
+    assert accepted.exit_code == 0, accepted.output
+    with ResultStore.open(tmp_path / "results" / "t") as store:
+        after = {r.game_id: r.to_json() for r in store.records()}
+    assert after.keys() == before.keys() and after != before  # played again (the times differ)
+
+
+def test_restart_of_a_folder_without_games_asks_nothing(tmp_path: Path, marker: str) -> None:
+    fresh = CliRunner().invoke(main, ["run", str(league(tmp_path, marker)), "--restart", "-q"])
+    assert fresh.exit_code == 0, fresh.output
 
 
 def test_a_league_grows_and_shrinks_without_replaying_a_game(tmp_path: Path, marker: str) -> None:
@@ -242,8 +272,8 @@ def test_a_league_grows_and_shrinks_without_replaying_a_game(tmp_path: Path, mar
     rows = standings_json(out)
     assert {r["bot"]: r["games"] for r in rows}["dee"] == 6
     assert [r["bot"] for r in rows if r["retired"]] == ["dee"]
-    listed = runner.invoke(main, ["standings", str(out), "--format", "csv"]).output.splitlines()
-    assert [line.split(",")[1] for line in listed[1:] if line.endswith(",true")] == ["dee"]
+    listed = csv.DictReader(io.StringIO(runner.invoke(main, ["standings", str(out), "--format", "csv"]).output))
+    assert [row["bot"] for row in listed if row["retired"] == "true"] == ["dee"]
 
 
 def test_ctrl_c_stops_cleanly_and_keeps_finished_games(tmp_path: Path, marker: str) -> None:

@@ -15,6 +15,7 @@ import click
 
 from arena import builtin_bots
 from arena.check import (
+    MIN_CONFORMANCE_GAMES,
     CheckOptions,
     CheckReport,
     CheckResult,
@@ -160,11 +161,12 @@ def _argv(command: str, what: str) -> tuple[str, ...]:
 )
 @click.option(
     "--conformance-games",
-    type=click.IntRange(1, 10_000),
+    type=click.IntRange(MIN_CONFORMANCE_GAMES, 10_000),
     default=24,
     show_default=True,
-    help="Conformance games played, exactly (at least 23: each seat of 2-4 player games on a given "
-    "and a built board, one where an opponent forfeits, four where the bot runs out of moves).",
+    help=f"Conformance games played, exactly: {MIN_CONFORMANCE_GAMES} to 10000 ({MIN_CONFORMANCE_GAMES} "
+    "play each seat of 2-4 player games on a given and a built board once, one game where an "
+    "opponent forfeits and four where the bot runs out of moves).",
 )
 @click.option(
     "--opponent",
@@ -224,8 +226,20 @@ def _argv(command: str, what: str) -> tuple[str, ...]:
 @click.option(
     "--elo1", type=float, default=50.0, show_default=True, help="SPRT: Elo to show the bot reaches."
 )
-@click.option("--alpha", type=click.FloatRange(0.001, 0.5), default=0.05, show_default=True)
-@click.option("--beta", type=click.FloatRange(0.001, 0.5), default=0.05, show_default=True)
+@click.option(
+    "--alpha",
+    type=click.FloatRange(0.001, 0.5),
+    default=0.05,
+    show_default=True,
+    help="SPRT: the chance of a pass when the truth is elo0 (a false pass).",
+)
+@click.option(
+    "--beta",
+    type=click.FloatRange(0.001, 0.5),
+    default=0.05,
+    show_default=True,
+    help="SPRT: the chance of a fail when the truth is elo1 (a false fail).",
+)
 @click.option(
     "--max-games",
     type=click.IntRange(2, 100_000),

@@ -233,7 +233,8 @@ def options_as(name: str, make: Callable[..., object]) -> Callable[[Callable[...
     return decorate
 
 
-@click.group(cls=ArenaGroup, context_settings={"help_option_names": ["-h", "--help"]})
+# Help as wide as the terminal up to 120 columns (click's default stops at 80).
+@click.group(cls=ArenaGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 120})
 @click.version_option(__version__, prog_name="arena")
 def main() -> None:
     """Battle Sheep Arena: referee, tournaments and ratings for Battle Sheep bots.

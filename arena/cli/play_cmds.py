@@ -171,7 +171,9 @@ def standings_table(record: GameRecord, names: list[str] | None = None) -> str:
 @time_control_options
 @limits_options
 @sandbox_options
-@click.option("--sheep", type=click.IntRange(1, 999), default=16, show_default=True)
+@click.option(
+    "--sheep", type=click.IntRange(1, 999), default=16, show_default=True, help="Sheep in each player's herd."
+)
 @click.option("--tiles", type=click.IntRange(1, 64), default=4, show_default=True, help="Tiles per player.")
 @contact_option
 @click.option("--hole-border", is_flag=True, help="Herds may start next to enclosed holes.")
@@ -249,6 +251,9 @@ def play_cmd(
     screen = GameScreen([s.name for s in specs], len(names), quiet, colour_wanted(colour))
     adopt_orphans()  # what a bot leaves running stays below us: found without a scan of /proc
     record = play_game(setup, specs, screen.observe, on_hello=screen.on_hello)
+    # Saved under the names shown (--name, else the hello name), which arena replay shows too.
+    seats = tuple(replace(s, name=n) for s, n in zip(record.seats, screen.shown, strict=True))
+    record = replace(record, seats=seats)
     screen.show_seats()
     click.echo("")
     click.echo(standings_table(record, screen.shown))
@@ -417,7 +422,7 @@ def _has_terminal() -> bool:
     return True
 
 
-@main.command("replay")
+@main.command("replay", short_help="Step through a saved game, or write its replay as an HTML page.")
 @click.argument("source", type=click.Path(exists=True, path_type=Path))
 @click.argument("game_id", required=False)
 @click.option(

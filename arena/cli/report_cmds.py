@@ -22,7 +22,7 @@ def write_page(path: Path, html: str | Iterable[str]) -> None:
         raise ArenaError(f"cannot write {str(path)!r}: {e.strerror or e}") from None
 
 
-@main.command("report")
+@main.command("report", short_help="Write the report of RESULTS (a results folder) as one HTML file.")
 @click.argument("results", type=click.Path(exists=True, path_type=Path))
 @click.option(
     "--output",

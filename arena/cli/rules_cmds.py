@@ -106,7 +106,9 @@ def show_cmd(position: str, colour: bool | None) -> None:
 
 @main.command("board")
 @click.option("--seed", type=int, default=1, show_default=True, help="Same seed, same board.")
-@click.option("--players", type=click.IntRange(2, 4), default=2, show_default=True)
+@click.option(
+    "--players", type=click.IntRange(2, 4), default=2, show_default=True, help="Players the board is for."
+)
 @click.option("--tiles", type=click.IntRange(1, 64), default=4, show_default=True, help="Tiles per player.")
 @contact_option
 @click.option(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 import json
 import os
+import shutil
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -15,7 +16,7 @@ from typing import Any
 import click
 from tabulate import tabulate
 
-from arena.cli.common import ExitCode, echo_printable, main
+from arena.cli.common import ArenaFailure, ExitCode, echo_printable, main
 from arena.cli.faults import fault_json, first_faults, print_fault_evidence
 from arena.cli.progress import Progress, game_line
 from arena.errors import ConfigError, ResultsWriteError, StoreError
@@ -33,7 +34,13 @@ from arena.untrusted import printable
 
 @main.command("run")
 @click.argument("tournament", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--restart", is_flag=True, help="Forget the stored results and start over.")
+@click.option(
+    "--restart",
+    is_flag=True,
+    help="Delete every stored game of the output folder and start over (asks first on a terminal; "
+    "elsewhere needs --yes). Not needed after adding or removing bots: a plain re-run keeps every game.",
+)
+@click.option("--yes", "-y", is_flag=True, help="With --restart: delete the stored games without asking.")
 @click.option(
     "--concurrency",
     "-j",
@@ -60,6 +67,7 @@ from arena.untrusted import printable
 def run_cmd(
     tournament: Path,
     restart: bool,
+    yes: bool,
     concurrency: int | None,
     scheduler: str | None,
     retire: tuple[str, ...],
@@ -92,6 +100,8 @@ def run_cmd(
     that cannot be reached or has no worker able to play; 130 interrupted.
     """
     config = _configured(tournament, concurrency, scheduler, retire)
+    if restart and not yes:
+        _confirm_restart(config.output)
     echo = (lambda _s: None) if quiet else echo_printable
     echo(_announcement(config))
     progress = Progress(quiet, sys.stdout.isatty())
@@ -101,6 +111,43 @@ def run_cmd(
     if state.failures:
         _print_failures(state)
         sys.exit(ExitCode.FAILED)
+
+
+def terminal_width() -> int | None:
+    """The width to fit the standings to: $COLUMNS, else the terminal's; None when writing
+    to a file or a pipe (every column, the legend at 100)."""
+    if os.environ.get("COLUMNS", "").isdigit():
+        return int(os.environ["COLUMNS"])
+    return shutil.get_terminal_size().columns if sys.stdout.isatty() else None
+
+
+def _stored_games(output: Path) -> int:
+    """How many finished games the results folder holds (0 when it has no store yet)."""
+    if not store_path(output).is_file():
+        return 0
+    try:
+        with ResultStore.open(output) as store:
+            return len(store.finished_ids())
+    except StoreError:
+        return 0  # not a store we can read: the run itself says what is wrong with it
+
+
+def _on_terminal() -> bool:
+    """Whether someone at a terminal can answer a question."""
+    return sys.stdin.isatty() and sys.stdout.isatty()
+
+
+def _confirm_restart(output: Path) -> None:
+    """--restart deletes every stored game: ask on a terminal, refuse elsewhere without --yes."""
+    games = _stored_games(output)
+    if games == 0:
+        return
+    what = f"--restart deletes the {games} stored game(s) in {printable(str(output))}"
+    if not _on_terminal():
+        raise ArenaFailure(f"{what}; add --yes to do so without a terminal (a plain re-run keeps them)")
+    if not click.confirm(f"{what} and starts over. Delete them?", default=False):
+        click.echo("nothing deleted", err=True)
+        sys.exit(ExitCode.ARENA_ERROR)
 
 
 def _configured(
@@ -156,7 +203,7 @@ def _print_outcome(config: TournamentConfig, state: RunState, progress: Progress
     """The standings, the retired bots, how many games were played and how, why the run stopped."""
     if state.standings is not None:
         click.echo("")
-        click.echo(render(state.standings, "plain"))
+        click.echo(render(state.standings, "plain", terminal_width()))
         if state.retired:
             names = ", ".join(printable(b) for b in state.retired)
             click.echo(f"\nretired (no new games; their games played still count): {names}")
@@ -245,10 +292,24 @@ def _stored_tournament(store: ResultStore) -> tuple[list[str], RatingConfig]:
     return [b for b in bots if isinstance(b, str)], rating
 
 
-@main.command("standings")
+@main.command("standings", short_help="Print the standings of RESULTS (a results folder).")
 @click.argument("results", type=click.Path(exists=True, path_type=Path))
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="plain", show_default=True)
-def standings_cmd(results: Path, fmt: str) -> None:
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(FORMATS),
+    default="plain",
+    show_default=True,
+    help="plain: a table for the terminal; github: Markdown; html: a table; csv: for spreadsheets "
+    "and tools (numbers in their own columns); json: everything, as standings.json.",
+)
+@click.option(
+    "--wide",
+    is_flag=True,
+    help="plain: every column, however narrow the terminal (without it, a table wider than the "
+    "terminal leaves out its finer columns, naming them).",
+)
+def standings_cmd(results: Path, fmt: str, wide: bool) -> None:
     """Print the standings of RESULTS (a results folder, or its tournament file).
 
     The store is opened read-only: a folder on a read-only mount, or one a run
@@ -278,7 +339,7 @@ def standings_cmd(results: Path, fmt: str) -> None:
     store, bots, rating = _open_results(results)
     with store:
         st = stored_standings(store, bots, rating, retired_bots(store))
-    click.echo(render(st, fmt))
+    click.echo(render(st, fmt, terminal_width(), wide))
 
 
 def _game_json(g: GameSummary, store: ResultStore | None = None) -> dict[str, Any]:
@@ -336,7 +397,15 @@ def _echo_json_list(items: Iterator[dict[str, Any]]) -> None:
     type=click.Choice([k.value for k in FaultKind] + ["any"]),
     help="Only games with a fault of this kind (or any).",
 )
-@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "json"]),
+    default="table",
+    show_default=True,
+    help="table: one line per game; json: a list of one object per game (id, seed, seats, "
+    "ranking, hexes, moves, faults), for tools.",
+)
 def games_cmd(results: Path, bot: str | None, fault: str | None, fmt: str) -> None:
     """List the finished games of RESULTS, in schedule order.
 

@@ -57,6 +57,11 @@ def _rate_one(env: trueskill.TrueSkill, ratings: dict[str, trueskill.Rating], se
 
 # Of a run's time, at most, spent refitting the batch rating for its interim standings.
 FIT_TIME_SHARE = 0.05
+# Whatever that budget says, an interim fit is redone once the games have grown by this
+# factor since the last one: interim standings (and the progress line's leaders) are never
+# a fit of fewer than 1/1.25 of the games played, and the fits of a run, growing
+# geometrically, cost at most 5 times its last one.
+REFIT_GROWTH = 1.25
 
 
 @dataclass(frozen=True)
@@ -197,8 +202,9 @@ class BatchLedger:
     The fit is redone when asked after games were added; ``games`` loads the games
     before this ledger lazily, so that a reader whose checkpoint (``start``) covers
     every stored game never reads them.  ``stale_share`` lets a run's frequent
-    refreshes reuse the last fit until the games have grown by that share, which
-    keeps the cost per game flat; asked for ``exact`` ratings it always refits.
+    refreshes reuse the last fit until the games have grown by that share and the time
+    budget allows, or until they have grown by REFIT_GROWTH, which keeps the cost per
+    game flat; asked for ``exact`` ratings it always refits.
     """
 
     def __init__(
@@ -244,17 +250,21 @@ class BatchLedger:
         count = self._games.count
         # Besides the share of games, a time budget: a fit's cost grows with the league, so
         # refreshes refit at most FIT_TIME_SHARE of the time (the cost per game stays flat).
-        stale = (
-            fit is not None
-            and count > fit.games * (1 + self.stale_share)
-            and time.monotonic() - self._fitted_at >= self._fit_cost / FIT_TIME_SHARE
+        stale = fit is not None and (
+            count >= fit.games * REFIT_GROWTH
+            or (
+                count > fit.games * (1 + self.stale_share)
+                and time.monotonic() - self._fitted_at >= self._fit_cost / FIT_TIME_SHARE
+            )
         )
         if fit is None or (fit.games != count and (exact or stale)):
-            began = time.monotonic()
+            # numpy: only once a fit is due; imported before the clock starts, since the
+            # first import's cost is no fit's and would hold back the next refits.
             from arena.stats.elo_interval import elo_intervals
             from arena.stats.seats import seat_intervals
-            from arena.stats.trueskill_fit import fit as fit_games  # numpy: only once a fit is due
+            from arena.stats.trueskill_fit import fit as fit_games
 
+            began = time.monotonic()
             result = fit_games(self._games, self.bots, self.cfg)
             ratings = {n: (float(r.pi), float(r.tau)) for n, r in result.ratings.items()}
             elo = {

@@ -10,6 +10,7 @@ import io
 import json
 import textwrap
 from collections.abc import Callable
+from decimal import ROUND_FLOOR, Decimal
 from pathlib import Path
 from typing import Any
 
@@ -45,24 +46,45 @@ def _bot_text(row: Row, escape: Escape) -> str:
     return escape(row.bot) + (f" {RETIRED_MARK}" if row.retired else "")
 
 
-def table_rows(
-    st: Standings, escape: Escape = printable, split: bool = False
-) -> tuple[list[str], list[list[Any]]]:
+# The plain table's columns, the first kept longest when it must fit a terminal narrower
+# than it: the rank, rating and P(better) (what a ? means), what the games were, then the
+# finer figures (--wide shows all).
+KEEP_ORDER = (
+    "rank", "bot", "rating", "P(better)", "games", "points", "W-D-L", "faults", "Elo (95%)",
+    PTNML, "wins", "shared", "avg place", "mu", "95% low", "95% high", "avg hexes",
+)  # fmt: skip
+
+
+def probability_text(p: float | None, places: int = 2) -> str:
+    """P(better) as shown: rounded *down* to ``places`` decimals, so that a rank is marked ?
+    (P below :data:`CLEAR`) exactly when the figure shown is below CLEAR (0.946 is 0.94, not 0.95).
+
+    From the float's shortest decimal (``repr``), which is at least CLEAR's exactly when the
+    float is: no binary rounding turns 0.29 into 0.28 or a P just below CLEAR into CLEAR.
+    """
+    if p is None:
+        return ""
+    return str(Decimal(repr(p)).quantize(Decimal(1).scaleb(-places), rounding=ROUND_FLOOR))
+
+
+def table_rows(st: Standings, escape: Escape = printable, split: bool = False) -> tuple[list[str], list[list[Any]]]:
     """The standings table, its text cells escaped with ``escape`` (see :func:`legend`).
 
-    ``split``: one column per count (W, D, L and each pentanomial count) and a retired
-    column, for tools (CSV), instead of one text cell each and a mark beside the name.
+    ``split``: the table for tools (CSV): numbers in cells of their own (the rank, a
+    ``sure`` column for the ? mark, the Elo and its interval, W, D, L, each pentanomial
+    count, a retired column) instead of text cells that join them.
     """
     pairs = st.players == 2
     headers = [
         "rank",
+        *(["sure"] if split else []),
         "bot",
         "rating",
         "mu",
         "95% low",
         "95% high",
         "P(better)",
-        "Elo (95%)",
+        *(["elo", "elo_low", "elo_high"] if split else ["Elo (95%)"]),
         "games",
         *(["W", "D", "L"] if split else ["W-D-L"]),
         *(([f"ptnml {p}" for p in ("0", "0.5", "1", "1.5", "2")] if split else [PTNML]) if pairs else []),
@@ -77,16 +99,25 @@ def table_rows(
     body = []
     for r in st.rows:
         penta = r.pentanomial or (0,) * 5
+        if split:
+            # sure: ordered above the next row with P(better) >= CLEAR; the last row has no next.
+            rank: list[Any] = [r.rank, "" if r.better_than_next is None else str(not r.close).lower()]
+            better = probability_text(r.better_than_next, 4)
+            elo = ["", "", ""] if r.elo is None else [f"{x:.1f}" for x in r.elo]
+        else:
+            rank = [f"{r.rank}?" if r.close else str(r.rank)]
+            better = probability_text(r.better_than_next)
+            elo = ["" if r.elo is None else f"{r.elo[0]:+.0f} ({r.elo[1]:+.0f}..{r.elo[2]:+.0f})"]
         body.append(
             [
-                f"{r.rank}?" if r.close else str(r.rank),
+                *rank,
                 escape(r.bot) if split else _bot_text(r, escape),
                 f"{r.rating:.2f}",
                 f"{r.mu:.2f}",
                 f"{r.mu_low:.2f}",
                 f"{r.mu_high:.2f}",
-                "" if r.better_than_next is None else f"{r.better_than_next:.2f}",
-                "" if r.elo is None else f"{r.elo[0]:+.0f} ({r.elo[1]:+.0f}..{r.elo[2]:+.0f})",
+                better,
+                *elo,
                 r.games,
                 *(list(r.wdl) if split else ["-".join(map(str, r.wdl))]),
                 *((list(penta) if split else [_counts_text(r.pentanomial)]) if pairs else []),
@@ -100,6 +131,33 @@ def table_rows(
             ]
         )
     return headers, body
+
+
+def plain_table(headers: list[str], body: list[list[Any]]) -> str:
+    """A table for the terminal: columns two spaces apart, a rule under the headers."""
+    cells = [list(map(str, headers)), *([str(c) for c in row] for row in body)]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in cells]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def fitted_table(headers: list[str], body: list[list[Any]], width: int) -> tuple[str, list[str]]:
+    """The plain table in ``width`` columns if it can be: the columns last in
+    :data:`KEEP_ORDER` left out one by one until it fits (rank, bot and rating stay).
+    Returns the table and the headers left out."""
+    keep = list(range(len(headers)))
+    rank = {h: KEEP_ORDER.index(h) if h in KEEP_ORDER else len(KEEP_ORDER) for h in headers}
+    while True:
+        table = plain_table([headers[i] for i in keep], [[row[i] for i in keep] for row in body])
+        if len(keep) <= 3 or max(map(len, table.splitlines())) <= width:
+            return table, [h for i, h in enumerate(headers) if i not in keep]
+        keep.remove(max(keep, key=lambda i: (rank[headers[i]], i)))
+
+
+def wrap(text: str, width: int) -> str:
+    """``text`` wrapped to ``width`` columns at spaces only (never inside a word or at a hyphen)."""
+    return textwrap.fill(text, max(20, width), break_long_words=False, break_on_hyphens=False)
 
 
 def legend(st: Standings) -> str:
@@ -124,8 +182,8 @@ def legend(st: Standings) -> str:
     return (
         f"Ranked by {SORT_KEY}. rating: mu - 3 sigma of the bot's skill, {model}. "
         f"95% low/high: mu's 95% interval. P(better): the probability that the bot's skill is "
-        f"above the next one's down; a rank marked ? is within noise of the next "
-        f"(P(better) below {CLEAR:.2f}). Elo: the same games as pairwise results, on the Elo "
+        f"above the next one's down, rounded down; a rank marked ? is within noise of the next: "
+        f"its P(better) is below {CLEAR:.2f}, and a P(better) shown below {CLEAR:.2f} always has a ?. Elo: the same games as pairwise results, on the Elo "
         f"scale (mean 0), with a 95% interval from resampling boards (batch model only). {wdl}"
         f"points: mean share of opponents finished above (a tie "
         f"counts half; 1 is a clean win, 0 last place). wins: outright first places; shared: "
@@ -217,8 +275,13 @@ def crosstables(st: Standings, escape: Escape = printable) -> list[tuple[str, li
     return tables
 
 
-def render(st: Standings, fmt: str) -> str:
-    """The standings in one of :data:`FORMATS`."""
+def render(st: Standings, fmt: str, width: int | None = None, wide: bool = False) -> str:
+    """The standings in one of :data:`FORMATS`.
+
+    ``width``: the plain format's terminal width: a table wider than that loses columns
+    (see :func:`fitted_table`) unless ``wide``, and the text is wrapped to it.  None (a
+    file, a pipe): every column, the text wrapped at 100.
+    """
     if fmt == "json":
         return json.dumps(st.to_json(), indent=1)
     escape = ESCAPES[fmt]
@@ -231,18 +294,34 @@ def render(st: Standings, fmt: str) -> str:
         return out.getvalue().rstrip("\n")
     # 'unsafehtml': the cells are escaped here already, as every other format's are.
     tablefmt = {"plain": "simple", "github": "github", "html": "unsafehtml"}[fmt]
+    columns = 100 if width is None else width
+
+    def fill(text: str) -> str:  # the plain format's text fits the terminal
+        return wrap(text, columns) if fmt == "plain" else text
+
     parts = []
     warning = fit_warning(st)
     if warning is not None:
-        parts.append(f"<p><strong>{html(warning)}</strong></p>" if fmt == "html" else warning)
-    parts.append(tabulate(body, headers=headers, tablefmt=tablefmt, disable_numparse=True))
+        parts.append(f"<p><strong>{html(warning)}</strong></p>" if fmt == "html" else fill(warning))
+    if fmt != "plain":
+        table = tabulate(body, headers=headers, tablefmt=tablefmt, disable_numparse=True)
+    elif width is None or wide:
+        table = plain_table(headers, body)
+    else:
+        table, left_out = fitted_table(headers, body, width)
+        if left_out:
+            note = f"(not shown at this width: {', '.join(left_out)}; arena standings --wide shows every column)"
+            table += "\n" + wrap(note, width)
+    parts.append(table)
     if fmt != "html":
-        text = legend(st)
-        parts.append(textwrap.fill(text, 100) if fmt == "plain" else text)
-        parts.append(seat_line(st))
+        parts.append(fill(legend(st)))
+        parts.append(fill(seat_line(st)))
         if st.games:
-            parts.append(isolation_line(st, escape))
+            parts.append(fill(isolation_line(st, escape)))
     for title, ch, cb in crosstables(st, escape):
+        if fmt == "plain":
+            parts.append(f"{fill(title + ':')}\n{plain_table(ch, cb)}")
+            continue
         table = tabulate(cb, headers=ch, tablefmt=tablefmt, disable_numparse=True)
         parts.append(f"<p>{html(title)}</p>\n{table}" if fmt == "html" else f"{title}:\n{table}")
     return "\n\n".join(parts)

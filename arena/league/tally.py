@@ -3,7 +3,8 @@
 A player's *points* in one game are the share of opponents it beat, a tie
 counting half: (beaten + tied / 2) / (players - 1).  They are 1 for a clean win
 and 0 for last place, whatever the number of players.  A *win* is an outright
-first place; a first place shared with another bot is counted apart.
+first place; a first place shared with another bot is counted apart, and a game
+every bot forfeited gives nobody a first place.
 
 Between two bots, each game they shared counts once: the one placed ahead, or a
 tie (W-D-L; for 2 players wins, draws, losses, a shared place being a draw).  In
@@ -40,8 +41,9 @@ from arena.stats.settings import RatingConfig
 from arena.stats.sprt import BoardPairs
 
 # Of Tally.to_dict (2: shared first places counted apart; 3: W-D-L of every pair of bots
-# in games of any size, and board pairs).  An older one is added up again from the store.
-TALLY_VERSION = 3
+# in games of any size, and board pairs; 4: a game every bot forfeited gives no first
+# place).  An older one is added up again from the store.
+TALLY_VERSION = 4
 
 
 # A rank is told apart from the next one down when the fit gives at least this
@@ -257,12 +259,14 @@ class Tally:
         if self.first is None or game.index < self.first[0]:
             self.first = (game.index, game.players)
         halves = [game.half_points(i) for i in range(len(game.seats))]
+        # When every bot forfeited nobody won: their tie for first is no first place.
+        nobody_won = all(s.fault is not None for s in game.seats)
         for seat, (s, half) in enumerate(zip(game.seats, halves, strict=True)):
             t = self.totals[s.name, game.players]
             t.games += 1
             t.places += s.rank
-            t.wins += s.rank == 1
-            t.shared_firsts += s.rank == 1 and half < 2 * (game.players - 1)
+            t.wins += s.rank == 1 and not nobody_won
+            t.shared_firsts += s.rank == 1 and half < 2 * (game.players - 1) and not nobody_won
             t.half_points += half
             t.hexes += s.hexes
             t.unsandboxed += not s.sandboxed

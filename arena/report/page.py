@@ -22,6 +22,7 @@ import jinja2
 from markupsafe import Markup
 
 from arena.game.record import GameRecord
+from arena.league.standings import probability_text
 from arena.report.chart import intervals, line_chart
 from arena.report.summary import ReportData
 from arena.untrusted import printable, script_json
@@ -48,6 +49,7 @@ def _environment() -> jinja2.Environment:
         lstrip_blocks=True,
     )
     env.filters["share"] = lambda pg: f"{pg[0]:g}/{pg[1]}" if pg[1] else "-"
+    env.filters["probability"] = probability_text
     return env
 
 

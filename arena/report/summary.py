@@ -74,21 +74,24 @@ class ReportData:
 
 
 class RatingHistory:
-    """Each bot's conservative rating after every game it played, games added in schedule order."""
+    """Each bot's conservative rating after every game it played, games added in schedule
+    order: a bot's list starts with its initial rating at the game before its first (a bot
+    that joined the league late starts where it joined), and is empty until it plays."""
 
     def __init__(self, bots: Sequence[str], rating: RatingConfig | None) -> None:
         self.env = environment(rating or RatingConfig())
         self.ratings = {b: self.env.create_rating() for b in bots}
-        self.history: dict[str, list[tuple[int, float]]] = {
-            b: [(0, conservative(self.ratings[b]))] for b in bots
-        }
+        self.history: dict[str, list[tuple[int, float]]] = {b: [] for b in bots}
         self.count = 0
 
     def add(self, rec: GameRecord) -> None:
         self.count += 1
+        for seat in rec.seats:
+            if not self.history.setdefault(seat.name, []):
+                start = self.ratings.setdefault(seat.name, self.env.create_rating())
+                self.history[seat.name].append((self.count - 1, conservative(start)))
         rate_game(self.env, self.ratings, rec)
         for seat in rec.seats:
-            self.history.setdefault(seat.name, [(0, conservative(self.env.create_rating()))])
             self.history[seat.name].append((self.count, conservative(self.ratings[seat.name])))
 
 

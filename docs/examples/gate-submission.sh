@@ -5,9 +5,9 @@
 #
 # Runs `arena check` on the bot (with a strength gate against BASELINE when
 # given) from the league file's folder, then adds the bot to the league's
-# `bots` list.  Nothing is changed when a check fails.  The league can then be
-# resumed with `arena run LEAGUE.yaml`: adding a bot adds games, so the
-# arena asks for --restart (or a new output) before mixing old and new games.
+# `bots` list.  Nothing is changed when a check fails.  Then run the league
+# again with `arena run LEAGUE.yaml`: it keeps every game played and plays
+# only the new bot's meetings (never add --restart: it deletes them all).
 set -euo pipefail
 
 if [ $# -lt 3 ]; then

@@ -6,7 +6,7 @@ At startup it starts three, each with its stdio on /dev/null (as a daemon does):
 - ``dfork``: a double fork, ``setsid``, then ``exec sleep`` with an empty environment;
 - ``pgid``: a fork that moves to a process group of its own (``setpgid``), then
   ``exec sleep`` with an empty environment;
-- ``hopper``: a process that changes its pid every few ms (fork, the parent exits),
+- ``hopper``: a process that changes its pid every 50 ms (fork, the parent exits),
   after leaving the session; it gives up after a minute.
 
 Each sleep's argv[0] is the test's marker plus its name; the hopper keeps the
@@ -51,7 +51,7 @@ def start(name: str) -> int:
             os.setsid()
             end = time.monotonic() + 60
             while time.monotonic() < end:
-                time.sleep(0.005)
+                time.sleep(0.05)  # (a hop the test's scans of /proc can see on a loaded machine)
                 if os.fork():
                     os._exit(0)
     finally:

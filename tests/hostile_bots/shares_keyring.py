@@ -3,7 +3,8 @@
 
 Arguments: ``write TOKEN`` or ``read TOKEN``.  Every sandboxed bot runs as the
 same user, and the kernel's keyrings are not namespaced: ``write`` adds a key
-``bsa:TOKEN`` to the user's keyring at startup (it expires after a minute);
+``bsa:TOKEN`` to the user's keyring at startup (it expires after ten minutes,
+longer than both games take on a loaded machine);
 ``read`` looks for it at its first turn, reports what it found and revokes it.
 Both then play randomly.  x86-64 and aarch64 only (the system call numbers).
 """
@@ -35,7 +36,7 @@ def attack() -> None:
         payload = f"left by pid {os.getpid()}: {TOKEN}".encode()
         key = libc.syscall(add_key, b"user", name, payload, len(payload), USER_KEYRING)
         if key > 0:
-            libc.syscall(keyctl, KEYCTL_SET_TIMEOUT, key, 60)
+            libc.syscall(keyctl, KEYCTL_SET_TIMEOUT, key, 600)
         report(attack="keyring", mode=MODE, added=key > 0, error=None if key > 0 else errname())
         return
     key = libc.syscall(keyctl, KEYCTL_SEARCH, USER_KEYRING, b"user", name, 0)
