@@ -45,9 +45,7 @@ def _bot_text(row: Row, escape: Escape) -> str:
     return escape(row.bot) + (f" {RETIRED_MARK}" if row.retired else "")
 
 
-def table_rows(
-    st: Standings, escape: Escape = printable, split: bool = False
-) -> tuple[list[str], list[list[Any]]]:
+def table_rows(st: Standings, escape: Escape = printable, split: bool = False) -> tuple[list[str], list[list[Any]]]:
     """The standings table, its text cells escaped with ``escape`` (see :func:`legend`).
 
     ``split``: one column per count (W, D, L and each pentanomial count) and a retired
@@ -176,9 +174,7 @@ def isolation_line(st: Standings, escape: Escape = printable) -> str:
 
 
 def crosstable_rows(
-    st: Standings,
-    escape: Escape = printable,
-    cell: Callable[[Pairwise], str] = lambda c: "-".join(map(str, c.wdl)),
+    st: Standings, escape: Escape = printable, cell: Callable[[Pairwise], str] = lambda c: "-".join(map(str, c.wdl))
 ) -> tuple[list[str], list[list[str]]]:
     """Bot against bot: ``cell`` of the row's bot's results against the column's ("-": never met)."""
     bots = [r.bot for r in st.rows]

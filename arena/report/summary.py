@@ -79,9 +79,7 @@ class RatingHistory:
     def __init__(self, bots: Sequence[str], rating: RatingConfig | None) -> None:
         self.env = environment(rating or RatingConfig())
         self.ratings = {b: self.env.create_rating() for b in bots}
-        self.history: dict[str, list[tuple[int, float]]] = {
-            b: [(0, conservative(self.ratings[b]))] for b in bots
-        }
+        self.history: dict[str, list[tuple[int, float]]] = {b: [(0, conservative(self.ratings[b]))] for b in bots}
         self.count = 0
 
     def add(self, rec: GameRecord) -> None:
@@ -119,9 +117,7 @@ class _GroupBuilder:
         return PlayerGroup(
             players=players or st.players,
             standings=st,
-            pairwise={
-                me: {o: (c.points, c.games) for o, c in row.items()} for me, row in st.crosstable.items()
-            },
+            pairwise={me: {o: (c.points, c.games) for o, c in row.items()} for me, row in st.crosstable.items()},
             history=self.history.history,
             fault_kinds=tuple(k.value for k in FaultKind if k.value in seen),
             seat_text=seat_line(st),
@@ -131,10 +127,7 @@ class _GroupBuilder:
 
 
 def _groups(
-    builders: Mapping[int, _GroupBuilder],
-    bots: Sequence[str],
-    rating: RatingConfig | None,
-    retired: Sequence[str],
+    builders: Mapping[int, _GroupBuilder], bots: Sequence[str], rating: RatingConfig | None, retired: Sequence[str]
 ) -> list[PlayerGroup]:
     """One group per number of players that the games have (the entrants' group if none yet)."""
     if not builders:
