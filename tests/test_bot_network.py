@@ -8,8 +8,10 @@ Nothing here reaches any address beyond this machine.
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import os
+import random
 import shutil
 import subprocess
 import sys
@@ -17,6 +19,7 @@ import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -26,8 +29,10 @@ from arena.game.sandbox import bwrap, network
 from arena.game.sandbox.spawn import spawn_sandboxed
 from arena.league.config import parse_config
 
-HOST_END = "198.18.0.1"  # the host's end of the veth: one of this machine's own addresses
-OUTSIDE = "198.18.0.2"  # the test's "internet": a server in a namespace of its own
+# A /30 of 198.18.0.0/15 drawn per test, so that runs at once (two developers, two
+# sessions) never share a subnet: .1 is the host's end of the veth (one of this machine's
+# own addresses), .2 the test's "internet", a server in a namespace of its own.
+NET_BASE = ipaddress.ip_address("198.18.0.0")
 GREETING = b"outside-says-hi\n"
 
 pytestmark = pytest.mark.skipif(
@@ -35,16 +40,19 @@ pytestmark = pytest.mark.skipif(
     reason=f"no sandbox networks here: {bwrap.unavailable_reason() or network.unavailable_reason()}",
 )
 
+# Each target is host:port; one written +host:port should connect and gets a generous
+# deadline (a loaded machine), the others 3 s: a leak to this machine answers at once.
 PROBE = r"""
 import json, socket, sys
 out = {}
 for target in sys.argv[1:]:
+    wait = 30 if target.startswith("+") else 3
+    target = target.lstrip("+")
     host, port = target.rsplit(":", 1)
     s = socket.socket()
-    s.settimeout(3)
+    s.settimeout(wait)
     try:
         s.connect((host, int(port)))
-        s.settimeout(3)
         out[target] = "connected:" + s.recv(64).decode(errors="replace").strip()
     except OSError as e:
         out[target] = "refused:" + type(e).__name__
@@ -82,10 +90,12 @@ def _serve(argv: list[str]) -> tuple[subprocess.Popen[str], int]:
 
 
 @pytest.fixture
-def outside() -> Iterator[dict[str, int]]:
-    """A namespace with a server at 198.18.0.2, a veth to it, and host listeners; all undone."""
+def outside() -> Iterator[dict[str, Any]]:
+    """A namespace with a server at 198.18.x.y+2, a veth to it, and host listeners; all undone."""
     if shutil.which("ip") is None:
         pytest.skip("no 'ip' command (iproute2)")
+    subnet = NET_BASE + 4 * random.randrange(1, (1 << 17) // 4)
+    host_end, far_end = str(subnet + 1), str(subnet + 2)
     ns = f"arena-t-{uuid.uuid4().hex[:8]}"
     host_if = f"vh{uuid.uuid4().hex[:8]}"
     servers: list[subprocess.Popen[str]] = []
@@ -95,12 +105,12 @@ def outside() -> Iterator[dict[str, int]]:
         except subprocess.CalledProcessError as e:
             pytest.skip(f"cannot make a network namespace here: {e.stderr.strip()}")
         _ip("link", "add", host_if, "type", "veth", "peer", "name", "eth0", "netns", ns)
-        _ip("addr", "add", f"{HOST_END}/30", "dev", host_if)
+        _ip("addr", "add", f"{host_end}/30", "dev", host_if)
         _ip("link", "set", host_if, "up")
-        _ip("-n", ns, "addr", "add", f"{OUTSIDE}/30", "dev", "eth0")
+        _ip("-n", ns, "addr", "add", f"{far_end}/30", "dev", "eth0")
         _ip("-n", ns, "link", "set", "eth0", "up")
         _ip("-n", ns, "link", "set", "lo", "up")
-        far, far_port = _serve(["ip", "netns", "exec", ns, sys.executable, "-c", _greeter(OUTSIDE)])
+        far, far_port = _serve(["ip", "netns", "exec", ns, sys.executable, "-c", _greeter(far_end)])
         servers.append(far)
         lo, lo_port = _serve([sys.executable, "-c", _greeter("127.0.0.1")])
         servers.append(lo)
@@ -108,7 +118,13 @@ def outside() -> Iterator[dict[str, int]]:
         servers.append(lo2)
         anyaddr, any_port = _serve([sys.executable, "-c", _greeter("0.0.0.0")])
         servers.append(anyaddr)
-        yield {"outside": far_port, "loopback": lo_port, "loopback2": lo2_port, "any": any_port}
+        yield {
+            "outside": f"{far_end}:{far_port}",
+            "host_end": host_end,
+            "loopback": lo_port,
+            "loopback2": lo2_port,
+            "any": any_port,
+        }
     finally:
         for p in servers:
             p.kill()
@@ -165,21 +181,21 @@ def _no_helpers_left(deadline_s: float = 20.0) -> bool:
     return False
 
 
-def test_network_reaches_outside_but_not_this_machine(tmp_path: Path, outside: dict[str, int]) -> None:
+def test_network_reaches_outside_but_not_this_machine(tmp_path: Path, outside: dict[str, Any]) -> None:
     targets = {
-        "outside": f"{OUTSIDE}:{outside['outside']}",
+        "outside": outside["outside"],
         "loopback": f"127.0.0.1:{outside['loopback']}",
         "gateway-to-loopback": f"{network.HOST_LOOPBACK_ALIAS}:{outside['loopback']}",
-        "host-end-of-veth": f"{HOST_END}:{outside['any']}",
+        "host-end-of-veth": f"{outside['host_end']}:{outside['any']}",
     }
-    got = _probe(tmp_path, list(targets.values()))
+    got = _probe(tmp_path, ["+" + targets["outside"], *[t for k, t in targets.items() if k != "outside"]])
     assert got[targets["outside"]] == "connected:" + GREETING.decode().strip()
     for name in ("loopback", "gateway-to-loopback", "host-end-of-veth"):
         assert not got[targets[name]].startswith("connected"), (name, got)
     assert _no_helpers_left(), "slirp4netns outlived its sandbox"
 
 
-def test_host_addresses_are_all_fenced(tmp_path: Path, outside: dict[str, int]) -> None:
+def test_host_addresses_are_all_fenced(tmp_path: Path, outside: dict[str, Any]) -> None:
     """Every address this machine has (eth0's too) is closed to the bot, not just the veth's."""
     addresses = subprocess.run(
         ["ip", "-4", "-o", "addr", "show"], capture_output=True, text=True, timeout=20, check=True
@@ -191,23 +207,23 @@ def test_host_addresses_are_all_fenced(tmp_path: Path, outside: dict[str, int]) 
     assert all(not v.startswith("connected") for v in got.values()), got
 
 
-def test_allow_lets_exactly_that_endpoint_through(tmp_path: Path, outside: dict[str, int]) -> None:
+def test_allow_lets_exactly_that_endpoint_through(tmp_path: Path, outside: dict[str, Any]) -> None:
     allowed = f"127.0.0.1:{outside['loopback']}"
     via = f"{network.HOST_LOOPBACK_ALIAS}:{outside['loopback']}"
     other = f"{network.HOST_LOOPBACK_ALIAS}:{outside['loopback2']}"
-    veth = f"{HOST_END}:{outside['any']}"
-    got = _probe(tmp_path, [via, other, veth], allow=(allowed,))
+    veth = f"{outside['host_end']}:{outside['any']}"
+    got = _probe(tmp_path, ["+" + via, other, veth], allow=(allowed,))
     assert got[via] == "connected:" + GREETING.decode().strip()
     assert not got[other].startswith("connected"), got
     assert not got[veth].startswith("connected"), got
 
 
-def test_a_sandbox_without_the_network_has_none(tmp_path: Path, outside: dict[str, int]) -> None:
+def test_a_sandbox_without_the_network_has_none(tmp_path: Path, outside: dict[str, Any]) -> None:
     (tmp_path / "probe.py").write_text(PROBE)
     os.chmod(tmp_path, 0o755)
     policy = bwrap.SandboxPolicy(mode="bwrap", network=False)
     proc, _, group = spawn_sandboxed(
-        ["python3", "probe.py", f"{OUTSIDE}:{outside['outside']}"],
+        ["python3", "probe.py", outside["outside"]],
         tmp_path,
         {"PATH": "/usr/bin:/bin"},
         ResourceLimits(),
@@ -216,7 +232,7 @@ def test_a_sandbox_without_the_network_has_none(tmp_path: Path, outside: dict[st
     out, _ = proc.communicate(timeout=60)
     if group is not None:
         group.remove()
-    assert json.loads(out)[f"{OUTSIDE}:{outside['outside']}"].startswith("refused")
+    assert json.loads(out)[outside["outside"]].startswith("refused")
 
 
 def test_bwrap_never_shares_the_host_network() -> None:
@@ -299,16 +315,16 @@ def test_a_networked_sandbox_names_the_dns_forwarder(tmp_path: Path) -> None:
     assert out.decode().split() == ["nameserver", network.DNS_FORWARDER]
 
 
-def test_a_build_with_the_network_is_fenced_the_same_way(tmp_path: Path, outside: dict[str, int]) -> None:
+def test_a_build_with_the_network_is_fenced_the_same_way(tmp_path: Path, outside: dict[str, Any]) -> None:
     from arena.game.build import run_build
 
     (tmp_path / "probe.py").write_text(PROBE)
     os.chmod(tmp_path, 0o755)
-    far = f"{OUTSIDE}:{outside['outside']}"
-    near = f"{HOST_END}:{outside['any']}"
+    far = outside["outside"]
+    near = f"{outside['host_end']}:{outside['any']}"
     lo = f"127.0.0.1:{outside['loopback']}"
     policy = bwrap.SandboxPolicy(mode="bwrap")
-    result = run_build(["python3", "probe.py", far, near, lo], tmp_path, policy, 60, network=True)
+    result = run_build(["python3", "probe.py", "+" + far, near, lo], tmp_path, policy, 120, network=True)
     assert result.ok, result.output
     got = json.loads(result.output.strip().splitlines()[-1])
     assert got[far].startswith("connected")

@@ -211,3 +211,47 @@ def test_a_worker_reports_its_machine_by_boot_id() -> None:
 
     boot = Path("/proc/sys/kernel/random/boot_id").read_text().strip()
     assert machine_id() == boot
+
+
+ZOMBIE_PROBE = r"""
+import os, sys, time
+from pathlib import Path
+from arena.game.build import run_build
+from arena.game.proctree import adopt_orphans
+from arena.game.sandbox.bwrap import SandboxPolicy
+
+assert adopt_orphans()  # as a cluster worker is
+folder = Path(sys.argv[1])
+for _ in range(3):
+    result = run_build(["sh", "-c", "exit 3"], folder, SandboxPolicy(mode="bwrap"), 60)
+    assert not result.ok, result
+deadline = time.monotonic() + 5
+zombies = []
+while time.monotonic() < deadline:
+    me = os.getpid()
+    kids = Path(f"/proc/{me}/task/{me}/children").read_text().split()
+    zombies = [k for k in kids if Path(f"/proc/{k}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"]
+    if not zombies:
+        break
+    time.sleep(0.05)
+print("zombies", len(zombies))
+"""
+
+
+@pytest.mark.slow
+def test_failed_builds_leave_no_zombie_bwrap_in_a_subreaper(tmp_path: Path) -> None:
+    """A worker adopts orphans; the inner bwrap of every failed build must be reaped."""
+    import os
+    import subprocess
+    import sys
+
+    from arena.game.sandbox import bwrap
+
+    if bwrap.unavailable_reason() is not None:
+        pytest.skip(f"no sandbox here: {bwrap.unavailable_reason()}")
+    os.chmod(tmp_path, 0o755)
+    done = subprocess.run(
+        [sys.executable, "-c", ZOMBIE_PROBE, str(tmp_path)], capture_output=True, text=True, timeout=180
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "zombies 0", done.stdout

@@ -158,9 +158,7 @@ def _configured(
     if concurrency is not None:
         config = replace(config, concurrency=concurrency)
     if scheduler is not None:
-        executor = replace(
-            config.executor, kind=ExecutorKind.DASK, scheduler=scheduler, workers=None, where="--scheduler"
-        )
+        executor = replace(config.executor, kind=ExecutorKind.DASK, scheduler=scheduler, workers=None, where="--scheduler")
         problem = scheduler_problem(scheduler, executor.security is not None, executor.insecure)
         if problem is not None:
             raise ConfigError(f"--scheduler: {problem}")
@@ -184,9 +182,7 @@ def _announcement(config: TournamentConfig) -> str:
     )
 
 
-def _run(
-    config: TournamentConfig, restart: bool, echo: Callable[[str], None], progress: Progress
-) -> RunState:
+def _run(config: TournamentConfig, restart: bool, echo: Callable[[str], None], progress: Progress) -> RunState:
     """Run the league; Ctrl-C and a results folder that cannot be written end the command here."""
     try:
         return run_tournament(config, restart, echo, progress.update)

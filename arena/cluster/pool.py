@@ -189,9 +189,7 @@ class Roster:
         """Why no worker plays, for the error that ends a run without any."""
         if not self.unfit:
             return "no worker has joined the cluster"
-        return "no worker can play: " + "; ".join(
-            f"{a}: {w.splitlines()[0]}" for a, w in sorted(self.unfit.items())
-        )
+        return "no worker can play: " + "; ".join(f"{a}: {w.splitlines()[0]}" for a, w in sorted(self.unfit.items()))
 
 
 @dataclass
@@ -271,9 +269,7 @@ class _Run:
         no_worker_since: float | None = None
         # A local cluster's workers all start here: hand out games once each has said whether
         # it can play (bounded), so that every worker plays rather than the first one ready.
-        local = (
-            self.pool.executor.workers or self.pool.workers if self.pool.executor.kind == "dask-local" else 0
-        )
+        local = self.pool.executor.workers or self.pool.workers if self.pool.executor.kind == "dask-local" else 0
         gather_until = time.monotonic() + self.pool.no_worker_s
         try:
             while self._games_waiting() or self.inflight:

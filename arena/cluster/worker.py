@@ -114,10 +114,7 @@ class ArenaPlugin(WorkerPlugin):
         if old is not None:
             old.close()
         threading.Thread(
-            target=run.prepare,
-            args=(self.settings, self.placement),
-            name=f"arena-prepare-{self.key}",
-            daemon=True,
+            target=run.prepare, args=(self.settings, self.placement), name=f"arena-prepare-{self.key}", daemon=True
         ).start()
 
     def teardown(self, worker: Any) -> None:

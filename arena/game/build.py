@@ -25,6 +25,7 @@ from types import FrameType
 
 from arena.game import workspace
 from arena.game.limits import ResourceLimits, bot_environment
+from arena.game.proctree import forget_spawned, reap_adopted
 from arena.game.sandbox.bwrap import SANDBOX_GID, SandboxPolicy, bot_user, resolve_mode
 from arena.game.sandbox.spawn import spawn_sandboxed
 from arena.untrusted import printable
@@ -75,6 +76,23 @@ def _sigterm_raises() -> Iterator[None]:
 def _owner(folder: Path) -> tuple[int, int]:
     st = folder.stat()
     return st.st_uid, st.st_gid
+
+
+def _reap_sandbox(init: int | None) -> None:
+    """In a process that adopts orphans (a cluster worker, ``arena play``), collect the
+    sandbox's init once it is gone, with what else was orphaned, so no ``bwrap`` zombie stays."""
+    deadline = time.monotonic() + 5.0
+    while True:
+        reap_adopted()
+        if init is None or not os.path.exists(f"/proc/{init}") or time.monotonic() > deadline:
+            return
+        try:
+            with open(f"/proc/{init}/stat", "rb") as f:
+                if f.read(4096).rsplit(b")", 1)[1].split()[1] != str(os.getpid()).encode():
+                    return  # another process's child (we adopt nothing): not ours to reap
+        except (OSError, IndexError):
+            return
+        time.sleep(0.01)
 
 
 def run_build(
@@ -141,11 +159,13 @@ def run_build(
         with contextlib.suppress(OSError):
             os.killpg(proc.pid, signal.SIGKILL)  # the build's process group (unsandboxed builds)
         proc.wait()
+        forget_spawned(proc.pid)
         if proc.stdout is not None:
             proc.stdout.close()
         if group is not None:
             group.kill_all()
             group.remove()
+        _reap_sandbox(init)
         stripped = _after_build(folder, owners, user, back_to, sandbox)
     if stripped:
         output += f"\n(set-id bits removed from: {', '.join(stripped[:10])})\n".encode()

@@ -36,6 +36,7 @@ class FaultKind(Enum):
     STARTUP_FAILURE = "startup_failure"
 
 
+
 _FIELD_NAMES: dict[type, tuple[str, ...]] = {}
 
 
@@ -49,7 +50,6 @@ def flat_dict(value: Any) -> dict[str, Any]:
     if names is None:
         names = _FIELD_NAMES[type(value)] = tuple(f.name for f in fields(value))
     return {name: getattr(value, name) for name in names}
-
 
 @dataclass(frozen=True, slots=True)
 class Fault:

@@ -239,11 +239,7 @@ class GamePool(Pool):
         """Start the workers: as many as games wait, up to ``concurrency`` (all of them when
         ``refill`` may add more)."""
         queue = run.queue
-        workers = (
-            self.concurrency
-            if run.refill is not None
-            else min(self.concurrency, queue.ready(self.concurrency))
-        )
+        workers = self.concurrency if run.refill is not None else min(self.concurrency, queue.ready(self.concurrency))
         self.slots = [self._spawn() for _ in range(workers)]
 
     def _feed(self, run: PoolRun, more: bool = True) -> None:

@@ -113,8 +113,7 @@ class RatingCheckpoint:
             seats = None
             if d.get("seats") is not None:
                 seats = {
-                    int(k): (int(b), [(float(lo), float(hi)) for lo, hi in v])
-                    for k, (b, v) in d["seats"].items()
+                    int(k): (int(b), [(float(lo), float(hi)) for lo, hi in v]) for k, (b, v) in d["seats"].items()
                 }
             sweeps, converged = None, None
             if config.model == "batch":

@@ -234,9 +234,7 @@ def isolation_line(st: Standings, escape: Escape = printable) -> str:
 
 
 def crosstable_rows(
-    st: Standings,
-    escape: Escape = printable,
-    cell: Callable[[Pairwise], str] = lambda c: "-".join(map(str, c.wdl)),
+    st: Standings, escape: Escape = printable, cell: Callable[[Pairwise], str] = lambda c: "-".join(map(str, c.wdl))
 ) -> tuple[list[str], list[list[str]]]:
     """Bot against bot: ``cell`` of the row's bot's results against the column's ("-": never met)."""
     bots = [r.bot for r in st.rows]

@@ -194,9 +194,7 @@ class Standings:
                     "seat": letters[i],
                     "points": round(s, 4),
                     "games": g,
-                    "interval95": [round(x, 4) for x in self.seat_intervals[i]]
-                    if self.seat_intervals
-                    else None,
+                    "interval95": [round(x, 4) for x in self.seat_intervals[i]] if self.seat_intervals else None,
                     "boards": self.seat_boards,
                 }
                 for i, (s, g) in enumerate(zip(self.seat_points, self.seat_games, strict=False))

@@ -126,9 +126,7 @@ class TurnWriter:
         if tiles != self._tiles:  # the same from ply to ply once the pasture is laid
             self._tiles = list(tiles)
             self._tiles_text = ";".join(map(str, tiles)) or "-"
-        forfeit = (
-            "".join([_LETTERS[p] for p, out in enumerate(forfeited) if out]) if True in forfeited else "-"
-        )
+        forfeit = "".join([_LETTERS[p] for p, out in enumerate(forfeited) if out]) if True in forfeited else "-"
         return (
             f"{phase} time={time} ply={ply} clocks={self._clocks_text} since={';'.join(since) or '-'} "
             f"board={self._board_text} stacks={self._stacks(owner, height, changed)} "

@@ -74,9 +74,7 @@ def _script_hash(js: str) -> str:
 _GAMES = "\x00arena-games\x00"
 
 
-def _page(
-    title: str, kind: str, records: Iterable[GameRecord], running: bool, **context: Any
-) -> Iterator[str]:
+def _page(title: str, kind: str, records: Iterable[GameRecord], running: bool, **context: Any) -> Iterator[str]:
     """The page in pieces: the template around the games' records, one JSON text each, so
     that a league's report never holds them all (the page is 5-6 KB a game)."""
     header = {"kind": kind, "running": running, "refresh_s": REFRESH_S}

@@ -122,9 +122,7 @@ class _GroupBuilder:
         return PlayerGroup(
             players=players or st.players,
             standings=st,
-            pairwise={
-                me: {o: (c.points, c.games) for o, c in row.items()} for me, row in st.crosstable.items()
-            },
+            pairwise={me: {o: (c.points, c.games) for o, c in row.items()} for me, row in st.crosstable.items()},
             history=self.history.history,
             fault_kinds=tuple(k.value for k in FaultKind if k.value in seen),
             seat_text=seat_line(st),
@@ -134,10 +132,7 @@ class _GroupBuilder:
 
 
 def _groups(
-    builders: Mapping[int, _GroupBuilder],
-    bots: Sequence[str],
-    rating: RatingConfig | None,
-    retired: Sequence[str],
+    builders: Mapping[int, _GroupBuilder], bots: Sequence[str], rating: RatingConfig | None, retired: Sequence[str]
 ) -> list[PlayerGroup]:
     """One group per number of players that the games have (the entrants' group if none yet)."""
     if not builders:

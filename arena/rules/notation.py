@@ -153,8 +153,7 @@ def _read_params(options: _Options, text: str) -> Params:
     """The game's parameters from the options; an error points at the option at fault."""
     # Read the numbers first: their own errors must not be caught below.
     numbers = {
-        k: _int_option(options, k, d, text)
-        for k, d in (("players", 2), ("sheep", 16), ("tiles", 4), ("contact", 1))
+        k: _int_option(options, k, d, text) for k, d in (("players", 2), ("sheep", 16), ("tiles", 4), ("contact", 1))
     }
     hole_border = _int_option(options, "holeborder", 0, text)
     if hole_border > 1:

@@ -102,8 +102,7 @@ def board_bootstrap(table: GameTable, samples: int = SAMPLES, seed: int = 0) -> 
     fitted = []
     for start in range(0, samples, chunk):
         stacked = [
-            matrices(rng.multinomial(boards, uniform).astype(float))
-            for _ in range(min(chunk, samples - start))
+            matrices(rng.multinomial(boards, uniform).astype(float)) for _ in range(min(chunk, samples - start))
         ]
         fitted.append(_bradley_terry(np.stack([p for p, _ in stacked]), np.stack([c for _, c in stacked])))
     # No resamples (the point estimate alone): an interval of nothing but the estimate.

@@ -81,10 +81,7 @@ def seat_intervals(table: GameTable) -> SeatIntervals:
         _, where = np.unique(board, return_inverse=True)
         boards = int(where.max()) + 1
         per_board = np.stack(
-            [
-                np.bincount(where, points[:, s], boards) / np.bincount(where, None, boards)
-                for s in range(players)
-            ],
+            [np.bincount(where, points[:, s], boards) / np.bincount(where, None, boards) for s in range(players)],
             axis=1,
         )
         mean = per_board.mean(axis=0)

@@ -61,9 +61,7 @@ class _Group:
     def __init__(self, bots: NDArray[np.int64], tie: NDArray[np.bool_]) -> None:
         k = bots.shape[1]
         # np.unique sorts the rows: the distinct games come in a canonical order too.
-        rows, count = np.unique(
-            np.concatenate([bots, tie.astype(np.int64)], axis=1), axis=0, return_counts=True
-        )
+        rows, count = np.unique(np.concatenate([bots, tie.astype(np.int64)], axis=1), axis=0, return_counts=True)
         self.idx = rows[:, :k]  # (distinct games, k)
         self.tie = rows[:, k:].astype(bool)  # (distinct games, k - 1)
         self.count = count.astype(np.float64)[:, None]  # (distinct games, 1)
@@ -151,9 +149,7 @@ def _components(groups: Sequence[_Group], n: int) -> NDArray[np.int64]:
             return label
 
 
-def _level_shift(
-    mu: Array, post_pi: Array, prior_pi: float, prior_mu: float, comp: NDArray[np.int64]
-) -> Array:
+def _level_shift(mu: Array, post_pi: Array, prior_pi: float, prior_mu: float, comp: NDArray[np.int64]) -> Array:
     """The shift of each bot's messages that brings the mean mu of its component to the prior's.
 
     When every skill of a component (bots linked by games) moves by the same amount,

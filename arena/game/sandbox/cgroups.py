@@ -262,3 +262,4 @@ class BotCgroup:
                     if e.errno != errno.EBUSY or time.monotonic() > deadline:
                         break
                     time.sleep(0.005)
+
