@@ -106,7 +106,7 @@ def reference(
             f = figures.setdefault(s.name, Counter())
             f["games"] += 1
             f["places"] += st.rank
-            first = st.rank == 1
+            first = st.rank == 1 and any(x.fault is None for x in rec.seats)  # all forfeited: no first
             f["wins"] += first and ranks.count(1) == 1
             f["shared_firsts"] += first and ranks.count(1) > 1
             f["hexes"] += st.hexes

@@ -509,11 +509,13 @@ class ResultStore:
         with self._reading():
             q = self.conn.execute
             tally.count = self._count("summaries")
+            # A first place counts only in a game some bot finished without a fault (as Tally.add).
+            first = "t.rank = 1 AND EXISTS (SELECT 1 FROM seats o WHERE o.game_id = t.game_id AND o.fault IS NULL)"
             for bot, players, games, places, wins, half, hexes, unsandboxed, network, shared in q(
-                "SELECT t.bot, g.players, count(*), sum(t.rank), sum(t.rank = 1), sum(t.half_points), "
+                f"SELECT t.bot, g.players, count(*), sum(t.rank), sum({first}), sum(t.half_points), "
                 "sum(t.hexes), sum(NOT t.sandboxed), max(t.network), "
                 # A shared first place earns fewer half points than beating every opponent.
-                "sum(t.rank = 1 AND t.half_points < 2 * (g.players - 1)) "
+                f"sum({first} AND t.half_points < 2 * (g.players - 1)) "
                 "FROM seats t JOIN summaries g USING (game_id) GROUP BY t.bot, g.players"
             ):
                 tally.totals[bot, players] = BotTotals(
