@@ -222,7 +222,7 @@ def test_options_as_hands_the_command_one_value_made_from_its_options() -> None:
 def test_exit_codes_keep_the_numbers_the_commands_document() -> None:
     from arena.cli.common import ArenaFailure, ExitCode
 
-    assert [int(c) for c in ExitCode] == [0, 1, 2, 130]
+    assert [int(c) for c in ExitCode] == [0, 1, 2, 3, 130]
     assert ArenaFailure("x").exit_code == ExitCode.ARENA_ERROR == 2
 
 
