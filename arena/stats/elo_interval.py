@@ -92,18 +92,7 @@ def _fit(n: int, a: NDArray[np.int64], b: NDArray[np.int64], y: NDArray[np.float
 
 
 def elo_intervals(table: GameTable) -> tuple[dict[str, Elo], bool]:
-    """Each bot's Elo (mean 0) with a 95% interval, and whether the interval's fit converged.
-
-    Bots in groups that never met one another leave the information singular: then the
-    board bootstrap's interval, and False.
-    """
-    try:
-        return _elo_intervals(table)
-    except np.linalg.LinAlgError:
-        return board_bootstrap(table), False
-
-
-def _elo_intervals(table: GameTable) -> tuple[dict[str, Elo], bool]:
+    """Each bot's Elo (mean 0) with a 95% interval, and whether the interval's fit converged."""
     point = board_bootstrap(table, samples=0)
     names = table.canonical_names()
     n = len(names)
