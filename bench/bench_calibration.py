@@ -15,12 +15,7 @@ Each table draws results from bots of known Elo and runs the arena's own code on
   true Elo (the fixed-sample one and the stopping-aware one the check prints), and each
   estimate's median error.
 
-- **elo**: the standings' Elo interval (:func:`arena.stats.elo_interval.elo_intervals`)
-  on round robins of 5 bots evenly spread over 0 to 400 Elo, 40 to 4,000 games
-  (board pairs: both seat orders on one board): the share of bots whose interval
-  holds their true Elo (mean 0 over the bots, as the standings' Elo).
-
-    python bench/bench_calibration.py [--runs 100] [--only continuous,sprt,elo] [--seed 1]
+    python bench/bench_calibration.py [--runs 100] [--only continuous,sprt] [--seed 1]
 
 Each table prints as it is done; ``--runs`` sets the runs per case (the error rates'
 own noise is about sqrt(p (1 - p) / runs)).
@@ -39,8 +34,7 @@ from arena.league.config import ContinuousConfig
 from arena.league.continuous import ContinuousLeague, StopReason, play_out
 from arena.league.schedule import ScheduledGame
 from arena.stats import sprt
-from arena.stats.elo_interval import elo_intervals
-from arena.stats.game_table import GameTable, Seats
+from arena.stats.game_table import Seats
 from arena.stats.settings import RatingConfig
 from arena.stats.sprt import elo_to_score
 from arena.stats.stopped import stopped_elo
@@ -164,51 +158,16 @@ def sprt_table(runs: int, seed: int, elo0: float, elo1: float, max_games: int) -
     )
 
 
-def elo_league(spread: float, games: int, rng: random.Random, bots: int = 5) -> tuple[dict[str, float], GameTable]:
-    """A round robin of ``bots`` bots evenly spread over ``spread`` Elo, in board pairs."""
-    elo = {f"b{i}": spread * (i / (bots - 1) - 0.5) for i in range(bots)}
-    table = GameTable(list(elo))
-    pairs = list(itertools.combinations(elo, 2))
-    board = 0
-    for _ in range(max(1, games // (2 * len(pairs)))):
-        for x, y in pairs:
-            board += 1
-            for first, second in ((x, y), (y, x)):
-                game = ScheduledGame(0, "g", 0, (first, second), board)
-                table.add(elo_play(elo, rng)(game), board)
-    return elo, table
-
-
-def elo_table(runs: int, seed: int) -> None:
-    print(f"\nstandings Elo: 95% interval coverage of the true Elo, 5 bots, {runs} leagues a cell")
-    games_list = (40, 400, 4000)
-    print(f"{'spread':>6} " + " ".join(f"{g:>7} games" for g in games_list))
-    for spread in (0, 100, 200, 400):
-        cells = []
-        for games in games_list:
-            rng = random.Random(f"{seed}:elo:{spread}:{games}")
-            inside = total = 0
-            for _ in range(runs):
-                elo, table = elo_league(spread, games, rng)
-                for name, e in elo_intervals(table)[0].items():
-                    total += 1
-                    inside += e.low <= elo[name] <= e.high
-            cells.append(f"{inside / total:13.1%}")
-        print(f"{spread:6} " + " ".join(cells), flush=True)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=100, help="runs per case (default 100)")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--only", default="elo,sprt,continuous", help="tables to print, comma-separated")
+    parser.add_argument("--only", default="continuous,sprt", help="tables to print, comma-separated")
     parser.add_argument("--confidence", type=float, default=0.95)
     parser.add_argument("--indifference", type=float, default=20.0)
     parser.add_argument("--max-games", type=int, default=40_000, help="the continuous league's budget")
     args = parser.parse_args()
     only = set(args.only.split(","))
-    if "elo" in only:
-        elo_table(args.runs, args.seed)
     if "sprt" in only:
         sprt_table(args.runs, args.seed, 0.0, 50.0, 1200)
         sprt_table(args.runs, args.seed, 0.0, 50.0, 400)

@@ -259,7 +259,7 @@ class BatchLedger:
         if fit is None or (fit.games != count and (exact or stale)):
             # numpy: only once a fit is due; imported before the clock starts, since the
             # first import's cost is no fit's and would hold back the next refits.
-            from arena.stats.elo_interval import elo_intervals
+            from arena.stats.elo import board_bootstrap
             from arena.stats.seats import seat_intervals
             from arena.stats.trueskill_fit import fit as fit_games
 
@@ -268,7 +268,7 @@ class BatchLedger:
             ratings = {n: (float(r.pi), float(r.tau)) for n, r in result.ratings.items()}
             elo = {
                 n: (e.elo, e.low, e.high)
-                for n, e in elo_intervals(self._games)[0].items()
+                for n, e in board_bootstrap(self._games).items()
                 if math.isfinite(e.low)
             }
             seats = seat_intervals(self._games)

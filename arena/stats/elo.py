@@ -105,8 +105,7 @@ def board_bootstrap(table: GameTable, samples: int = SAMPLES, seed: int = 0) -> 
             matrices(rng.multinomial(boards, uniform).astype(float)) for _ in range(min(chunk, samples - start))
         ]
         fitted.append(_bradley_terry(np.stack([p for p, _ in stacked]), np.stack([c for _, c in stacked])))
-    # No resamples (the point estimate alone): an interval of nothing but the estimate.
-    low, high = np.quantile(np.concatenate(fitted), [0.025, 0.975], axis=0) if fitted else (estimate, estimate)
+    low, high = np.quantile(np.concatenate(fitted), [0.025, 0.975], axis=0)
     played = cnt.sum(axis=1) > 0
     return {
         name: Elo(float(estimate[i]), float(low[i]), float(high[i]))
