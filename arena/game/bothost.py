@@ -87,6 +87,7 @@ class ProcessChannel:
             self.transcript.append(line)
 
     def renew(self) -> bool:
+        """Start a kept bot afresh (its kept process had ended); whether a new process started."""
         if self.previous_hello is None or self.start is None:
             return False
         self.pool.stop(self.bot, None, 0.0)
@@ -100,6 +101,7 @@ class ProcessChannel:
         return True
 
     def send(self, line: str, ply: int | None = None) -> None:
+        """Write one line to the bot (``ply`` names the request in a fault)."""
         bot = self.bot
         if bot.lines or bot.flooded:  # only then can stray_line() find one (looked at here: every move)
             stray = self.pool.stray_line(bot)
@@ -111,21 +113,25 @@ class ProcessChannel:
         self.sent_at = self.pool.send(bot, line, ply)
 
     def receive(self, timeout_s: float, deadline: float | None = None) -> tuple[str, float]:
+        """The bot's next line and when it arrived, within ``timeout_s`` (or by ``deadline``)."""
         answer, arrived = self.pool.read_line(self.bot, deadline or self.sent_at + timeout_s)
         if self.transcript is not None:
             self.transcript.append(f"bot> {answer}")
         return answer, arrived - self.sent_at
 
     def wait(self, until: float) -> None:
+        """Let the bot's output be read until ``until`` (a monotonic time), answering nothing."""
         self.pool.wait(until)
 
     def finish(self, goodbye: str) -> None:
+        """End the game for this bot: send ``goodbye`` and stop its process."""
         if not self.stopped and not self.finished:
             self.finished = True
             self._note(f"ref> {goodbye}")
             self.pool.say_goodbye(self.bot, goodbye)
 
     def stay(self, goodbye: str, hello: tuple[str, tuple[str, ...]]) -> None:
+        """End the game but keep the process for the next one (``multigame``), if it may stay."""
         if self.stopped or self.finished:
             return
         self._note(f"ref> {goodbye}")
@@ -140,6 +146,7 @@ class ProcessChannel:
         self.bot.exit_note = "kept for its next game"
 
     def stop(self, goodbye: str | None, grace_s: float, why: str | None = None) -> None:
+        """Stop the bot's process (after ``goodbye``, within ``grace_s``); ``why`` says why in its tail."""
         if self.stopped or self.stayed:
             return
         if goodbye is not None:
@@ -155,6 +162,7 @@ class ProcessChannel:
         self.exited_cleanly = exited and self.finished  # by itself, after "end": not a crash
 
     def fault_hint(self, fault: Fault) -> str:
+        """What the arena can tell of a fault's cause from the stopped process (empty if nothing)."""
         b = self.bot
         facts = ProcessFacts(
             argv=b.argv,
@@ -171,6 +179,7 @@ class ProcessChannel:
         return fault_hint(fault, facts)
 
     def seat_facts(self) -> dict[str, object]:
+        """What the record keeps of how this seat ran: its sandbox, limits, network, process reuse."""
         b = self.bot
         facts: dict[str, object] = {
             "exit": b.exit_note,

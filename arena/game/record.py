@@ -66,6 +66,7 @@ class Fault:
     hint: str = ""
 
     def to_dict(self) -> dict[str, Any]:
+        """The fault as the record's JSON object."""
         d: dict[str, Any] = {"kind": self.kind.value, "detail": self.detail, "ply": self.ply}
         if self.hint:
             d["hint"] = self.hint
@@ -73,6 +74,7 @@ class Fault:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Fault:
+        """Read a fault from a record's JSON object (raises RecordError on a bad field)."""
         f = Fields(d, "fault")
         kind = f.get("kind", str)
         if kind not in {k.value for k in FaultKind}:
@@ -113,9 +115,11 @@ class SeatRecord:
 
     @property
     def sandboxed(self) -> bool:
+        """Whether this seat's bot ran in the bubblewrap sandbox."""
         return self.isolation.get("sandbox") == "bwrap"
 
     def to_dict(self) -> dict[str, Any]:
+        """The seat as the record's JSON object."""
         d = flat_dict(self)
         d["isolation"] = dict(self.isolation)
         d["command"] = list(self.command)
@@ -128,6 +132,7 @@ class SeatRecord:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any], where: str = "seat") -> SeatRecord:
+        """Read a seat from a record's JSON object (raises RecordError on a bad field)."""
         f = Fields(d, where)
         fault = f.get("fault", (dict, type(None)), None)
         return cls(
@@ -224,15 +229,18 @@ class GameRecord:
 
     @property
     def ranking(self) -> list[int]:
+        """Each seat's final rank, in the order of the standings (equal ranks are shared places)."""
         return [s.rank for s in self.standings]
 
     @property
     def faults(self) -> list[tuple[int, Fault]]:
+        """``(seat, fault)`` for each forfeited seat, in seat order."""
         return [(i, s.fault) for i, s in enumerate(self.seats) if s.fault is not None]
 
     # -- serialization ------------------------------------------------------------
 
     def to_dict(self) -> dict[str, Any]:
+        """The record as a JSON-ready dict (the format :meth:`from_json` reads)."""
         return {
             "format": RECORD_FORMAT,
             "game_id": self.game_id,
@@ -251,6 +259,7 @@ class GameRecord:
         }
 
     def to_json(self, indent: int | None = None) -> str:
+        """The record as JSON text."""
         return json.dumps(self.to_dict(), indent=indent)
 
     @classmethod
@@ -336,6 +345,7 @@ class GameRecord:
 
     @classmethod
     def from_json(cls, text: str) -> GameRecord:
+        """Read a record from JSON text; every field is checked (raises RecordError, naming it)."""
         try:
             data = json.loads(text, parse_constant=_no_constant)
         except RecursionError:

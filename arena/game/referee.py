@@ -418,6 +418,8 @@ class Referee:
     # -- the game -------------------------------------------------------------------------
 
     def run(self, started: float | None = None) -> GameRecord:
+        """Play the game to its end and return its record; a bot that breaks the rules, the
+        protocol or its clock is forfeited and the game goes on for the others."""
         began = time.monotonic() if started is None else started
         wall = _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
         start_position = format_position(self.state)

@@ -83,6 +83,7 @@ class Pair:
 
 
 class StopReason(Enum):
+    """Why a continuous league stopped scheduling games."""
     CONFIDENT = "confident"  # every adjacent pair ordered with the asked confidence
     BUDGET = "budget"  # max_games scheduled
 
@@ -121,6 +122,7 @@ def ranking(ratings: Mapping[str, trueskill.Rating], bots: Iterable[str]) -> lis
 
 
 def adjacent_pairs(ratings: Mapping[str, trueskill.Rating], order: Sequence[str]) -> list[Pair]:
+    """Each two bots next to each other in ``order``, with how sure the fit is of their order."""
     return [Pair(a, b, better_than(ratings[a], ratings[b])) for a, b in itertools.pairwise(order)]
 
 
@@ -309,6 +311,7 @@ class ContinuousLeague:
     # -- choosing ---------------------------------------------------------------------
 
     def set_size(self) -> int:
+        """How many games a set of one meeting holds (one per seat order)."""
         return len(seat_orders(self.bots[: self.players], self.seat_mode))
 
     def next_games(self, wanted: int) -> list[ScheduledGame]:

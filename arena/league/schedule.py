@@ -36,6 +36,7 @@ class ScheduledGame:
     seed: int  # the board's seed and the bots' seed
 
     def key(self) -> tuple[str, tuple[str, ...], int]:
+        """What identifies the game: its id, its seats and its seed."""
         return (self.game_id, self.seats, self.seed)
 
 
