@@ -144,7 +144,7 @@ def test_each_broken_bot_fails_the_right_check(
     assert code == 1, out
     assert first_failure(out) == expected, out
     assert statuses(out)[expected] == "FAIL"
-    assert "replay it: arena play " in out and "--seed " in out
+    assert "replay it: arena play " in out and "--seed " in out and "--seed-secret " in out
     data = json.loads(report.read_text())
     assert data["passed"] is False and data["first_failure"]["check"] == expected
     assert next(c for c in data["checks"] if c["name"] == expected)["status"] == "fail"

@@ -253,3 +253,27 @@ def test_a_check_status_given_as_its_word_is_the_member_and_prints_the_same() ->
     assert report.checks[0].status is CheckStatus.SKIP and report.checks[0].status.word == "SKIP"
     assert not report.passed and report.count(CheckStatus.FAIL) == 1
     assert json.loads(json.dumps(report.to_dict()))["checks"][1]["status"] == "fail"
+
+
+def test_the_same_seed_and_seed_secret_replay_a_game_of_random_bots_move_for_move(tmp_path: Path) -> None:
+    secret = "0123456789abcdef" * 2
+    moves = []
+    for name in ("one.json", "two.json"):
+        save = tmp_path / name
+        result = CliRunner().invoke(
+            main,
+            ["play", "arena:random", "arena:random", "--seed", "11", "--seed-secret", secret,
+             "--no-sandbox", "-q", "--save", str(save)],
+        )
+        assert result.exit_code == 0, result.output
+        record = json.loads(save.read_text())
+        assert record["seed_secret"] == secret
+        moves.append([m[1] for m in record["moves"]])  # [seat, move, ms]
+    assert moves[0] == moves[1] and len(moves[0]) > 10
+
+
+@pytest.mark.parametrize("bad", ["xyz", "0123", "g" * 32])
+def test_a_bad_seed_secret_is_a_usage_error_naming_the_option(bad: str) -> None:
+    result = CliRunner().invoke(main, ["play", "arena:random", "arena:random", "--seed-secret", bad])
+    assert result.exit_code == 2
+    assert "--seed-secret" in result.output and "32 hex digits" in result.output

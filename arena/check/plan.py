@@ -19,6 +19,7 @@ from arena.game.clock import TimeControl
 from arena.game.limits import ResourceLimits
 from arena.game.referee import BotSpec, GameSetup
 from arena.game.sandbox.bwrap import SandboxPolicy
+from arena.game.seeds import new_secret
 from arena.league.schedule import derive_seed
 from arena.rules import PLAYER_LETTERS, Params, random_board
 
@@ -45,6 +46,9 @@ class PlannedGame:
     seed: int
     specs: tuple[BotSpec, ...]
     params: Params
+    # The secret its seats' private seeds derive from: drawn per game, printed in the
+    # replay command so that the game replays with the same random choices.
+    seed_secret: str = field(default_factory=new_secret)
 
     def setup(self, tc: TimeControl, grace: float) -> GameSetup:
         """The referee's setup of this game under the check's time control."""
@@ -61,6 +65,7 @@ class PlannedGame:
             board=board,
             end_grace_s=grace,
             keep_transcript=True,
+            seed_secret=self.seed_secret,
         )
 
     def describe(self) -> str:
@@ -206,7 +211,7 @@ def replay_command(game: PlannedGame, opts: CheckOptions) -> str:
     parts = ["arena", "play"] + [
         shlex.quote(spelling(s.command) or shlex.join(s.command)) for s in game.specs
     ]
-    parts += ["--seed", str(game.seed)]
+    parts += ["--seed", str(game.seed), "--seed-secret", game.seed_secret]
     if game.build:
         parts.append("--build-board")
     if game.params.sheep != 16:

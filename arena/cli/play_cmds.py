@@ -33,6 +33,7 @@ from arena.game.proctree import adopt_orphans
 from arena.game.record import Fault, GameRecord, MoveRecord, fault_evidence
 from arena.game.referee import BotSpec, GameSetup, play_game
 from arena.game.sandbox.bwrap import SandboxPolicy
+from arena.game.seeds import SECRET_BYTES
 from arena.protocol import NAME_RE
 from arena.rules import PLAYER_LETTERS, Board, GameState, Params, parse_board_file, random_board, render
 from arena.textfile import BOARD_FILE_MAX_BYTES, RECORD_FILE_MAX_BYTES, read_text
@@ -151,6 +152,15 @@ def standings_table(record: GameRecord, names: list[str] | None = None) -> str:
     return tabulate(rows, headers=["rank", "seat", "hexes", "group", "daisies", "fault"])
 
 
+
+def _seed_secret(value: str | None) -> str | None:
+    """``--seed-secret``: hex of the length the arena draws, or a usage error naming it."""
+    if value is None:
+        return None
+    if len(value) != 2 * SECRET_BYTES or any(c not in "0123456789abcdef" for c in value.lower()):
+        raise click.BadParameter(f"must be {2 * SECRET_BYTES} hex digits, got {value!r}")
+    return value.lower()
+
 @main.command("play")
 @click.argument("bots", nargs=-1, required=True, metavar="BOT_COMMAND BOT_COMMAND [...]")
 @click.option(
@@ -158,6 +168,15 @@ def standings_table(record: GameRecord, names: list[str] | None = None) -> str:
     type=click.IntRange(0, 2**63 - 1),
     default=None,
     help="Seed of the board and of the bots' randomness (default: a fresh one, printed).",
+)
+@click.option(
+    "--seed-secret",
+    metavar="HEX",
+    default=None,
+    callback=lambda _ctx, _param, value: _seed_secret(value),
+    help="The secret each seat's private seed is derived with (32 hex digits; default: a fresh "
+    "one). With --seed, replays a game exactly, bots' random choices included: arena check "
+    "prints both for the game it failed.",
 )
 @click.option(
     "--board",
@@ -204,6 +223,7 @@ def standings_table(record: GameRecord, names: list[str] | None = None) -> str:
 def play_cmd(
     bots: tuple[str, ...],
     seed: int | None,
+    seed_secret: str | None,
     board_opt: str,
     build_board: bool,
     time_control: TimeControl,
@@ -242,7 +262,12 @@ def play_cmd(
     board = _board(board_opt, build_board, seed, params)
     specs = seats_in(named_seats(bot_specs(bots, Path.cwd(), limits, sandbox), names), cwds)
     setup = GameSetup(
-        game_id=f"play-{seed}", seed=seed, params=params, time_control=time_control, board=board
+        game_id=f"play-{seed}",
+        seed=seed,
+        params=params,
+        time_control=time_control,
+        board=board,
+        seed_secret=seed_secret,
     )
     click.echo(f"seed {seed}, {time_control.describe()}")
     note = limits_note(limits, sandbox)
