@@ -244,7 +244,7 @@ def _argv(command: str, what: str) -> tuple[str, ...]:
     "--max-games",
     type=click.IntRange(2, 100_000),
     default=None,
-    help="SPRT: stop (inconclusive: fail) after this many games. Default: fitted to the bounds so "
+    help="SPRT: stop after this many games, undecided (INCONCLUSIVE, exit 3). Default: fitted to the bounds so "
     "that the error rates stay near alpha and beta (1200 games for elo1 - elo0 = 50, "
     "times (50 / (elo1 - elo0))^2).",
 )

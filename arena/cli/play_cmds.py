@@ -33,7 +33,7 @@ from arena.game.proctree import adopt_orphans
 from arena.game.record import Fault, GameRecord, MoveRecord, fault_evidence
 from arena.game.referee import BotSpec, GameSetup, play_game
 from arena.game.sandbox.bwrap import SandboxPolicy
-from arena.game.seeds import SECRET_BYTES
+from arena.game.seeds import SECRET_BYTES, is_secret
 from arena.protocol import NAME_RE
 from arena.rules import PLAYER_LETTERS, Board, GameState, Params, parse_board_file, random_board, render
 from arena.textfile import BOARD_FILE_MAX_BYTES, RECORD_FILE_MAX_BYTES, read_text
@@ -157,7 +157,7 @@ def _seed_secret(value: str | None) -> str | None:
     """``--seed-secret``: hex of the length the arena draws, or a usage error naming it."""
     if value is None:
         return None
-    if len(value) != 2 * SECRET_BYTES or any(c not in "0123456789abcdef" for c in value.lower()):
+    if not is_secret(value.lower()):
         raise click.BadParameter(f"must be {2 * SECRET_BYTES} hex digits, got {value!r}")
     return value.lower()
 

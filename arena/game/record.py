@@ -10,7 +10,6 @@ runs the moves and forfeits through the rules engine again.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, fields
 from enum import Enum
@@ -196,7 +195,7 @@ class MoveRecord:
 
 def _secret(value: str | None) -> str | None:
     """A recorded seed secret: hex of the length the arena draws, or a RecordError."""
-    if value is not None and not re.fullmatch(f"[0-9a-f]{{{2 * seeds.SECRET_BYTES}}}", value):
+    if value is not None and not seeds.is_secret(value):
         raise RecordError(f"seed_secret must be {2 * seeds.SECRET_BYTES} hex digits, got {value!r}")
     return value
 

@@ -23,6 +23,11 @@ def new_secret() -> str:
     return secrets.token_hex(SECRET_BYTES)
 
 
+def is_secret(value: str) -> bool:
+    """Whether ``value`` is a secret as the arena draws them: lower-case hex of SECRET_BYTES."""
+    return len(value) == 2 * SECRET_BYTES and all(c in "0123456789abcdef" for c in value)
+
+
 def game_secret(run_secret: str, game_id: str) -> str:
     """One game's secret, from its run's: a game's record reveals no other game's seeds."""
     key = bytes.fromhex(run_secret)
