@@ -67,23 +67,20 @@ CONTINUOUS_CASES: dict[str, dict[str, float]] = {
 }
 
 
-def continuous_table(runs: int, seed: int, confidence: float, indifference: float, budget: int) -> None:
+def continuous_table(runs: int, seed: int, confidence: float, budget: int) -> None:
+    print(f"\ncontinuous league: {runs} leagues a case, confidence {confidence:g}, max_games {budget}")
     print(
-        f"\ncontinuous league: {runs} leagues a case, confidence {confidence:g}, indifference "
-        f"{indifference:g} Elo, max_games {budget}"
-    )
-    print(
-        f"{'case':24} {'sure':>6} {'wrong':>6} {'tied':>6} {'games mean':>10} {'median':>7} "
+        f"{'case':24} {'sure':>6} {'wrong':>6} {'games mean':>10} {'median':>7} "
         f"{'round robin':>11} {'s/league':>8}"
     )
     for name, elo in CONTINUOUS_CASES.items():
         began = time.monotonic()
-        sure = wrong = tied = 0
+        sure = wrong = 0
         games: list[int] = []
         robin: list[int] = []
         for run in range(runs):
             rng = random.Random(f"{seed}:{name}:{run}")
-            cfg = ContinuousConfig(confidence, budget, 1, indifference)
+            cfg = ContinuousConfig(confidence, budget, 1)
             league = ContinuousLeague(list(elo), 2, seed * 100_003 + run, "all", cfg, RatingConfig())
             played = play_out(league, elo_play(elo, rng))
             games.append(len(played))
@@ -94,21 +91,19 @@ def continuous_table(runs: int, seed: int, confidence: float, indifference: floa
             if stop is None or stop.reason is not StopReason.CONFIDENT:
                 continue
             sure += 1
-            pairs = league.pairs()
-            tied += bool(stop.tied)
-            if any(p not in stop.tied and elo[p.above] <= elo[p.below] for p in pairs):
+            if any(elo[p.above] <= elo[p.below] for p in league.pairs()):
                 wrong += 1
         seconds = (time.monotonic() - began) / runs
         print(
-            f"{name:24} {sure / runs:6.1%} {wrong / runs:6.1%} {tied / runs:6.1%} "
+            f"{name:24} {sure / runs:6.1%} {wrong / runs:6.1%} "
             f"{statistics.mean(games):10.0f} {statistics.median(games):7.0f} "
             f"{statistics.mean(robin):11.0f} {seconds:8.2f}",
             flush=True,
         )
     print(
-        "sure: stopped with every adjacent pair settled; wrong: a sure stop with a pair ordered the wrong\n"
-        "way round or an equal pair ordered (at most 1 - confidence); tied: a sure stop that tied a pair\n"
-        "within the indifference; round robin: games for every meeting to get the busiest pair's sets."
+        "sure: stopped with the order sure; wrong: a sure stop with a pair ordered the wrong way round\n"
+        "or an equal pair ordered (the target is at most 1 - confidence); round robin: games for every\n"
+        "meeting to get the busiest pair's sets."
     )
 
 
@@ -164,7 +159,6 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--only", default="continuous,sprt", help="tables to print, comma-separated")
     parser.add_argument("--confidence", type=float, default=0.95)
-    parser.add_argument("--indifference", type=float, default=20.0)
     parser.add_argument("--max-games", type=int, default=40_000, help="the continuous league's budget")
     args = parser.parse_args()
     only = set(args.only.split(","))
@@ -172,7 +166,7 @@ def main() -> None:
         sprt_table(args.runs, args.seed, 0.0, 50.0, 1200)
         sprt_table(args.runs, args.seed, 0.0, 50.0, 400)
     if "continuous" in only:
-        continuous_table(args.runs, args.seed, args.confidence, args.indifference, args.max_games)
+        continuous_table(args.runs, args.seed, args.confidence, args.max_games)
 
 
 if __name__ == "__main__":

@@ -21,7 +21,6 @@ from arena.cli.check_cmds import exit_code, junit_xml
 from arena.cli.common import ExitCode
 from arena.stats import sprt
 from arena.stats.game_table import GameTable
-from arena.stats.pair_test import PairTest, PairVerdict, run_pair_test
 from arena.stats.seats import seat_intervals, t_cdf, t_quantile
 from arena.stats.stopped import (
     at_least,
@@ -32,57 +31,7 @@ from arena.stats.stopped import (
     survive_below,
 )
 
-# -- the pair test of the continuous league ----------------------------------------------
-
-
-def test_a_pair_that_wins_every_set_is_ordered_and_one_that_splits_is_tied() -> None:
-    wins = run_pair_test([4] * 200, 2, 50, 0.05, 0.05)
-    assert wins.verdict is PairVerdict.A_STRONGER and wins.decided_at is not None and wins.decided_at < 40
-    losses = run_pair_test([0] * 200, 2, 50, 0.05, 0.05)
-    assert losses.verdict is PairVerdict.B_STRONGER
-    # Sets split 2-2 or 1-3 / 3-1 alike: nothing to tell them apart, tied within 50 Elo.
-    split = run_pair_test([2, 1, 3] * 400, 2, 50, 0.05, 0.05)
-    assert split.verdict is PairVerdict.TIED
-
-
-def test_a_decided_pair_stays_decided() -> None:
-    test = PairTest(2, 50, 0.05, 0.05)
-    while test.add(4) is PairVerdict.OPEN:
-        pass
-    at = test.decided_at
-    for _ in range(100):
-        assert test.add(0) is PairVerdict.A_STRONGER
-    assert test.decided_at == at
-
-
-def test_a_set_score_out_of_range_is_refused() -> None:
-    with pytest.raises(ValueError, match="0 to 4 half points, not 5"):
-        PairTest(2, 20, 0.05, 0.05).add(5)
-
-
-def test_equal_bots_are_rarely_ordered_and_near_equal_ones_never_the_wrong_way() -> None:
-    # 200 seeded runs each (indifference 40 Elo to keep them short), error 0.05 a pair.
-    def verdicts(elo: float) -> dict[PairVerdict, int]:
-        rng = random.Random(f"pair:{elo}")
-        probs = sprt.pair_probabilities(elo, 0.1)
-        out: dict[PairVerdict, int] = {}
-        for _ in range(200):
-            test = PairTest(2, 40, 0.05, 0.05)
-            while test.verdict is PairVerdict.OPEN:
-                test.add(rng.choices(range(5), probs)[0])
-            out[test.verdict] = out.get(test.verdict, 0) + 1
-        return out
-
-    equal = verdicts(0.0)
-    ordered = equal.get(PairVerdict.A_STRONGER, 0) + equal.get(PairVerdict.B_STRONGER, 0)
-    # At most 5% by Wald's bounds (approximate), plus the noise of 200 runs; seeded: 12.
-    assert ordered <= 16
-    near = verdicts(20.0)
-    assert near.get(PairVerdict.B_STRONGER, 0) <= 5  # the wrong order: at most 2.5%; seeded 0
-    assert near.get(PairVerdict.A_STRONGER, 0) > 20
-
-
-# -- the stopping-aware Elo --------------------------------------------------------------
+# -- the SPRT's stopping-aware estimate ----------------------------------------------------
 
 
 @pytest.mark.parametrize("m", [-0.7, 0.0, 0.25, 1.0])

@@ -5,18 +5,13 @@ result is plain after a few (the best bot against the worst).  A continuous
 league plays each meeting ``min_meetings`` times, then keeps choosing the
 meeting whose order in the standings is least certain: among the windows of
 ``players`` bots next to each other in the ranking, the one whose adjacent
-pairs are furthest from being settled (the sum of 1 - P(better) over its pairs
-not yet settled), divided by the square root of the sets that meeting has had
-(played or on their way: so several workers spread over the close pairs).
-
-It stops when every one of the n - 1 adjacent pairs of the ranking is *settled*
-by its sequential test (:mod:`arena.stats.pair_test`, on the pair's own results
-in every set both played): ordered as ranked, or tied within ``indifference``
-Elo.  The league looks again after every set, which a fixed-sample P(better)
-does not allow (two equal bots cross 95% in a large share of leagues); the
-sequential test does, and its errors, at most (1 - confidence) / (n - 1) a pair
-(:func:`pair_confidence`), add up to at most 1 - ``confidence`` for the order.
-Or it stops when ``max_games`` are scheduled.
+pairs are furthest from being ordered (the sum of 1 - P(better) over its pairs
+not yet ordered), divided by the square root of the sets that meeting has had
+(played or on their way: so a pair of equals, which no number of games orders,
+does not take every game, and several workers spread over the close pairs).
+It stops when the whole order is sure at ``confidence`` (every one of the n - 1
+adjacent pairs at 1 - (1 - confidence) / (n - 1), :func:`pair_confidence`) or
+``max_games`` are scheduled.
 
 Games come in *sets*: one meeting on one board in its seat orders (both orders
 for 2 players, the balanced orders for 3-4), so the first seat's advantage
@@ -38,7 +33,6 @@ resumed league goes on from it).
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import math
 import re
@@ -54,32 +48,22 @@ from arena.league.rating import conservative
 from arena.league.schedule import ScheduledGame, derive_seed, groups, seat_orders
 from arena.league.tally import better_than
 from arena.stats.game_table import GameTable, Seats
-from arena.stats.pair_test import PairTest, PairVerdict
 from arena.stats.settings import RatingConfig
 
 # The chooser's fit is redone after this share of new games (at least REFIT_MIN_STEP): the
 # fit of a few thousand games costs some 20 ms (bench/bench_rating.py has larger leagues).
 REFIT_SHARE = 0.05
 REFIT_MIN_STEP = 2
-MIN_DOUBT = 1e-3  # a pair not settled whose P(better) is near 1 still needs games (its test)
 CONTINUOUS_ID = re.compile(r"c(\d+)-g(\d+)")  # a continuous league's game ids, unlike r2-g017
 
 
 @dataclass(frozen=True)
 class Pair:
-    """Two bots next to each other in the ranking, P(the upper one's skill is higher), and
-    what their sequential test says (``a`` is ``above``; None: no test, P is judged alone)."""
+    """Two bots next to each other in the ranking, and P(the upper one's skill is higher)."""
 
     above: str
     below: str
     p: float
-    verdict: PairVerdict | None = None
-
-    def settled(self, confidence: float) -> bool:
-        """Ordered as ranked or tied by its test (without one: P at ``confidence``)."""
-        if self.verdict is None:
-            return self.p >= confidence
-        return self.verdict in (PairVerdict.A_STRONGER, PairVerdict.TIED)
 
 
 class StopReason(Enum):
@@ -96,22 +80,19 @@ class Stop:
     games: int  # finished when it stopped
     confidence: float  # asked of the whole order
     budget: int
-    least: Pair | None  # the least certain adjacent pair not settled (CONFIDENT: of all)
+    least: Pair | None  # the least certain adjacent pair
     per_pair: float = 0.0  # what each adjacent pair had to reach (see pair_confidence)
-    indifference: float = 0.0  # Elo within which a pair may be called tied
-    tied: tuple[Pair, ...] = ()  # adjacent pairs settled as tied
 
     def describe(self) -> str:
-        """``the order is sure at 95% after 340 games`` (``; tied within 20 Elo: b ~ c``) or
+        """``the order is sure at 95% (every adjacent pair at 98.8%) after 340 games`` or
         ``budget of 2,000 games spent; uncertain: a vs b P=0.81``."""
         if self.reason is StopReason.CONFIDENT:
-            text = f"the order is sure at {self.confidence:.0%} after {self.games:,} games"
-            if self.tied:
-                ties = ", ".join(f"{p.above} ~ {p.below}" for p in self.tied)
-                text += f"; tied within {self.indifference:g} Elo: {ties}"
-            return text
+            return (
+                f"the order is sure at {self.confidence:.0%} (every adjacent pair at "
+                f"{self.per_pair:.1%}) after {self.games:,} games"
+            )
         text = f"budget of {self.budget:,} games spent"
-        if self.least is not None and not self.least.settled(self.per_pair):
+        if self.least is not None and self.least.p < self.per_pair:
             text += f"; uncertain: {self.least.above} vs {self.least.below} P={self.least.p:.2f}"
         return text
 
@@ -136,11 +117,9 @@ def pair_confidence(confidence: float, pairs: int) -> float:
     return 1 - (1 - confidence) / max(1, pairs)
 
 
-def least_certain(pairs: Sequence[Pair], confidence: float = 1.0) -> Pair | None:
-    """The adjacent pair not settled with the lowest P(better) (the highest one of equals);
-    when every pair is settled, the lowest of all."""
-    open_pairs = [p for p in pairs if not p.settled(confidence)] or list(pairs)
-    return min(open_pairs, key=lambda p: p.p, default=None)
+def least_certain(pairs: Sequence[Pair]) -> Pair | None:
+    """The adjacent pair with the lowest P(better) (the highest one of equals)."""
+    return min(pairs, key=lambda p: p.p, default=None)
 
 
 def choose_group(
@@ -151,13 +130,12 @@ def choose_group(
     sets: Mapping[frozenset[str], int] | None = None,
 ) -> tuple[str, ...] | None:
     """The ``players`` bots next to each other in ``order`` whose meeting would settle the most:
-    the window with the most doubt (1 - P summed over its pairs not settled, see
-    :meth:`Pair.settled`; at least a little for a pair of equals), over the square root of its
-    ``sets`` so far; the highest window of equals; None when every pair is settled."""
+    the window with the most doubt (1 - P summed over its pairs below ``confidence``), over the
+    square root of its ``sets`` so far; the highest window of equals; None when every pair is
+    ordered."""
     best: tuple[float, int] | None = None
     for start in range(len(order) - players + 1):
-        window = pairs[start : start + players - 1]
-        doubt = sum(max(1 - p.p, MIN_DOUBT) for p in window if not p.settled(confidence))
+        doubt = sum(1 - p.p for p in pairs[start : start + players - 1] if p.p < confidence)
         if doubt <= 0:
             continue
         score = doubt / math.sqrt(max(1, (sets or {}).get(frozenset(order[start : start + players]), 0)))
@@ -193,8 +171,6 @@ class ContinuousLeague:
     ``bots`` are those still scheduled (the file's order: a meeting's seats follow it);
     ``schedule`` the games planned so far (finished or not), ``results`` the finished
     ones as (schedule index, seats with ranks).  No I/O: the run stores what it plans.
-    Each pair's sequential test is fed a set once all its games finished, in the order
-    sets complete (a resumed league: in schedule order).
     """
 
     def __init__(
@@ -220,14 +196,7 @@ class ContinuousLeague:
         self.sets: Counter[frozenset[str]] = Counter()  # sets planned per meeting
         for meeting in {g.round: frozenset(g.seats) for g in schedule}.values():
             self.sets[meeting] += 1
-        self._set_of: dict[int, int] = {}  # schedule index -> its set's number
-        self._set_games: Counter[int] = Counter()  # set number -> its games
-        self._waiting: dict[int, list[Seats]] = {}  # results of sets not yet complete
-        self.tests: dict[tuple[str, str], PairTest] = {}  # (a, b) by name -> their test
-        self._track(schedule)
         self.done: list[tuple[int, Seats]] = sorted(results, key=lambda r: r[0])
-        for index, seats in self.done:
-            self._feed(index, seats)
         self._fits: dict[int, dict[str, trueskill.Rating]] = {}
         self.stop: Stop | None = None
 
@@ -236,50 +205,6 @@ class ContinuousLeague:
     def add(self, index: int, seats: Seats) -> None:
         """A planned game finished."""
         self.done.append((index, seats))
-        self._feed(index, seats)
-
-    def _track(self, games: Iterable[ScheduledGame]) -> None:
-        for g in games:
-            self._set_of[g.index] = g.round
-            self._set_games[g.round] += 1
-
-    def _feed(self, index: int, seats: Seats) -> None:
-        """Keep a finished game; once its set is complete, give each pair in it its score."""
-        number = self._set_of.get(index)
-        if number is None:
-            return
-        results = self._waiting.setdefault(number, [])
-        results.append(seats)
-        if len(results) < self._set_games[number]:
-            return
-        del self._waiting[number]
-        rank = [dict(r) for r in results]
-        names = sorted({n for r in results for n, _ in r})
-        for a, b in itertools.combinations(names, 2):
-            shared = [r for r in rank if a in r and b in r]
-            if len(shared) != len(results):
-                continue  # not every game of the set had both (cannot happen in a set)
-            half = sum(2 if r[a] < r[b] else 1 if r[a] == r[b] else 0 for r in shared)
-            self._test(a, b, len(shared)).add(half)
-
-    def _test(self, a: str, b: str, games: int) -> PairTest:
-        test = self.tests.get((a, b))
-        if test is None or test.games != games:
-            error = 1 - pair_confidence(self.settings.confidence, len(self.bots) - 1)
-            test = self.tests[a, b] = PairTest(games, self.settings.indifference, error, error)
-        return test
-
-    def verdict(self, above: str, below: str) -> PairVerdict:
-        """What the test of these two says, ``above`` as its first bot."""
-        if above < below:
-            test = self.tests.get((above, below))
-            return PairVerdict.OPEN if test is None else test.verdict
-        flipped = self.verdict(below, above)
-        swap = {
-            PairVerdict.A_STRONGER: PairVerdict.B_STRONGER,
-            PairVerdict.B_STRONGER: PairVerdict.A_STRONGER,
-        }
-        return swap.get(flipped, flipped)
 
     # -- ratings ----------------------------------------------------------------------
 
@@ -295,18 +220,10 @@ class ContinuousLeague:
             self._fits[games] = fit(table, self.bots, self.rating).ratings
         return self._fits[games]
 
-    def _pairs(self, ratings: Mapping[str, trueskill.Rating]) -> tuple[list[str], list[Pair]]:
-        """The ranking of ``ratings`` and its adjacent pairs with their tests' verdicts."""
-        order = ranking(ratings, self.bots)
-        pairs = [
-            dataclasses.replace(p, verdict=self.verdict(p.above, p.below))
-            for p in adjacent_pairs(ratings, order)
-        ]
-        return order, pairs
-
     def pairs(self) -> list[Pair]:
         """The adjacent pairs of the ranking of every finished game."""
-        return self._pairs(self.ratings(len(self.done)))[1]
+        ratings = self.ratings(len(self.done))
+        return adjacent_pairs(ratings, ranking(ratings, self.bots))
 
     # -- choosing ---------------------------------------------------------------------
 
@@ -329,7 +246,6 @@ class ContinuousLeague:
         games = set_games(
             self.next_number, group, self.seed, self.seat_mode, self.sets[meeting], self.next_index
         )
-        self._track(games)
         self.next_number += 1
         self.next_index += len(games)
         self.planned += len(games)
@@ -342,36 +258,34 @@ class ContinuousLeague:
         finished = len(self.done)
         level = pair_confidence(cfg.confidence, len(self.bots) - 1)
         if self.planned + self.set_size() > cfg.max_games:
-            least = least_certain(self.pairs(), level) if finished else None
-            self.stop = self._stop(StopReason.BUDGET, least, ())
+            least = least_certain(self.pairs()) if finished else None
+            self.stop = Stop(StopReason.BUDGET, finished, cfg.confidence, cfg.max_games, least, level)
             return None
         short = [g for g in groups(self.bots, self.players) if self.sets[frozenset(g)] < cfg.min_meetings]
         if short:
             return min(short, key=lambda g: self.sets[frozenset(g)])
-        order, pairs = self._pairs(self.ratings(refit_point(finished)))
-        if all(p.settled(level) for p in pairs):
-            # Stop only on the ranking of every finished game; choose from it if it disagrees.
-            order, pairs = self._pairs(self.ratings(finished))
-            if all(p.settled(level) for p in pairs):
-                tied = tuple(p for p in pairs if p.verdict is PairVerdict.TIED)
-                self.stop = self._stop(StopReason.CONFIDENT, least_certain(pairs), tied)
+        ratings = self.ratings(refit_point(finished))
+        order = ranking(ratings, self.bots)
+        pairs = adjacent_pairs(ratings, order)
+        if all(p.p >= level for p in pairs):
+            # Stop only on a fit of every finished game; choose from it if it disagrees.
+            ratings = self.ratings(finished)
+            order = ranking(ratings, self.bots)
+            pairs = adjacent_pairs(ratings, order)
+            if all(p.p >= level for p in pairs):
+                self.stop = Stop(
+                    StopReason.CONFIDENT, finished, cfg.confidence, cfg.max_games, least_certain(pairs), level
+                )
                 return None
         return choose_group(order, pairs, self.players, level, self.sets)
-
-    def _stop(self, reason: StopReason, least: Pair | None, tied: tuple[Pair, ...]) -> Stop:
-        cfg = self.settings
-        level = pair_confidence(cfg.confidence, len(self.bots) - 1)
-        return Stop(
-            reason, len(self.done), cfg.confidence, cfg.max_games, least, level, cfg.indifference, tied
-        )
 
     def note(self) -> str:
         """For progress lines: the least certain adjacent pair of the chooser's last fit."""
         fits = sorted(self._fits)
         if not fits or not fits[-1]:
             return ""
-        level = pair_confidence(self.settings.confidence, len(self.bots) - 1)
-        least = least_certain(self._pairs(self._fits[fits[-1]])[1], level)
+        ratings = self._fits[fits[-1]]
+        least = least_certain(adjacent_pairs(ratings, ranking(ratings, self.bots)))
         return "" if least is None else f"least sure: {least.above} vs {least.below} P={least.p:.2f}"
 
 
