@@ -212,11 +212,13 @@ def test_strength_gate_passes_for_mcts_against_random_and_fails_the_other_way() 
     assert code == 1 and statuses(out) == {"strength": "FAIL"}, out
 
 
-def test_the_fixed_gate_fails_deterministic_self_play(c_bot: Path) -> None:
-    """Every board pair split 1-1: 0.500 'reaches' 0.5, but says nothing; the gate fails and says why."""
-    code, out = check("sample_bots/c/greedy", "--against", "sample_bots/c/greedy", "--skip-conformance", "--games", "8")
-    assert code == 1 and statuses(out) == {"strength": "FAIL"}, out
-    assert "say nothing about strength" in out and "95% interval" in out
+def test_board_pairs_all_split_one_one_are_said_to_say_nothing_about_strength() -> None:
+    # What deterministic self-play gives (a bot that ignores its seed: each seat has a seed of
+    # its own, so a seeded bot's self-play is not mirrored any more).
+    from arena.check.strength import _mirror_warning
+
+    assert "say nothing about strength" in _mirror_warning([0, 0, 4, 0, 0])
+    assert _mirror_warning([0, 1, 3, 0, 0]) == "" and _mirror_warning([0, 0, 0, 0, 0]) == ""
 
 
 def test_sprt_accepts_the_stronger_bot_and_rejects_the_weaker(c_bot: Path) -> None:

@@ -49,7 +49,9 @@ BIN = Path(sys.executable).parent  # the venv's: where `dask` is
 BOTS = ("ann", "bob", "cid", "dan")
 # Fields of a record that depend on when and where it was played, not on the game.
 TIMING = {"duration_ms", "started_at", "extra"}
-SEAT_TIMING = {"stderr_tail", "stderr_bytes", "exit", "exited_cleanly", "leftover_processes"}
+# What a seat's process did rather than its game: a kept (multigame) process's first stdout lines
+# are those of the first game it played, which depends on where the games ran.
+SEAT_TIMING = {"stderr_tail", "stderr_bytes", "exit", "exited_cleanly", "leftover_processes", "stdout_head"}
 
 
 # -- the executor key ------------------------------------------------------------------------------
@@ -162,6 +164,15 @@ def test_a_worker_names_the_bot_it_cannot_run(tmp_path: Path) -> None:
 
 # -- helpers for real clusters -----------------------------------------------------------------
 
+
+
+@pytest.fixture(autouse=True)
+def one_seed_secret(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every run of this module draws the same secret for its seats' private seeds, so that a
+    league on the cluster and the same league run locally give their bots the same seeds."""
+    from arena.game import seeds
+
+    monkeypatch.setattr(seeds, "new_secret", lambda: "5" * 32)
 
 @pytest.fixture
 def marker() -> Iterator[str]:
