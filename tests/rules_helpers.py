@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from arena.rules import GameState, format_position, parse_move
 
-# The six directions by name, from the README's picture (not the engine's table),
+# The six directions by name, from the picture in docs/rules-engine.md (not the engine's table),
 # for reference code in the tests.
 VECTORS = {"E": (1, 0), "NE": (1, -1), "NW": (0, -1), "W": (-1, 0), "SW": (-1, 1), "SE": (0, 1)}
 
