@@ -180,7 +180,7 @@ def game_settings(config: TournamentConfig) -> GameSettings:
         end_grace_s=config.end_grace_ms / 1000,
         multigame=config.multigame,
         restart_every=config.restart_every,
-        seed_secret=seeds.new_secret(),  # this run's: each game's seat seeds derive from it
+        seed_secret=seeds.run_secret(config.output),  # the league's: each game's seat seeds derive from it
     )
 
 

@@ -126,6 +126,11 @@ def test_sigkill_mid_run_then_resume_matches_an_uninterrupted_run(tmp_path: Path
     ref_dir = tmp_path / "ref"
     ref_dir.mkdir()
     ref = league(ref_dir, marker, rounds=8, extra="")
+    # Both leagues draw their seats' private seeds from one secret (a league keeps its own in
+    # its results folder, so the resumed run below goes on with the one it started with).
+    for out in (ref_dir / "results" / "t", tmp_path / "results" / "t"):
+        out.mkdir(parents=True)
+        (out / ".seed-secret").write_text("7" * 32 + "\n")
     assert CliRunner().invoke(main, ["run", str(ref), "--quiet", "-j", "1"]).exit_code == 0
     # The same league, killed with SIGKILL after a few games, then resumed.
     path = league(tmp_path, marker, rounds=8)

@@ -12,7 +12,9 @@ bot the seed it had.
 from __future__ import annotations
 
 import hashlib
+import os
 import secrets
+from pathlib import Path
 
 SECRET_BYTES = 16
 SEED_BITS = 63
@@ -40,3 +42,26 @@ def seat_seed(secret: str, seed: int, seat: int) -> int:
         f"{seed}:{seat}".encode(), key=bytes.fromhex(secret), digest_size=8, person=b"bsa-seat"
     ).digest()
     return int.from_bytes(digest, "big") >> (64 - SEED_BITS)
+
+
+SECRET_FILE = ".seed-secret"
+
+
+def run_secret(folder: Path) -> str:
+    """The secret of the league whose results are in ``folder``: drawn at its first run and kept
+    there (readable by the arena's user only; bots never see the results folder), so that a
+    resumed or grown league gives every game the seat seeds it would have had uninterrupted."""
+    path = folder / SECRET_FILE
+    try:
+        kept = path.read_text(encoding="ascii").strip()
+    except (OSError, UnicodeDecodeError):
+        kept = ""
+    if is_secret(kept):
+        return kept
+    secret = new_secret()
+    tmp = folder / f"{SECRET_FILE}.{os.getpid()}.tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="ascii") as f:
+        f.write(secret + "\n")
+    os.replace(tmp, path)
+    return secret

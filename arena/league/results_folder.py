@@ -28,8 +28,8 @@ from arena.untrusted import printable
 
 LOCK_NAME = ".arena-run.lock"
 # What a run writes in its folder; anything else there means the folder is someone else's.
-_OWN_NAMES = (STORE_NAME, "standings.md", "standings.json", "report.html", LOCK_NAME)
-_OWN_PREFIXES = (f"{STORE_NAME}-", ".standings.md.", ".standings.json.", ".report.html.")
+_OWN_NAMES = (STORE_NAME, "standings.md", "standings.json", "report.html", LOCK_NAME, ".seed-secret")
+_OWN_PREFIXES = (f"{STORE_NAME}-", ".standings.md.", ".standings.json.", ".report.html.", ".seed-secret.")
 
 
 # Where results cannot go: trees of the kernel and of devices, not of files (results
