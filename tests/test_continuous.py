@@ -316,6 +316,11 @@ def test_a_continuous_run_stops_once_the_order_is_sure(tmp_path: Path, marker: s
 def test_ctrl_c_then_resume_plays_what_an_uninterrupted_league_plays(tmp_path: Path, marker: str) -> None:
     ref = tmp_path / "ref"
     ref.mkdir()
+    # Both leagues draw their seats' private seeds from one secret (each keeps its own in its
+    # results folder: the resumed run goes on with the one its first run drew).
+    for out in (ref / "results" / "t", tmp_path / "results" / "t"):
+        out.mkdir(parents=True)
+        (out / ".seed-secret").write_text("7" * 32 + "\n")
     assert CliRunner().invoke(main, ["run", str(league_file(ref, marker)), "-q"]).exit_code == 0
     path = league_file(tmp_path, marker)
     store_file = tmp_path / "results" / "t" / "results.sqlite"

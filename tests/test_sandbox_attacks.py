@@ -588,7 +588,7 @@ def assert_league_intact(played: list[GameRecord], stored: list[GameRecord], out
         assert all(s.isolation.get("sandbox") == "bwrap" for s in r.seats), r.seats
         assert all(s.fault is None for s in r.seats), [s.fault for s in r.seats]
     names = sorted(p.name for p in output.iterdir() if not p.name.startswith("results.sqlite-"))
-    assert names == ["report.html", "results.sqlite", "standings.json", "standings.md"]
+    assert names == [".seed-secret", "report.html", "results.sqlite", "standings.json", "standings.md"]
     assert not output.with_name(output.name + "-gone").exists()
 
 
