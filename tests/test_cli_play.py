@@ -111,13 +111,15 @@ def test_bot_names_come_from_the_script_or_program(argv: tuple[str, ...], name: 
 
 
 def test_resource_limits_apply_to_the_bots() -> None:
-    # 8 MB of data per process is too little for a Python interpreter: both die at start, and
-    # what they said (MemoryError) is shown with a hint that names the limit.
-    argv = ["play", RANDOM, RANDOM, "--memory-mb", "8", "-q", "--seed", "1", "--no-sandbox"]
+    # Each bot asks for 256 MB at start, past a 64 MB data limit that an interpreter alone stays
+    # well under: both die at start, and what they said (MemoryError) is shown with a hint that
+    # names the limit.
+    greedy = f'{sys.executable} -c "block = bytearray(256 << 20)"'
+    argv = ["play", greedy, greedy, "--memory-mb", "64", "-q", "--seed", "1", "--no-sandbox"]
     result = CliRunner().invoke(main, argv)
     assert result.exit_code == 0, result.output
     assert result.output.count("crash: ") == 2 and "MemoryError" in result.output
-    assert "a per-process data limit of 8 MB (memory_mb; RLIMIT_DATA" in result.output
+    assert "a per-process data limit of 64 MB (memory_mb; RLIMIT_DATA" in result.output
     roomy = CliRunner().invoke(main, ["play", RANDOM, RANDOM, "--memory-mb", "0", "--cpu-seconds", "0", "-q"])
     assert roomy.exit_code == 0 and "crash" not in roomy.output
 

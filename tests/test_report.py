@@ -42,7 +42,9 @@ def record(tmp_path_factory: pytest.TempPathFactory) -> GameRecord:
     save = tmp_path_factory.mktemp("game") / "game.json"
     result = CliRunner().invoke(
         main,
-        ["play", GREEDY, f"{GREEDY} --random", "--build-board", "--seed", "11", "-q", "--save", str(save)],
+        # (the secret too: with --seed alone, the random bot's choices would differ run to run)
+        ["play", GREEDY, f"{GREEDY} --random", "--build-board", "--seed", "11", "--seed-secret", "b" * 32,
+         "-q", "--save", str(save)],
     )
     assert result.exit_code == 0, result.output
     return GameRecord.from_json(save.read_text())
