@@ -313,6 +313,16 @@ def test_p_better_is_rounded_down_from_its_decimal_value() -> None:
     assert probability_text(0.123456, 4) == "0.1234"
 
 
+def test_standings_json_rounds_p_better_down_as_the_table_does() -> None:
+    st = league_standings()
+    top = st.rows[0]
+    for p, close in ((0.94996, True), (0.95, False), (0.123456, True)):
+        top.better_than_next = p  # (a figure from the fit; set here to sit by the line)
+        row = st.to_json_rows()[0]
+        assert row["close"] is close and (row["better_than_next"] < CLEAR) is close, (p, row)
+        assert row["better_than_next"] == float(probability_text(p, 4))
+
+
 def test_csv_has_the_rank_the_sure_mark_and_the_elo_interval_as_numbers_of_their_own() -> None:
     st = league_standings()
     rows = list(csv.DictReader(io.StringIO(render(st, "csv"))))

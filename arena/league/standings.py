@@ -10,7 +10,6 @@ import io
 import json
 import textwrap
 from collections.abc import Callable
-from decimal import ROUND_FLOOR, Decimal
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +17,7 @@ from tabulate import tabulate
 
 from arena.league.results_folder import write_atomic
 from arena.league.store import store_path, write_error
-from arena.league.tally import CLEAR, SORT_KEY, Pairwise, Row, Standings
+from arena.league.tally import CLEAR, SORT_KEY, Pairwise, Row, Standings, probability_text
 from arena.stats import TOLERANCE
 from arena.untrusted import csv_cell, html, markdown, printable
 
@@ -53,18 +52,6 @@ KEEP_ORDER = (
     "rank", "bot", "rating", "P(better)", "games", "points", "W-D-L", "faults", "Elo (95%)",
     PTNML, "wins", "shared", "avg place", "mu", "95% low", "95% high", "avg hexes",
 )  # fmt: skip
-
-
-def probability_text(p: float | None, places: int = 2) -> str:
-    """P(better) as shown: rounded *down* to ``places`` decimals, so that a rank is marked ?
-    (P below :data:`CLEAR`) exactly when the figure shown is below CLEAR (0.946 is 0.94, not 0.95).
-
-    From the float's shortest decimal (``repr``), which is at least CLEAR's exactly when the
-    float is: no binary rounding turns 0.29 into 0.28 or a P just below CLEAR into CLEAR.
-    """
-    if p is None:
-        return ""
-    return str(Decimal(repr(p)).quantize(Decimal(1).scaleb(-places), rounding=ROUND_FLOOR))
 
 
 def table_rows(st: Standings, escape: Escape = printable, split: bool = False) -> tuple[list[str], list[list[Any]]]:

@@ -28,6 +28,7 @@ import math
 from collections import Counter, defaultdict
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
+from decimal import ROUND_FLOOR, Decimal
 from statistics import NormalDist
 from typing import Any
 
@@ -55,6 +56,18 @@ SORT_KEY = "rating (mu - 3 sigma), then mu, then name"
 # W-D-L and pentanomial counts (rows and crosstable, which now covers 3-4 players too), the
 # fit's convergence (model) and retired bots.  Every field of 2 keeps its name and meaning.
 FORMAT_VERSION = 3
+
+
+def probability_text(p: float | None, places: int = 2) -> str:
+    """P(better) as shown: rounded *down* to ``places`` decimals, so that a rank is marked ?
+    (P below :data:`CLEAR`) exactly when the figure shown is below CLEAR (0.946 is 0.94, not 0.95).
+
+    From the float's shortest decimal (``repr``), which is at least CLEAR's exactly when the
+    float is: no binary rounding turns 0.29 into 0.28 or a P just below CLEAR into CLEAR.
+    """
+    if p is None:
+        return ""
+    return str(Decimal(repr(p)).quantize(Decimal(1).scaleb(-places), rounding=ROUND_FLOOR))
 
 
 @dataclass(frozen=True)
@@ -160,7 +173,8 @@ class Standings:
                 "sigma": round(r.sigma, 3),
                 "mu_low": round(r.mu_low, 3),
                 "mu_high": round(r.mu_high, 3),
-                "better_than_next": None if r.better_than_next is None else round(r.better_than_next, 4),
+                # (rounded down, as shown: a row that is close never reads 0.95)
+                "better_than_next": None if r.better_than_next is None else float(probability_text(r.better_than_next, 4)),
                 "close": r.close,
                 "elo": None if r.elo is None else [round(x, 1) for x in r.elo],
                 "wdl": list(r.wdl),

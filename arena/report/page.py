@@ -22,7 +22,7 @@ import jinja2
 from markupsafe import Markup
 
 from arena.game.record import GameRecord
-from arena.league.standings import probability_text
+from arena.league.tally import probability_text
 from arena.report.chart import intervals, line_chart
 from arena.report.summary import ReportData
 from arena.untrusted import printable, script_json
