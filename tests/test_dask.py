@@ -137,14 +137,21 @@ def test_relocating_moves_every_path_inside_an_uploaded_folder_and_no_other(tmp_
     outer, inner = tmp_path / "bots", tmp_path / "bots" / "inner"
     spec = BotSpec(
         "a",
-        (str(inner / "prog"), "--flag", str(outer / "arg")),
+        (str(inner / "prog"), "--flag", str(outer / "arg"), "/opt/tool/lib", f"--data={outer}/x"),
         cwd=inner,
-        sandbox=SandboxPolicy(paths=(str(outer / "data"), "/opt/tool"), hidden=(str(outer / "results"),)),
+        sandbox=SandboxPolicy(
+            paths=(str(outer / "data"), "/opt/tool"),
+            hidden=(str(outer / "results"),),
+            never_shown=(str(outer / "results"), str(outer / "other")),
+        ),
     )
     moved = relocate(settings_for({"a": spec}), {str(outer): Path("/w/0"), str(inner): Path("/w/1")}).bots["a"]
     assert moved.cwd == Path("/w/1")
-    assert moved.command == ("/w/1/prog", "--flag", str(outer / "arg"))  # arguments are the bot's business
+    # A whole argument that is a path inside an uploaded folder names its copy (as `python3
+    # /abs/bot.py` needs); other arguments, paths elsewhere included, are left as they are.
+    assert moved.command == ("/w/1/prog", "--flag", "/w/0/arg", "/opt/tool/lib", f"--data={outer}/x")
     assert moved.sandbox.paths == ("/w/0/data", "/opt/tool") and moved.sandbox.hidden == ("/w/0/results",)
+    assert moved.sandbox.never_shown == ("/w/0/results", "/w/0/other")
 
 
 def test_a_worker_names_the_bot_it_cannot_run(tmp_path: Path) -> None:

@@ -202,12 +202,14 @@ def relocate(settings: GameSettings, where: Mapping[str, Path]) -> GameSettings:
     remap = _remapper(where)
 
     def move(spec: BotSpec) -> BotSpec:
-        program = spec.command[0]
-        command = (remap(program) if Path(program).is_absolute() else program, *spec.command[1:])
+        # The program and every argument that is an absolute path (a script, a class path):
+        # the sandbox shows what the command names, so those must name the copies.
+        command = tuple(remap(a) if Path(a).is_absolute() else a for a in spec.command)
         sandbox = replace(
             spec.sandbox,
             paths=tuple(remap(p) for p in spec.sandbox.paths),
             hidden=tuple(remap(p) for p in spec.sandbox.hidden),
+            never_shown=tuple(remap(p) for p in spec.sandbox.never_shown),
         )
         return replace(spec, cwd=Path(remap(str(spec.cwd))), command=command, sandbox=sandbox)
 
