@@ -10,14 +10,15 @@ from __future__ import annotations
 
 import enum
 import shlex
+from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from arena.check.plan import CheckOptions, SprtOptions, strength_plan
+from arena.check.plan import CheckOptions, PlannedGame, SprtOptions, strength_plan
 from arena.check.play import opponents_started, run_plan
 from arena.check.results import CheckResult, CheckStatus
-from arena.game.record import game_points
+from arena.game.record import GameRecord, game_points
 from arena.stats import sprt
 from arena.stats.stopped import StoppedElo, power_at_cap, stopped_elo
 
@@ -32,8 +33,48 @@ class SprtVerdict(enum.StrEnum):
     INCONCLUSIVE = "inconclusive"  # no decision within the most games allowed
 
 
-def strength_pairs(opts: CheckOptions, cmd: Sequence[str], name: str, start: int, count: int) -> list[float]:
-    """The candidate's points (0 to 2) in each board pair of games ``start`` to ``start + count``.
+@dataclass(frozen=True)
+class OpponentFault:
+    """A strength game the opponent forfeited: a point for the candidate that says nothing of
+    its strength, so the gate says so (a baseline that breaks makes any bot look strong)."""
+
+    opponent: str  # its command, as typed
+    game: str
+    kind: str
+    detail: str  # the referee's words (may quote the bot: escaped by each output)
+
+    def to_dict(self) -> dict[str, str]:
+        """The fault as the JSON report's ``strength.opponent_faults`` holds it."""
+        return {"opponent": self.opponent, "game": self.game, "kind": self.kind, "detail": self.detail[:300]}
+
+
+@dataclass
+class StrengthGames:
+    """The candidate's board pairs in some strength games, and what the opponents forfeited."""
+
+    pairs: list[float] = field(default_factory=list)
+    opponent_faults: list[OpponentFault] = field(default_factory=list)
+
+    def extend(self, other: StrengthGames) -> None:
+        """Add another batch's games."""
+        self.pairs += other.pairs
+        self.opponent_faults += other.opponent_faults
+
+
+def _opponent_faults(plan: Sequence[PlannedGame], records: Sequence[GameRecord | None]) -> list[OpponentFault]:
+    out = []
+    for g, r in zip(plan, records, strict=True):
+        if r is None:
+            continue
+        for seat, s in enumerate(r.seats):
+            if seat != g.seat and s.fault is not None:
+                out.append(OpponentFault(shlex.join(s.command), r.game_id, s.fault.kind.value, s.fault.detail))
+    return out
+
+
+def strength_pairs(opts: CheckOptions, cmd: Sequence[str], name: str, start: int, count: int) -> StrengthGames:
+    """The candidate's points (0 to 2) in each board pair of games ``start`` to ``start + count``,
+    and the opponent's forfeits among them.
 
     A pair with a game that was not played is left out whole, so pairs stay pairs.
     """
@@ -47,7 +88,21 @@ def strength_pairs(opts: CheckOptions, cmd: Sequence[str], name: str, start: int
             pair = boards.add(g.seed, game_points(r)[g.seat])
             if pair is not None:
                 pairs.append(pair)
-    return pairs
+    return StrengthGames(pairs, _opponent_faults(plan, records))
+
+
+def opponent_fault_warning(faults: Sequence[OpponentFault], games: int) -> str:
+    """A warning naming the opponents' forfeits (empty when there were none)."""
+    if not faults:
+        return ""
+    kinds = Counter(f.kind for f in faults)
+    first = faults[0]
+    return (
+        f" WARNING: the opponent forfeited {len(faults)} of {games} games "
+        f"({', '.join(f'{k} {n}' for k, n in sorted(kinds.items()))}), each scored as a win for this bot: "
+        f"a baseline that breaks makes any bot look strong. First: {first.opponent} in {first.game}: "
+        f"{first.kind}: {first.detail[:200]}"
+    )
 
 
 def _elo_text(est: sprt.EloEstimate) -> str:
@@ -87,15 +142,18 @@ def _mean_points(pairs: Sequence[float]) -> float:
 def fixed_strength(opts: CheckOptions) -> Strength:
     """``opts.games`` games against each ``--against`` bot; passes on a mean of at least ``min_points``."""
     per: dict[str, Any] = {}
-    all_pairs: list[float] = []
+    played = StrengthGames()
     for i, cmd in enumerate(opts.against):
-        pairs = strength_pairs(opts, cmd, f"against{i + 1}", 0, opts.games)
-        all_pairs += pairs
+        batch = strength_pairs(opts, cmd, f"against{i + 1}", 0, opts.games)
+        played.extend(batch)
+        pairs = batch.pairs
         per[shlex.join(cmd)] = {
             "games": 2 * len(pairs),
             "points": round(sum(pairs) / (2 * len(pairs)), 4) if pairs else 0.0,
             "pairs": sprt.pair_counts(pairs),
+            "opponent_forfeits": len(batch.opponent_faults),
         }
+    all_pairs = played.pairs
     games = 2 * len(all_pairs)
     mean = _mean_points(all_pairs)
     counts = sprt.pair_counts(all_pairs)
@@ -108,6 +166,7 @@ def fixed_strength(opts: CheckOptions) -> Strength:
         "interval95": [round(low, 4), round(high, 4)],
         "pairs": counts,
         "opponents": per,
+        "opponent_faults": [f.to_dict() for f in played.opponent_faults],
     }
     # What this gate tests: the mean points of these games reach the threshold. It is a
     # point estimate; the interval says how far the same bots could land on other boards.
@@ -118,7 +177,7 @@ def fixed_strength(opts: CheckOptions) -> Strength:
     text = (
         f"points {mean:.3f} over {games} games, 95% interval {low:.3f}-{high:.3f} over "
         f"{len(all_pairs)} board pairs (needs a mean of at least {opts.min_points:g}){noise}"
-        f" — {listing}{_mirror_warning(counts)}"
+        f" — {listing}{_mirror_warning(counts)}{opponent_fault_warning(played.opponent_faults, games)}"
     )
     status = CheckStatus.PASS if passed else CheckStatus.FAIL
     return CheckResult("strength", status, text, games), figures
@@ -137,6 +196,7 @@ class SprtRun:
     bounds: tuple[float, float]
     max_games: int
     per_look: int = 1  # board pairs played between two looks at the LLR
+    opponent_faults: tuple[OpponentFault, ...] = ()
 
 
 def cap_warning(sp: SprtOptions, max_games: int) -> str:
@@ -165,7 +225,7 @@ def run_sprt(opts: CheckOptions, sp: SprtOptions, echo: Callable[[str], None]) -
     warning = cap_warning(sp, max_games)
     if warning:
         echo(f"  sprt: {warning}")
-    pairs: list[float] = []
+    games = StrengthGames()
     batch = max(2, 2 * opts.concurrency)
     played = 0
     value = 0.0
@@ -175,12 +235,12 @@ def run_sprt(opts: CheckOptions, sp: SprtOptions, echo: Callable[[str], None]) -
         count -= count % 2
         if count == 0:
             break
-        pairs += strength_pairs(opts, sp.baseline, "baseline", played, count)
+        games.extend(strength_pairs(opts, sp.baseline, "baseline", played, count))
         played += count
-        counts = sprt.pair_counts(pairs)
+        counts = sprt.pair_counts(games.pairs)
         value = sprt.llr(counts, sp.elo0, sp.elo1)
         echo(
-            f"  sprt: {2 * len(pairs)} games ({len(pairs)} board pairs {counts}), "
+            f"  sprt: {2 * len(games.pairs)} games ({len(games.pairs)} board pairs {counts}), "
             f"LLR {value:.2f} [{lower:.2f}, {upper:.2f}]"
         )
         if value >= upper:
@@ -189,7 +249,9 @@ def run_sprt(opts: CheckOptions, sp: SprtOptions, echo: Callable[[str], None]) -
         if value <= lower:
             verdict = SprtVerdict.H0
             break
-    return SprtRun(tuple(pairs), value, verdict, (lower, upper), max_games, batch // 2)
+    return SprtRun(
+        tuple(games.pairs), value, verdict, (lower, upper), max_games, batch // 2, tuple(games.opponent_faults)
+    )
 
 
 def sprt_strength(opts: CheckOptions, echo: Callable[[str], None]) -> Strength:
@@ -225,6 +287,7 @@ def sprt_strength(opts: CheckOptions, echo: Callable[[str], None]) -> Strength:
         "los": round(est.los, 4),
         "verdict": run.verdict,
         "cap_warning": cap_warning(sp, run.max_games) or None,
+        "opponent_faults": [f.to_dict() for f in run.opponent_faults],
     }
     meaning = {
         SprtVerdict.H1: f"the test accepts elo1={sp.elo1:g} over elo0={sp.elo0:g}",
@@ -234,6 +297,7 @@ def sprt_strength(opts: CheckOptions, echo: Callable[[str], None]) -> Strength:
     text = (
         f"{run.verdict}: {meaning}; {games} games, Ptnml(0-2) {' '.join(map(str, counts))}, "
         f"LLR {run.llr:.2f} in [{lower:.2f}, {upper:.2f}]; {_stopped_text(aware, est)}{_mirror_warning(counts)}"
+        f"{opponent_fault_warning(run.opponent_faults, games)}"
     )
     status = {
         SprtVerdict.H1: CheckStatus.PASS,
