@@ -806,7 +806,10 @@ def test_memory_is_capped_for_the_bot_as_a_whole(opponent: Opponent, watch: Watc
     attacker = game.attacker
     if attacker.isolation["limits"].startswith("cgroup"):
         assert attacker.exit is not None and "out of memory" in attacker.exit, attacker.exit
-        assert all(c == "signal 9" for c in found["children"]), found  # the kernel's OOM killer
+        # The kernel's OOM killer; on a loaded machine a child may still be filling its pages when
+        # the bot stops waiting (5 s): it is killed then, short of its 600 MB all the same.
+        assert set(found["children"]) <= {"signal 9", "still running"}, found
+        assert "signal 9" in found["children"], found
     else:  # each process alone is held to its address space
         assert all(c == "exit 12" for c in found["children"]), found
     if attacker.fault is None:
