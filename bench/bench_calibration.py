@@ -21,7 +21,11 @@ Each table draws results from bots of known Elo and runs the arena's own code on
   replaced; and, over simulated round robins, how often an adjacent pair's P(better)
   is below 0.5 when rows are ranked by mu (now) and by mu - 3 sigma (before).
 
-    PYTHONPATH=. python bench/bench_calibration.py [--runs 100] [--only continuous,sprt,pbetter] [--seed 1]
+- **elo**: the standings' Elo interval (:func:`arena.stats.elo.fit_elo`) and the board
+  bootstrap's, in round robins of 5 bots at spreads of 0-400 Elo and 40-10,000 games:
+  the share of intervals that hold the true (centred) Elo.
+
+    PYTHONPATH=. python bench/bench_calibration.py [--runs 100] [--only continuous,sprt,pbetter,elo] [--seed 1]
 
 Each table prints as it is done; ``--runs`` sets the runs per case (the error rates'
 own noise is about sqrt(p (1 - p) / runs)).
@@ -260,11 +264,48 @@ def contradictions(runs: int, seed: int) -> None:
     )
 
 
+ELO_SPREADS = (0.0, 100.0, 200.0, 400.0)
+ELO_GAMES = (40, 400, 4000, 10_000)
+
+
+def elo_table(runs: int, seed: int) -> None:
+    from arena.stats.elo import board_bootstrap, fit_elo
+    from arena.stats.game_table import GameTable
+
+    leagues = max(1, runs // 2)
+    print(f"\nstandings Elo intervals, 5 bots evenly spread: {leagues} leagues a case (5 intervals each)")
+    print(f"{'spread':>6} {'games':>6} {'cover':>7} {'bootstrap':>9} {'s/league':>8}")
+    for spread in ELO_SPREADS:
+        for games in ELO_GAMES:
+            true = {f"b{i}": spread * (i / 4 - 0.5) for i in range(5)}
+            pairs = list(itertools.combinations(true, 2))
+            held = boot_held = total = 0
+            began = time.monotonic()
+            for run in range(leagues):
+                rng = random.Random(f"{seed}:elo:{spread}:{games}:{run}")
+                play = elo_play(true, rng)
+                table = GameTable(list(true))
+                for board in range(games // 2):
+                    a, b = pairs[board % len(pairs)]
+                    for seats in ((a, b), (b, a)):
+                        table.add(play(ScheduledGame(0, "g", 0, seats, 0)), board)
+                boot = board_bootstrap(table) if games <= 4000 else None
+                for name, e in fit_elo(table).elo.items():
+                    total += 1
+                    held += e.low <= true[name] <= e.high
+                    if boot is not None:
+                        boot_held += boot[name].low <= true[name] <= boot[name].high
+            boot_text = f"{boot_held / total:9.1%}" if games <= 4000 else f"{'-':>9}"
+            seconds = (time.monotonic() - began) / leagues
+            print(f"{spread:6.0f} {games:6} {held / total:7.1%} {boot_text} {seconds:8.2f}", flush=True)
+    print("cover: the standings' interval; bootstrap: the board bootstrap of the virtual-draw fit (to 4,000 games)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=100, help="runs per case (default 100)")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--only", default="continuous,sprt,pbetter", help="tables to print, comma-separated")
+    parser.add_argument("--only", default="continuous,sprt,pbetter,elo", help="tables to print, comma-separated")
     parser.add_argument("--confidence", type=float, default=0.95)
     parser.add_argument("--max-games", type=int, default=40_000, help="the continuous league's budget")
     args = parser.parse_args()
@@ -276,6 +317,8 @@ def main() -> None:
         continuous_table(args.runs, args.seed, args.confidence, args.max_games)
     if "pbetter" in only:
         pbetter_table(args.runs, args.seed)
+    if "elo" in only:
+        elo_table(args.runs, args.seed)
 
 
 if __name__ == "__main__":

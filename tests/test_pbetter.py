@@ -180,14 +180,14 @@ LOPSIDED = {"a": 0.0, "b": 250.0, "c": 500.0, "d": 750.0, "e": 1000.0}
 
 def test_the_elo_fit_converges_in_a_few_newton_steps_to_the_likelihoods_maximum() -> None:
     table = elo_table(LOPSIDED, 400, 7)
-    got = elo_fit.fit_elo(table, samples=20)
+    got = elo_fit.fit_elo(table)
     assert got.converged and got.iterations <= 20
     # MM (the many-bots path) run to a far tighter tolerance finds the same maximum.
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(elo_fit, "NEWTON_BOTS", 0)
         mp.setattr(elo_fit, "ELO_TOLERANCE", 1e-9)
         mp.setattr(elo_fit, "MM_SWEEPS", 100_000)
-        slow = elo_fit.fit_elo(table, samples=1)
+        slow = elo_fit.fit_elo(table)
     assert slow.converged
     for name, e in got.elo.items():
         assert e.elo == pytest.approx(slow.elo[name].elo, abs=1e-3)
@@ -214,7 +214,7 @@ def test_bots_that_never_all_met_still_get_an_elo() -> None:
     for board in range(30):
         table.add([("a", 1), ("b", 2)] if board % 3 else [("b", 1), ("a", 2)], board)
         table.add([("c", 1), ("d", 2)] if board % 4 else [("d", 1), ("c", 2)], 100 + board)
-    got = elo_fit.fit_elo(table, samples=20)
+    got = elo_fit.fit_elo(table)
     assert got.converged
     assert got.elo["a"].elo > got.elo["b"].elo and got.elo["c"].elo > got.elo["d"].elo
     assert all(math.isfinite(got.elo[n].low) for n in "abcd") and math.isinf(got.elo["idle"].low)

@@ -179,7 +179,7 @@ def legend(st: Standings) -> str:
         f"above another is the likelier stronger (P(better) 0.5 or more, a hair below at most at a "
         f"dead heat). Rounded down; a rank marked ? is within noise of the next: "
         f"its P(better) is below {CLEAR:.2f}, and a P(better) shown below {CLEAR:.2f} always has a ?. Elo: the same games as pairwise results, on the Elo "
-        f"scale (mean 0), with a 95% interval from resampling boards (batch model only). {wdl}"
+        f"scale (mean 0), with a 95% interval around the plain maximum-likelihood fit, its variance over boards (batch model only). {wdl}"
         f"points: mean share of opponents finished above (a tie "
         f"counts half; 1 is a clean win, 0 last place). wins: outright first places; shared: "
         f"first places shared with another bot. hexes: pasture hexes held at the end. A forfeit "
