@@ -15,7 +15,17 @@ Each table draws results from bots of known Elo and runs the arena's own code on
   true Elo (the fixed-sample one and the stopping-aware one the check prints), and each
   estimate's median error.
 
-    python bench/bench_calibration.py [--runs 100] [--only continuous,sprt] [--seed 1]
+- **pbetter**: the standings' P(better) (the batch fit's joint posterior of the pair)
+  against the exact posterior of the model (a grid for 2 bots; for 5, importance
+  sampling of the exact posterior, seeded), beside the two-lone-Gaussians figure it
+  replaced; and, over simulated round robins, how often an adjacent pair's P(better)
+  is below 0.5 when rows are ranked by mu (now) and by mu - 3 sigma (before).
+
+- **elo**: the standings' Elo interval (:func:`arena.stats.elo.fit_elo`) and the board
+  bootstrap's, in round robins of 5 bots at spreads of 0-400 Elo and 40-10,000 games:
+  the share of intervals that hold the true (centred) Elo.
+
+    PYTHONPATH=. python bench/bench_calibration.py [--runs 100] [--only continuous,sprt,pbetter,elo] [--seed 1]
 
 Each table prints as it is done; ``--runs`` sets the runs per case (the error rates'
 own noise is about sqrt(p (1 - p) / runs)).
@@ -25,10 +35,13 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import math
 import random
 import statistics
 import time
 from collections.abc import Callable, Mapping
+
+import numpy as np
 
 from arena.league.config import ContinuousConfig
 from arena.league.continuous import ContinuousLeague, StopReason, play_out
@@ -38,6 +51,8 @@ from arena.stats.game_table import Seats
 from arena.stats.settings import RatingConfig
 from arena.stats.sprt import elo_to_score
 from arena.stats.stopped import stopped_elo
+from arena.stats.trueskill_fit import fit
+from tests.posterior_reference import exact_better, exact_two
 
 DRAW = 0.1
 
@@ -153,11 +168,144 @@ def sprt_table(runs: int, seed: int, elo0: float, elo1: float, max_games: int) -
     )
 
 
+TWO_BOT_RECORDS = ((36, 0, 20), (4, 0, 0), (6, 0, 0), (1, 0, 0), (3, 0, 1), (10, 2, 4), (5, 5, 3), (100, 10, 80))
+FIVE_BOT_CASES: dict[str, tuple[dict[str, float], int]] = {
+    "graded 100 Elo, 4 a pair": ({"a": 200.0, "b": 100.0, "c": 0.0, "d": -100.0, "e": -200.0}, 4),
+    "graded 10 Elo, 30 a pair": ({"a": 20.0, "b": 10.0, "c": 0.0, "d": -10.0, "e": -20.0}, 30),
+    "lopsided, 2 a pair": ({"a": 300.0, "b": 0.0, "c": 0.0, "d": -10.0, "e": -300.0}, 2),
+    "an equal pair, 10 a pair": ({"a": 200.0, "b": 100.0, "c": 0.0, "d": 0.0, "e": -100.0}, 10),
+}
+
+
+def round_robin(elo: Mapping[str, float], per_pair: int, rng: random.Random) -> list[Seats]:
+    """Every two bots ``per_pair`` times, results from their true Elo (logistic, DRAW draws)."""
+    play = elo_play(elo, rng)
+    games: list[Seats] = []
+    for a, b in itertools.combinations(elo, 2):
+        for _ in range(per_pair):
+            games.append(play(ScheduledGame(0, "g", 0, (a, b), 0)))
+    return games
+
+
+def pbetter_table(runs: int, seed: int) -> None:
+    from arena.league.tally import better_than
+
+    print("\nP(better) against the exact posterior (2 bots: a grid)")
+    print(f"{'a-b W-D-L':>10} {'exact':>7} {'joint':>7} {'indep':>7}")
+    for w, d, lost in TWO_BOT_RECORDS:
+        two: list[Seats] = [[("a", 1), ("b", 2)]] * w + [[("a", 1), ("b", 1)]] * d + [[("b", 1), ("a", 2)]] * lost
+        result = fit(two, ["a", "b"])
+        assert result.joint is not None
+        joint = result.joint.better([("a", "b")])[0]
+        indep = better_than(result.ratings["a"], result.ratings["b"])
+        print(f"{f'{w}-{d}-{lost}':>10} {exact_two(w, d, lost):7.4f} {joint:7.4f} {indep:7.4f}", flush=True)
+    leagues = max(1, runs // 10)
+    print(f"\n5 bots, every adjacent pair: {leagues} round robins a case, exact by importance sampling")
+    print(f"{'case':26} {'pairs':>5} {'joint max|err|':>14} {'mean':>6} {'indep max|err|':>14} {'mean':>6} {'ess min':>8}")
+    for name, (elo, per_pair) in FIVE_BOT_CASES.items():
+        joint_err: list[float] = []
+        indep_err: list[float] = []
+        ess_min = math.inf
+        for run in range(leagues):
+            rng = random.Random(f"{seed}:pbetter:{name}:{run}")
+            games = round_robin(elo, per_pair, rng)
+            bots = list(elo)
+            result = fit(games, bots)
+            assert result.joint is not None
+            r = result.ratings
+            order = sorted(bots, key=lambda b: -r[b].mu)
+            pairs = list(itertools.pairwise(order))
+            where = [result.joint.names.index(b) for b in bots]
+            cov = np.linalg.inv(result.joint.precision)[np.ix_(where, where)]
+            exact, ess = exact_better(games, bots, pairs, np.array([r[b].mu for b in bots]), cov, seed=run)
+            ess_min = min(ess_min, ess)
+            for (a, b), p, e in zip(pairs, result.joint.better(pairs), exact, strict=True):
+                joint_err.append(abs(p - e))
+                indep_err.append(abs(better_than(r[a], r[b]) - e))
+        print(
+            f"{name:26} {len(joint_err):5} {max(joint_err):14.4f} {statistics.mean(joint_err):6.4f} "
+            f"{max(indep_err):14.4f} {statistics.mean(indep_err):6.4f} {ess_min:8.0f}",
+            flush=True,
+        )
+    print("joint: the standings' P(better); indep: two lone Gaussians; ess: the sampling's effective sample size")
+    contradictions(runs, seed)
+
+
+def contradictions(runs: int, seed: int) -> None:
+    """How often an adjacent pair shows P(better) < 0.5, ranked by mu (now) and by mu - 3 sigma (before)."""
+    from arena.league.rating import BatchLedger
+    from arena.league.tally import better_than
+
+    now = before = pairs = 0
+    lowest = 1.0
+    for run in range(runs):
+        rng = random.Random(f"{seed}:order:{run}")
+        elo = {f"b{i}": rng.gauss(0, 100) for i in range(6)}
+        games = round_robin(elo, rng.choice([1, 2, 4]), rng)
+        # A newcomer: a few games against two of them.
+        new = rng.gauss(0, 100)
+        for _ in range(rng.choice([2, 3, 6])):
+            games.append(elo_play({**elo, "new": new}, rng)(ScheduledGame(0, "g", 0, ("new", rng.choice(list(elo))), 0)))
+        ledger = BatchLedger([*elo, "new"])
+        for i, seats in enumerate(games):
+            ledger.add(i, seats, i)
+        ratings = ledger.ratings()
+        joint = ledger.checkpoint().better or {}
+        for _below, p in joint.values():
+            pairs += 1
+            now += p < 0.5
+            lowest = min(lowest, p)
+        old = sorted(ratings, key=lambda b: (-(ratings[b].mu - 3 * ratings[b].sigma), -ratings[b].mu, b))
+        before += sum(better_than(ratings[a], ratings[b]) < 0.5 for a, b in itertools.pairwise(old))
+    print(
+        f"\nadjacent pairs with P(better) < 0.5 over {runs} round robins of 6 bots and a newcomer: "
+        f"ranked by mu, joint P {now / pairs:.2%} (lowest {lowest:.3f}); ranked by mu - 3 sigma, "
+        f"independent P {before / pairs:.2%}"
+    )
+
+
+ELO_SPREADS = (0.0, 100.0, 200.0, 400.0)
+ELO_GAMES = (40, 400, 4000, 10_000)
+
+
+def elo_table(runs: int, seed: int) -> None:
+    from arena.stats.elo import board_bootstrap, fit_elo
+    from arena.stats.game_table import GameTable
+
+    leagues = max(1, runs // 2)
+    print(f"\nstandings Elo intervals, 5 bots evenly spread: {leagues} leagues a case (5 intervals each)")
+    print(f"{'spread':>6} {'games':>6} {'cover':>7} {'bootstrap':>9} {'s/league':>8}")
+    for spread in ELO_SPREADS:
+        for games in ELO_GAMES:
+            true = {f"b{i}": spread * (i / 4 - 0.5) for i in range(5)}
+            pairs = list(itertools.combinations(true, 2))
+            held = boot_held = total = 0
+            began = time.monotonic()
+            for run in range(leagues):
+                rng = random.Random(f"{seed}:elo:{spread}:{games}:{run}")
+                play = elo_play(true, rng)
+                table = GameTable(list(true))
+                for board in range(games // 2):
+                    a, b = pairs[board % len(pairs)]
+                    for seats in ((a, b), (b, a)):
+                        table.add(play(ScheduledGame(0, "g", 0, seats, 0)), board)
+                boot = board_bootstrap(table) if games <= 4000 else None
+                for name, e in fit_elo(table).elo.items():
+                    total += 1
+                    held += e.low <= true[name] <= e.high
+                    if boot is not None:
+                        boot_held += boot[name].low <= true[name] <= boot[name].high
+            boot_text = f"{boot_held / total:9.1%}" if games <= 4000 else f"{'-':>9}"
+            seconds = (time.monotonic() - began) / leagues
+            print(f"{spread:6.0f} {games:6} {held / total:7.1%} {boot_text} {seconds:8.2f}", flush=True)
+    print("cover: the standings' interval; bootstrap: the board bootstrap of the virtual-draw fit (to 4,000 games)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=100, help="runs per case (default 100)")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--only", default="continuous,sprt", help="tables to print, comma-separated")
+    parser.add_argument("--only", default="continuous,sprt,pbetter,elo", help="tables to print, comma-separated")
     parser.add_argument("--confidence", type=float, default=0.95)
     parser.add_argument("--max-games", type=int, default=40_000, help="the continuous league's budget")
     args = parser.parse_args()
@@ -167,6 +315,10 @@ def main() -> None:
         sprt_table(args.runs, args.seed, 0.0, 50.0, 400)
     if "continuous" in only:
         continuous_table(args.runs, args.seed, args.confidence, args.max_games)
+    if "pbetter" in only:
+        pbetter_table(args.runs, args.seed)
+    if "elo" in only:
+        elo_table(args.runs, args.seed)
 
 
 if __name__ == "__main__":

@@ -24,7 +24,7 @@ import random
 import statistics
 import time
 
-from arena.stats.elo import board_bootstrap
+from arena.stats.elo import fit_elo
 from arena.stats.game_table import GameTable
 from arena.stats.settings import RatingConfig
 from arena.stats.trueskill_fit import fit
@@ -89,8 +89,8 @@ def main() -> None:
         for i, g in enumerate(games):
             table.add(g, board=i // 2)
         began = time.perf_counter()
-        board_bootstrap(table)
-        line += f"; Elo with board bootstrap: {time.perf_counter() - began:.2f} s"
+        fit_elo(table)
+        line += f"; Elo with its interval: {time.perf_counter() - began:.2f} s"
         if args.oracle:
             line += f"; trueskillthroughtime on {args.oracle} games: {time_oracle(games[: args.oracle], cfg):.2f} s"
         print(line, flush=True)

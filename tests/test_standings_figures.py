@@ -92,7 +92,7 @@ def test_the_table_explains_itself(fmt: str) -> None:
     tally.add(game(0, ("a", 1), ("b", 2)))
     text = render(tally.standings("ab", {n: trueskill.Rating() for n in "ab"}), fmt)
     flat = " ".join(text.split())
-    assert "Ranked by rating (mu - 3 sigma), then mu, then name" in flat
+    assert "Ranked by mu (the skill P(better) compares), then rating (mu - 3 sigma), then name" in flat
     assert "wins: outright first places" in flat and "P(better)" in flat
 
 
@@ -112,6 +112,8 @@ def test_standings_json_has_a_format_version_and_what_is_needed_to_read_it() -> 
         "sweeps": None,
         "max_sweeps": MAX_SWEEPS,
         "tolerance": TOLERANCE,
+        "elo": {"converged": None, "iterations": None},
+        "better": "independent",  # no fit given here: the two Gaussians alone
     }
     assert [{k: s[k] for k in ("seat", "points", "games")} for s in data["seats"]] == [
         {"seat": "a", "points": 0.75, "games": 2},

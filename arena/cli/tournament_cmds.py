@@ -312,20 +312,23 @@ def standings_cmd(results: Path, fmt: str, wide: bool) -> None:
     is writing, can be read. Bot names are escaped for the format (control
     characters made visible; Markdown, HTML and spreadsheet formulas defused).
 
-    Bots are ranked by rating (mu - 3 sigma of the TrueSkill fit), then mu, then
-    name; each row shows mu's 95% interval and the probability that the bot is
-    better than the next one down (a rank marked ? is within noise of the next).
+    Bots are ranked by mu (the skill of the TrueSkill fit), then rating (mu - 3
+    sigma, a cautious floor), then name; each row shows mu's 95% interval and
+    P(better), the probability from the joint posterior of the two bots that
+    the bot is better than the next one down: it compares the same mu as the
+    rank (a rank marked ? is within noise of the next).
     points are mean game points (share of opponents finished above, a tie half),
     wins are outright first places and shared the first places shared. W-D-L
     counts, per opponent per game, placed ahead / same place / behind (2
     players: won, drawn, lost); Ptnml(0-2) (2 players) counts board pairs (one
     board, seats swapped) scoring 0, 0.5, 1, 1.5, 2. A bot marked (retired)
     gets no new games; its games played count. A WARNING line says when the
-    rating fit stopped at its sweep limit without converging.
+    rating fit or the Elo fit stopped at its limit without converging.
 
-    The JSON format (the same as standings.json) is an object: format (3),
-    games, players, sort, rating (the model's settings), model (name, and for
-    batch: converged, sweeps, max_sweeps, tolerance), within_noise_below,
+    The JSON format (the same as standings.json) is an object: format (4),
+    games, players, sort, rating (the model's settings), model (name, better:
+    joint or independent, and for batch: converged, sweeps, max_sweeps,
+    tolerance, elo: converged and iterations), within_noise_below,
     rows (rank, bot, rating, mu, sigma, mu_low, mu_high, better_than_next,
     close, elo, games, wdl, pentanomial, points, wins, shared_firsts,
     avg_place, avg_hexes, faults, faults_by_kind, unsandboxed, network,

@@ -20,9 +20,10 @@ where the ledger got to instead of re-rating every stored game.
 from __future__ import annotations
 
 import heapq
+import itertools
 import math
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -83,6 +84,11 @@ class RatingCheckpoint:
     # The batch fit's sweeps, and whether it converged (False: stopped at its sweep limit).
     sweeps: int | None = None
     converged: bool | None = None
+    # P(better) from the joint posterior: bot -> (the next bot down in ranking(), P(its skill above)).
+    better: dict[str, tuple[str, float]] | None = None
+    # The Elo fit's Newton / MM iterations (the most of its fits), and whether every fit converged.
+    elo_iterations: int | None = None
+    elo_converged: bool | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The checkpoint as JSON data (see :meth:`from_dict`)."""
@@ -98,6 +104,10 @@ class RatingCheckpoint:
             d["seats"] = {str(k): [b, [list(i) for i in v]] for k, (b, v) in self.seats.items()}
         if self.converged is not None:
             d["fit"] = {"sweeps": self.sweeps, "converged": self.converged}
+        if self.better is not None:
+            d["better"] = {n: list(v) for n, v in self.better.items()}
+        if self.elo_converged is not None:
+            d["elo_fit"] = {"iterations": self.elo_iterations, "converged": self.elo_converged}
         return d
 
     @classmethod
@@ -115,11 +125,17 @@ class RatingCheckpoint:
                 seats = {
                     int(k): (int(b), [(float(lo), float(hi)) for lo, hi in v]) for k, (b, v) in d["seats"].items()
                 }
-            sweeps, converged = None, None
+            sweeps, converged, better = None, None, None
+            elo_fit: tuple[int | None, bool | None] = (None, None)
             if config.model == "batch":
-                # A fit saved before its convergence was kept cannot say it: fitted again.
+                # A fit saved before its convergence, its joint P(better) or its Elo fit's
+                # convergence were kept cannot say them: fitted again.
                 sweeps, converged = int(d["fit"]["sweeps"]), bool(d["fit"]["converged"])
-            return cls(int(d["through"]), int(d["games"]), config, ratings, elo, seats, sweeps, converged)
+                better = {str(n): (str(b), float(p)) for n, (b, p) in d["better"].items()}
+                elo_fit = (int(d["elo_fit"]["iterations"]), bool(d["elo_fit"]["converged"]))
+            return cls(
+                int(d["through"]), int(d["games"]), config, ratings, elo, seats, sweeps, converged, better, *elo_fit
+            )
         except (KeyError, TypeError, ValueError, AttributeError):
             return None
 
@@ -259,21 +275,34 @@ class BatchLedger:
         if fit is None or (fit.games != count and (exact or stale)):
             # numpy: only once a fit is due; imported before the clock starts, since the
             # first import's cost is no fit's and would hold back the next refits.
-            from arena.stats.elo import board_bootstrap
+            from arena.stats.elo import fit_elo
             from arena.stats.seats import seat_intervals
             from arena.stats.trueskill_fit import fit as fit_games
 
             began = time.monotonic()
             result = fit_games(self._games, self.bots, self.cfg)
             ratings = {n: (float(r.pi), float(r.tau)) for n, r in result.ratings.items()}
-            elo = {
-                n: (e.elo, e.low, e.high)
-                for n, e in board_bootstrap(self._games).items()
-                if math.isfinite(e.low)
-            }
+            boot = fit_elo(self._games)
+            elo = {n: (e.elo, e.low, e.high) for n, e in boot.elo.items() if math.isfinite(e.low)}
             seats = seat_intervals(self._games)
+            # The pairs of the standings' order, as the standings will see the ratings.
+            order = ranking(_from_ratings(ratings))
+            pairs = list(itertools.pairwise(order))
+            better = {}
+            if result.joint is not None:
+                better = {a: (b, p) for (a, b), p in zip(pairs, result.joint.better(pairs), strict=True)}
             self._fit = fit = RatingCheckpoint(
-                self._through, count, self.cfg, ratings, elo, seats, result.sweeps, result.converged
+                self._through,
+                count,
+                self.cfg,
+                ratings,
+                elo,
+                seats,
+                result.sweeps,
+                result.converged,
+                better,
+                boot.iterations,
+                boot.converged,
             )
             self._fitted_at = time.monotonic()
             self._fit_cost = self._fitted_at - began
@@ -289,10 +318,18 @@ class BatchLedger:
 
 def _from_checkpoint(cp: RatingCheckpoint, bots: Sequence[str]) -> dict[str, trueskill.Rating]:
     env = environment(cp.config)
-    ratings = {b: env.create_rating() for b in bots}
-    for name, (pi, tau) in cp.ratings.items():
-        ratings[name] = trueskill.Rating(tau / pi, pi**-0.5)
-    return ratings
+    return {b: env.create_rating() for b in bots} | _from_ratings(cp.ratings)
+
+
+def _from_ratings(ratings: dict[str, tuple[float, float]]) -> dict[str, trueskill.Rating]:
+    """Ratings from their (pi, tau), as every reader of a checkpoint gets them."""
+    return {name: trueskill.Rating(tau / pi, pi**-0.5) for name, (pi, tau) in ratings.items()}
+
+
+def ranking(ratings: Mapping[str, trueskill.Rating]) -> list[str]:
+    """The bots in the standings' order: mu (the skill's posterior mean, which P(better) compares),
+    then the conservative rating (the surer first), then name."""
+    return sorted(ratings, key=lambda b: (-ratings[b].mu, -conservative(ratings[b]), b))
 
 
 Ledger = RatingLedger | BatchLedger

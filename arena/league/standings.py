@@ -18,7 +18,7 @@ from tabulate import tabulate
 from arena.league.results_folder import write_atomic
 from arena.league.store import store_path, write_error
 from arena.league.tally import CLEAR, SORT_KEY, Pairwise, Row, Standings, probability_text
-from arena.stats import TOLERANCE
+from arena.stats import ELO_TOLERANCE, TOLERANCE
 from arena.untrusted import csv_cell, html, markdown, printable
 
 FORMATS = ("plain", "github", "html", "csv", "json")
@@ -166,12 +166,20 @@ def legend(st: Standings) -> str:
         if any(r.retired for r in st.rows)
         else ""
     )
+    better = (
+        "from the joint posterior of the two bots' skills (correlated through their games)"
+        if st.rating.model == "batch"
+        else "from the two bots' Gaussians"
+    )
     return (
-        f"Ranked by {SORT_KEY}. rating: mu - 3 sigma of the bot's skill, {model}. "
+        f"Ranked by {SORT_KEY}. rating: mu - 3 sigma of the bot's skill, {model}: a cautious "
+        f"floor, low for a bot with few games whatever its rank. "
         f"95% low/high: mu's 95% interval. P(better): the probability that the bot's skill is "
-        f"above the next one's down, rounded down; a rank marked ? is within noise of the next: "
+        f"above the next one's down, {better}; it compares the mu the rank compares, so a rank "
+        f"above another is the likelier stronger (P(better) 0.5 or more, a hair below at most at a "
+        f"dead heat). Rounded down; a rank marked ? is within noise of the next: "
         f"its P(better) is below {CLEAR:.2f}, and a P(better) shown below {CLEAR:.2f} always has a ?. Elo: the same games as pairwise results, on the Elo "
-        f"scale (mean 0), with a 95% interval from resampling boards (batch model only). {wdl}"
+        f"scale (mean 0), with a 95% interval around the plain maximum-likelihood fit, its variance over boards (batch model only). {wdl}"
         f"points: mean share of opponents finished above (a tie "
         f"counts half; 1 is a clean win, 0 last place). wins: outright first places; shared: "
         f"first places shared with another bot. hexes: pasture hexes held at the end. A forfeit "
@@ -180,14 +188,21 @@ def legend(st: Standings) -> str:
 
 
 def fit_warning(st: Standings) -> str | None:
-    """A line saying the rating fit did not converge, if it did not."""
-    if st.fit_converged is not False:
-        return None
-    return (
-        f"WARNING: the rating fit stopped at its limit of {st.fit_sweeps} sweeps without converging "
-        f"(some mu or sigma still moved by more than {TOLERANCE:g} a sweep): the ratings and ranks "
-        "are approximate."
-    )
+    """Lines saying the rating fit or the Elo fit did not converge, if one did not."""
+    lines = []
+    if st.fit_converged is False:
+        lines.append(
+            f"WARNING: the rating fit stopped at its limit of {st.fit_sweeps} sweeps without converging "
+            f"(some mu or sigma still moved by more than {TOLERANCE:g} a sweep): the ratings and ranks "
+            "are approximate."
+        )
+    if st.elo_converged is False:
+        lines.append(
+            f"WARNING: the Elo fit stopped at its limit of {st.elo_iterations} steps without converging "
+            f"(some Elo still moved by more than {ELO_TOLERANCE:g} a step): the Elo figures and their "
+            "intervals are approximate."
+        )
+    return "\n".join(lines) or None
 
 
 def seat_line(st: Standings) -> str:
@@ -287,7 +302,8 @@ def render(st: Standings, fmt: str, width: int | None = None, wide: bool = False
     parts = []
     warning = fit_warning(st)
     if warning is not None:
-        parts.append(f"<p><strong>{html(warning)}</strong></p>" if fmt == "html" else fill(warning))
+        for line in warning.split("\n"):
+            parts.append(f"<p><strong>{html(line)}</strong></p>" if fmt == "html" else fill(line))
     if fmt != "plain":
         table = tabulate(body, headers=headers, tablefmt=tablefmt, disable_numparse=True)
     elif width is None or wide:

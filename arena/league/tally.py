@@ -36,7 +36,7 @@ import trueskill
 
 from arena.game.record import GameRecord, points_from_half_points
 from arena.league.game_summary import GameSummary
-from arena.league.rating import BatchLedger, RatingCheckpoint, conservative, make_ledger
+from arena.league.rating import BatchLedger, RatingCheckpoint, conservative, make_ledger, ranking
 from arena.stats import MAX_SWEEPS, TOLERANCE
 from arena.stats.settings import RatingConfig
 from arena.stats.sprt import BoardPairs
@@ -51,11 +51,14 @@ TALLY_VERSION = 4
 # probability that its skill is the higher (below it, the two are "within noise").
 CLEAR = 0.95
 Z95 = NormalDist().inv_cdf(0.975)  # half-width of a 95% interval, in sigmas
-SORT_KEY = "rating (mu - 3 sigma), then mu, then name"
+SORT_KEY = "mu (the skill P(better) compares), then rating (mu - 3 sigma), then name"
 # Of standings.json: 2 an object with rows, crosstable, seats and the model's settings; 3 adds
 # W-D-L and pentanomial counts (rows and crosstable, which now covers 3-4 players too), the
 # fit's convergence (model) and retired bots.  Every field of 2 keeps its name and meaning.
-FORMAT_VERSION = 3
+# 4: rows ranked by mu (``sort`` says so) and better_than_next from the pair's joint
+# posterior (model ``better``: ``joint``), so that the rank order and P(better) agree; the
+# Elo fit's convergence (model ``elo``).  Every field of 3 keeps its name.
+FORMAT_VERSION = 4
 
 
 def probability_text(p: float | None, places: int = 2) -> str:
@@ -111,7 +114,7 @@ class Row:
 
     rank: int
     bot: str
-    rating: float  # conservative TrueSkill rating, mu - 3 sigma: the sort key
+    rating: float  # conservative TrueSkill rating, mu - 3 sigma (the sort key after mu)
     mu: float
     sigma: float
     games: int
@@ -162,6 +165,8 @@ class Standings:
     seat_intervals: list[tuple[float, float]] = field(default_factory=list)  # 95%, over boards
     fit_sweeps: int | None = None  # the batch fit's sweeps (None: no fit, the sequential model)
     fit_converged: bool | None = None  # False: it stopped at its sweep limit, the ratings are approximate
+    elo_iterations: int | None = None  # the Elo fit's steps (None: no Elo figures)
+    elo_converged: bool | None = None  # False: some Elo fit stopped at its limit, the Elo is approximate
 
     def to_json_rows(self) -> list[dict[str, Any]]:
         """The rows as standings.json writes them (figures rounded)."""
@@ -224,12 +229,21 @@ class Standings:
                 "sweeps": self.fit_sweeps,
                 "max_sweeps": MAX_SWEEPS,
                 "tolerance": TOLERANCE,
+                "elo": {"converged": self.elo_converged, "iterations": self.elo_iterations},
             }
+        # How better_than_next was computed: from the fit's joint posterior of each pair, or
+        # (no fit: the sequential model) from the two bots' Gaussians as if independent.
+        out["better"] = "joint" if self.fit_sweeps is not None else "independent"
         return out
 
 
 def better_than(a: trueskill.Rating, b: trueskill.Rating) -> float:
-    """P(skill a > skill b) under the two (independent) Gaussians."""
+    """P(skill a > skill b) under the two Gaussians taken as independent.
+
+    The standings use the batch fit's joint posterior instead (:mod:`arena.stats.joint`),
+    which is surer where the two are tied together by games; this is their figure
+    without a fit (the sequential model).
+    """
     spread = math.sqrt(a.sigma**2 + b.sigma**2)
     return NormalDist().cdf((a.mu - b.mu) / spread) if spread > 0 else float(a.mu > b.mu)
 
@@ -381,7 +395,7 @@ class Tally:
             )
             for name in dict.fromkeys([*bots, *ratings])
         ]
-        _rank(rows, ratings)
+        _rank(rows, ratings, fitted.better if fitted else None)
         seat_points, seat_games = self._seat_points(players)
         boards, intervals = ((fitted.seats if fitted else None) or {}).get(players, (0, []))
         return Standings(
@@ -396,6 +410,8 @@ class Tally:
             intervals,
             fitted.sweeps if fitted else None,
             fitted.converged if fitted else None,
+            fitted.elo_iterations if fitted else None,
+            fitted.elo_converged if fitted else None,
         )
 
     def _crosstable(self, players: int) -> dict[str, dict[str, Pairwise]]:
@@ -476,13 +492,22 @@ def _row(
     )
 
 
-def _rank(rows: list[Row], ratings: Mapping[str, trueskill.Rating]) -> None:
-    """Sort ``rows`` by :data:`SORT_KEY`, number them, and give each its P(better) than the next."""
-    rows.sort(key=lambda r: (-r.rating, -r.mu, r.bot))
+def _rank(
+    rows: list[Row], ratings: Mapping[str, trueskill.Rating], joint: Mapping[str, tuple[str, float]] | None
+) -> None:
+    """Sort ``rows`` by :data:`SORT_KEY` (as :func:`ranking`), number them, and give each its
+    P(better) than the next: the fit's ``joint`` one (bot -> (next bot, P)), where it has the
+    pair, else from the two Gaussians alone."""
+    order = {bot: i for i, bot in enumerate(ranking({r.bot: ratings[r.bot] for r in rows}))}
+    rows.sort(key=lambda r: order[r.bot])
     for i, row in enumerate(rows, 1):
         row.rank = i
     for row, below in itertools.pairwise(rows):
-        row.better_than_next = better_than(ratings[row.bot], ratings[below.bot])
+        known = (joint or {}).get(row.bot)
+        if known is not None and known[0] == below.bot:
+            row.better_than_next = known[1]
+        else:
+            row.better_than_next = better_than(ratings[row.bot], ratings[below.bot])
 
 
 class StandingsBuilder:

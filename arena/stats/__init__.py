@@ -8,3 +8,5 @@ Nothing here reads a store or a record: every function takes plain values.
 # figure), and it gives up after MAX_SWEEPS, saying it did not converge.
 TOLERANCE = 1e-6
 MAX_SWEEPS = 500
+# The Elo fit's (arena.stats.elo): converged when no Elo moves by ELO_TOLERANCE in a step.
+ELO_TOLERANCE = 1e-4

@@ -35,6 +35,7 @@ from numpy.typing import NDArray
 
 from arena.stats import MAX_SWEEPS, TOLERANCE
 from arena.stats.game_table import GameTable
+from arena.stats.joint import DirectGames, JointPosterior
 from arena.stats.settings import RatingConfig
 from arena.stats.truncated import truncate
 
@@ -52,6 +53,7 @@ class FitResult:
     ratings: dict[str, trueskill.Rating]
     sweeps: int
     converged: bool
+    joint: JointPosterior | None = None  # the skills' joint Gaussian (for P(better))
 
 
 class _Group:
@@ -61,7 +63,9 @@ class _Group:
     def __init__(self, bots: NDArray[np.int64], tie: NDArray[np.bool_]) -> None:
         k = bots.shape[1]
         # np.unique sorts the rows: the distinct games come in a canonical order too.
-        rows, count = np.unique(np.concatenate([bots, tie.astype(np.int64)], axis=1), axis=0, return_counts=True)
+        rows, count = np.unique(
+            np.concatenate([bots, tie.astype(np.int64)], axis=1), axis=0, return_counts=True
+        )
         self.idx = rows[:, :k]  # (distinct games, k)
         self.tie = rows[:, k:].astype(bool)  # (distinct games, k - 1)
         self.count = count.astype(np.float64)[:, None]  # (distinct games, 1)
@@ -87,6 +91,15 @@ def _game_messages(
     cav_mu: Array, cav_var: Array, tie: NDArray[np.bool_], beta2: float, margin: float
 ) -> tuple[Array, Array]:
     """Each player's message from its game, given the cavity skills (games, k), best first."""
+    pi, tau, _, _ = _game_chain(cav_mu, cav_var, tie, beta2, margin)
+    return pi, tau
+
+
+def _game_chain(
+    cav_mu: Array, cav_var: Array, tie: NDArray[np.bool_], beta2: float, margin: float
+) -> tuple[Array, Array, Array, Array]:
+    """:func:`_game_messages`, and the messages on the differences of adjacent performances
+    (games, k - 1): the game's sites, as natural parameters (precision, precision times mean)."""
     games, k = cav_mu.shape
     pp = 1.0 / (cav_var + beta2)  # the performance's prior, natural parameters
     pt = cav_mu * pp
@@ -128,7 +141,10 @@ def _game_messages(
     # From each performance back to the skill: add the performance noise beta^2.
     perf_pi, perf_tau = win_pi + lose_pi, win_tau + lose_tau
     den = 1.0 + perf_pi * beta2
-    return perf_pi / den, perf_tau / den
+    sites = [diff_message(e)[4:] for e in range(k - 1)]
+    site_pi = np.stack([lp for lp, _ in sites], axis=1)
+    site_tau = np.stack([lt for _, lt in sites], axis=1)
+    return perf_pi / den, perf_tau / den, site_pi, site_tau
 
 
 def draw_margin(cfg: RatingConfig) -> float:
@@ -149,7 +165,9 @@ def _components(groups: Sequence[_Group], n: int) -> NDArray[np.int64]:
             return label
 
 
-def _level_shift(mu: Array, post_pi: Array, prior_pi: float, prior_mu: float, comp: NDArray[np.int64]) -> Array:
+def _level_shift(
+    mu: Array, post_pi: Array, prior_pi: float, prior_mu: float, comp: NDArray[np.int64]
+) -> Array:
     """The shift of each bot's messages that brings the mean mu of its component to the prior's.
 
     When every skill of a component (bots linked by games) moves by the same amount,
@@ -237,4 +255,65 @@ def fit(
             damping = min(damping * 2, 1.0)
         last_step, last_move = step, move
     ratings = {name: trueskill.Rating(float(mu[i]), float(sigma[i])) for i, name in enumerate(names)}
-    return FitResult(ratings, sweeps, converged)
+    joint = _joint(groups, names, mu, post_pi, post_tau, cfg)
+    return FitResult(ratings, sweeps, converged, joint)
+
+
+def _joint(
+    groups: Sequence[_Group], names: list[str], mu: Array, post_pi: Array, post_tau: Array, cfg: RatingConfig
+) -> JointPosterior:
+    """The joint Gaussian of every skill: the prior, and each game's sites on the differences of
+    its adjacent performances (from the fitted cavities) carried to the skills.
+
+    A site N(D; m, 1/p) on the performance differences D = A perf, with perf = skill + N(0,
+    beta^2 I), is N(A skill; m, 1/p + beta^2 A A^T) on the skills: precision A^T S A with
+    S = (I + diag(p) beta^2 A A^T)^-1 diag(p), the form that stays finite where p is 0.
+    """
+    n = len(names)
+    beta2 = cfg.beta**2
+    margin = draw_margin(cfg)
+    precision = np.eye(n) / cfg.sigma**2
+    linear = np.full(n, cfg.mu / cfg.sigma**2)
+    direct: dict[tuple[int, int], DirectGames] = {}
+    for g in groups:
+        cav_pi = post_pi[g.idx] - g.msg_pi
+        cav_tau = post_tau[g.idx] - g.msg_tau
+        _, _, site_pi, site_tau = _game_chain(cav_tau / cav_pi, 1.0 / cav_pi, g.tie, beta2, margin)
+        k = g.idx.shape[1]
+        a = np.eye(k - 1, k) - np.eye(k - 1, k, 1)  # adjacent differences, best first
+        noise = beta2 * a @ a.T
+        inner = np.linalg.inv(np.eye(k - 1) + site_pi[:, :, None] * noise[None])  # (games, k-1, k-1)
+        s_mat = inner * site_pi[:, None, :]
+        prec = np.einsum("ei,gef,fj->gij", a, s_mat, a) * g.count[:, :, None]
+        lin = np.einsum("ei,gef,gf->gi", a, inner, site_tau) * g.count
+        for i in range(k):
+            linear += np.bincount(g.idx[:, i], lin[:, i], minlength=n)
+            for j in range(k):
+                np.add.at(precision, (g.idx[:, i], g.idx[:, j]), prec[:, i, j])
+        if k == 2:
+            _add_direct(direct, g, prec[:, 0, 0], lin[:, 0])
+    return JointPosterior(names, mu.copy(), precision, linear, margin, 2 * beta2, direct)
+
+
+def _add_direct(direct: dict[tuple[int, int], DirectGames], g: _Group, prec: Array, lin: Array) -> None:
+    """The 2-player games of ``g`` into ``direct``, by pair (lower bot number first)."""
+    for (first, second), tie, count, p, t in zip(
+        g.idx.tolist(), g.tie[:, 0], g.count[:, 0], prec, lin, strict=True
+    ):
+        pair = (min(first, second), max(first, second))
+        sign = 1.0 if first == pair[0] else -1.0  # the site is on first - second
+        old = direct.get(pair, DirectGames())
+        win, draw, loss = (
+            (0.0, float(count), 0.0)
+            if tie
+            else (float(count), 0.0, 0.0)
+            if sign > 0
+            else (0.0, 0.0, float(count))
+        )
+        direct[pair] = DirectGames(
+            old.wins + win,
+            old.draws + draw,
+            old.losses + loss,
+            old.precision + float(p),
+            old.linear + sign * float(t),
+        )

@@ -52,6 +52,16 @@ def cdf(x: Array) -> Array:
     return np.where(z >= 0, half_tail, 1.0 - half_tail)
 
 
+def log_cdf(x: Array) -> Array:
+    """log of the standard normal's distribution function, finite far into the lower tail."""
+    z = -x / _SQRT2
+    t, poly = _erfc_parts(z)
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        lower = np.log(0.5 * t) - z * z + poly  # x <= 0: log(0.5 erfc(z))
+        upper = np.log1p(-0.5 * t * np.exp(-z * z + poly))
+    return np.where(z >= 0, lower, upper)
+
+
 def pdf(x: Array) -> Array:
     return np.exp(-0.5 * x * x) / _SQRT2PI
 
