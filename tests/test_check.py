@@ -218,13 +218,13 @@ def test_an_opponent_that_forfeits_is_named_in_the_strength_gate(gate: str, c_bo
     report = tmp_path / "r.json"
     breaks = f"{PY} {BROKEN / 'dies_mid_game.py'}"
     extra = ["--games", "4"] if gate == "--against" else ["--elo0", "0", "--elo1", "150", "--max-games", "4"]
-    code, out = check("sample_bots/c/greedy", gate, breaks, "--skip-conformance", *extra, "--json", str(report))
+    _, out = check("sample_bots/c/greedy", gate, breaks, "--skip-conformance", *extra, "--json", str(report))
     assert "WARNING: the opponent forfeited 4 of 4 games (crash 4), each scored as a win for this bot" in out, out
     assert "dies_mid_game.py in check-" in out
     faults = json.loads(report.read_text())["strength"]["opponent_faults"]
     assert len(faults) == 4 and {f["kind"] for f in faults} == {"crash"} and "dies_mid_game.py" in faults[0]["opponent"]
     # A sound opponent: no warning, an empty list.
-    code, out = check("sample_bots/c/greedy", gate, "sample_bots/c/greedy --random", "--skip-conformance", *extra,
+    _, out = check("sample_bots/c/greedy", gate, "sample_bots/c/greedy --random", "--skip-conformance", *extra,
                       "--json", str(report))
     assert "opponent forfeited" not in out and json.loads(report.read_text())["strength"]["opponent_faults"] == []
 
