@@ -13,10 +13,12 @@ import contextlib
 import hashlib
 import json
 import os
+import platform
 import secrets
 import shutil
 import signal
 import stat
+import subprocess
 import sys
 import time
 from collections.abc import Iterator
@@ -333,6 +335,46 @@ def test_io_uring_and_sockets_beside_ip_are_refused(opponent: Path) -> None:
         assert results[family] == "EAFNOSUPPORT", (family, results)
     # What every program needs still works.
     assert {results[k] for k in ("unix", "inet", "inet6", "netlink_route")} == {"ok"}, results
+
+
+@pytest.fixture
+def other_abi_program(tmp_path: Path) -> Path:
+    """``other_abi.c`` built for this machine, in a folder the sandbox may show read-only."""
+    if platform.machine() != "x86_64":
+        pytest.skip("the 32-bit and x32 system-call ABIs are x86_64's")
+    gcc = shutil.which("gcc") or shutil.which("cc")
+    if gcc is None:
+        pytest.skip("no C compiler to build the attack")
+    folder = tmp_path / "other-abi"
+    folder.mkdir()
+    program = folder / "other_abi"
+    subprocess.run([gcc, "-O1", "-o", str(program), str(HOSTILE / "other_abi.c")], check=True, timeout=120)
+    for p in (tmp_path, folder):
+        p.chmod(0o755)
+    return program
+
+
+def test_system_calls_of_another_abi_are_refused(opponent: Path, other_abi_program: Path) -> None:
+    # The same calls through the 32-bit ABI (where socketcall hides socket()'s family in
+    # memory) or the x32 ABI would pass a filter that looks at the call's number alone.
+    policy = SandboxPolicy(mode="bwrap", paths=(str(other_abi_program.parent),))
+    prober = BotSpec(
+        name="prober",
+        command=tuple(command(HOSTILE / "calls_other_abi.py", str(other_abi_program))),
+        cwd=HOSTILE,
+        sandbox=policy,
+    )
+    record = play_one(prober, opponent, "other-abi")
+    assert [s.fault for s in record.seats] == [None, None], [s.fault for s in record.seats]
+    (found,) = reports(record.seats[0], "other-abi")
+    results = found["results"]
+    foreign = {k: v for k, v in results.items() if not k.startswith("native_")}
+    assert len(foreign) == 9, found
+    # Every call of another ABI, harmless or not, ends the caller (SIGSYS): none ran.
+    assert set(foreign.values()) == {"SIGSYS"}, json.dumps(foreign)
+    # The native ABI works as before, with its own rules.
+    assert results["native_getpid"] == "ok", results
+    assert results["native_socket_vsock"] == "EAFNOSUPPORT", results
 
 
 # -- 9. machine-wide pools: pseudo-terminals ------------------------------------------------------------
