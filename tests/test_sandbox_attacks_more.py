@@ -27,6 +27,7 @@ from typing import Any
 
 import pytest
 
+from arena.game import proctree
 from arena.game.clock import TimeControl
 from arena.game.limits import ResourceLimits
 from arena.game.record import GameRecord, SeatRecord
@@ -430,6 +431,77 @@ def test_a_kept_bot_gets_no_cpu_between_games(opponent: Path) -> None:
             second = play_game(setups[1], [burner, other], host=host)
             assert [s.fault for s in second.seats] == [None, None], [s.fault for s in second.seats]
             assert host.started == 2  # each bot once: both kept, and both woken
+    finally:
+        kill_marked()
+
+
+def cpu_ticks(pid: int) -> int:
+    """A process's own CPU time so far (user + system), in clock ticks, from /proc."""
+    with open(f"/proc/{pid}/stat", "rb") as f:
+        fields = f.read().rsplit(b")", 1)[1].split()
+    return int(fields[11]) + int(fields[12])
+
+
+def state_of(pid: int) -> str:
+    with open(f"/proc/{pid}/stat", "rb") as f:
+        return f.read().rsplit(b")", 1)[1].split()[0].decode()
+
+
+def wait_for(what: str, condition: Any, timeout_s: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        assert time.monotonic() < deadline, f"not within {timeout_s} s: {what}"
+        time.sleep(0.05)
+
+
+@pytest.mark.parametrize("without", ["cgroups", "freezer"])
+def test_a_kept_bot_is_stopped_by_signals_where_no_cgroup_freezer_holds_it(
+    without: str, opponent: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from arena.game.sandbox import cgroups
+
+    if without == "cgroups":  # as on a machine where the arena may make no cgroup
+        monkeypatch.setattr(cgroups, "support", lambda: None)
+    else:  # a cgroup, but its freezer does not take (no freezer controller, or it timed out)
+        if cgroups.support() is None:
+            pytest.skip("no cgroups for bots on this machine")
+        monkeypatch.setattr(cgroups.BotCgroup, "freeze", lambda self: False)
+    burner = BotSpec(
+        name="burner",
+        command=tuple(command(HOSTILE / "burns_between_games.py")),
+        cwd=HOSTILE,
+        sandbox=BWRAP,
+        multigame=True,
+    )
+    other = BotSpec(name="random", command=tuple(command(opponent)), cwd=opponent.parent, sandbox=BWRAP)
+    setups = [
+        GameSetup(game_id=f"stopped-{i}", seed=i, time_control=TC, board=random_board(i, 8), end_grace_s=0.5)
+        for i in (1, 2)
+    ]
+    try:
+        with BotHost(keep=True) as host:
+            first = play_game(setups[0], [burner, other], host=host)
+            assert [s.fault for s in first.seats] == [None, None], [s.fault for s in first.seats]
+            (kept,) = [bot for spec, bot in host.idle if spec.name == "burner"]
+            assert (kept.cgroup is None) == (without == "cgroups")
+            (spinner,) = [pid for pid, cmd in marked_processes().items() if f"{MARKER}-spin" in cmd]
+            wait_for("the kept bot is frozen", lambda: kept.frozen is not None)
+            assert kept.frozen == "signal"
+            # Every process of its sandbox is stopped, the spinning child too ...
+            tree = [kept.sandbox_init, *proctree.descendants(kept.sandbox_init)]
+            assert spinner in tree
+            wait_for("its processes stop", lambda: all(state_of(pid) in "tT" for pid in tree), 10)
+            # ... and burns no CPU between games: its CPU time does not move (in clock ticks,
+            # whatever the machine's load), where a spinning child's would each tick it ran.
+            before = {pid: cpu_ticks(pid) for pid in tree}
+            time.sleep(1.0)
+            assert {pid: cpu_ticks(pid) for pid in tree} == before
+            # Its next game wakes it: the same process plays it, and its child runs again.
+            ran = cpu_ticks(spinner)
+            second = play_game(setups[1], [burner, other], host=host)
+            assert [s.fault for s in second.seats] == [None, None], [s.fault for s in second.seats]
+            assert host.started == 2
+            assert cpu_ticks(spinner) > ran, "the child did not run again in the bot's next game"
     finally:
         kill_marked()
 
