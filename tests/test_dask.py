@@ -317,7 +317,14 @@ def children(pid: int) -> list[int]:
 
 @pytest.fixture(scope="module")
 def cli_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CliCluster]:
-    folder = tmp_path_factory.mktemp("cluster")
+    with running_cluster(tmp_path_factory.mktemp("cluster")) as cluster:
+        yield cluster
+
+
+@contextlib.contextmanager
+def running_cluster(folder: Path, workers: int = 2) -> Iterator[CliCluster]:
+    """A scheduler and ``workers`` workers on loopback, all stopped (and checked gone) at the end."""
+    folder.mkdir(parents=True, exist_ok=True)
     scheduler_file = folder / "scheduler.json"
     with (folder / "scheduler.log").open("wb") as log:
         scheduler = subprocess.Popen(
@@ -336,9 +343,9 @@ def cli_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CliCluster
         assert cluster.address.startswith("tcp://127.0.0.1:")
         # The tests' own settings classes (tests.flaky_settings) must load on the workers.
         env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
-        cluster.add_worker("w1", env)
-        cluster.add_worker("w2", env)
-        cluster.wait_for_workers(2)
+        for n in range(1, workers + 1):
+            cluster.add_worker(f"w{n}", env)
+        cluster.wait_for_workers(workers)
         yield cluster
     finally:
         for proc in reversed(cluster.procs):
@@ -481,6 +488,50 @@ def test_ctrl_c_keeps_finished_games_and_the_same_command_resumes(
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
     assert f"resuming: {kept} of 12 games already played" in resumed.stdout
     assert stored_games(store_file) == 12
+
+
+@pytest.mark.slow
+def test_losing_the_scheduler_mid_league_says_so_keeps_the_games_and_a_rerun_resumes(
+    tmp_path: Path, marker: str
+) -> None:
+    path = league(
+        tmp_path, marker, executor="dask", command=slow_start(0.3), top_extra="multigame: false\n", name="lost"
+    )
+    store_file = tmp_path / "out-lost" / "results.sqlite"
+    with running_cluster(tmp_path / "first", workers=1) as cluster:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "arena", "run", str(path), "--scheduler", cluster.address],
+            cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        try:
+            wait_for_games(store_file, 2, proc)
+            assert proc.poll() is None, proc.communicate()
+            # The scheduler goes (its machine crashed): no goodbye to anyone.
+            os.killpg(cluster.procs[0].pid, signal.SIGKILL)
+            out, err = proc.communicate(timeout=120)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+        address = cluster.address
+    assert proc.returncode == 2, out + err  # ExitCode.ARENA_ERROR
+    assert "Traceback" not in out + err, out + err
+    (line,) = [x for x in err.splitlines() if "lost the Dask scheduler" in x]
+    assert line.startswith(f"Error: lost the Dask scheduler {address!r} mid-run ("), line
+    assert line.endswith("finished games are kept: run the same command again to resume"), line
+    with ResultStore.open(tmp_path / "out-lost") as store:
+        kept = [r.game_id for r in store.records()]
+    assert 2 <= len(kept) < 12, kept
+    # The same command against the scheduler that replaced it plays only what is left.
+    with running_cluster(tmp_path / "second", workers=1) as cluster:
+        command = [sys.executable, "-m", "arena", "run", str(path), "--scheduler", cluster.address]
+        resumed = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    assert f"resuming: {len(kept)} of 12 games already played" in resumed.stdout
+    with ResultStore.open(tmp_path / "out-lost") as store:
+        recs = list(store.records())
+    assert len(recs) == 12 and set(kept) <= {r.game_id for r in recs}
+    assert all(s.fault is None for r in recs for s in r.seats)  # no bot charged for the lost scheduler
 
 
 @pytest.mark.slow
