@@ -20,7 +20,7 @@ import tarfile
 import time
 import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -29,9 +29,10 @@ from click.testing import CliRunner
 
 from arena.cli import main
 from arena.cluster import DaskGamePool
-from arena.cluster.placement import Placement, pack_folder, prepare, relocate, unpack_folders
+from arena.cluster.placement import Build, Placement, pack_folder, prepare, relocate, unpack_folders
 from arena.errors import ConfigError
 from arena.game.clock import TimeControl
+from arena.game.limits import ResourceLimits
 from arena.game.referee import BotSpec
 from arena.game.sandbox.bwrap import SandboxPolicy, unavailable_reason
 from arena.league.config import ExecutorConfig, parse_config
@@ -145,6 +146,46 @@ def test_relocating_moves_every_path_inside_an_uploaded_folder_and_no_other(tmp_
     assert moved.cwd == Path("/w/1")
     assert moved.command == ("/w/1/prog", "--flag", str(outer / "arg"))  # arguments are the bot's business
     assert moved.sandbox.paths == ("/w/0/data", "/opt/tool") and moved.sandbox.hidden == ("/w/0/results",)
+
+
+def test_bots_sharing_an_uploaded_folder_each_build_and_write_a_copy_of_their_own(tmp_path: Path) -> None:
+    # Four bots in one folder, as the sample league runs them: two build, one is writable,
+    # one only reads. Each build appends to a log: in a folder shared by both it would hold
+    # two lines (or the second build would be skipped and both bots play one build).
+    src = tmp_path / "bots"
+    src.mkdir()
+    (src / "bot.sh").write_text("#!/bin/sh\nexec true\n")
+    (src / "bot.sh").chmod(0o755)
+    build = ("sh", "-c", "echo built >> builds.log && cp bot.sh built.sh")
+    none = SandboxPolicy(mode="none")
+    specs = {
+        name: BotSpec(name, ("./bot.sh",), cwd=src, sandbox=replace(none, writable=name == "writer"))
+        for name in ("b1", "b2", "writer", "reader")
+    }
+    placement = Placement(
+        "upload",
+        {str(src): pack_folder(src)},
+        (Build("b1", build, False), Build("b2", build, False)),
+    )
+    settings, problem = prepare(placement, settings_for(specs), tmp_path / "worker")
+    assert problem is None, problem
+    bots = settings.bots
+    shared = bots["reader"].cwd
+    assert {spec.cwd for spec in bots.values()} == {shared} and shared != src  # the worker's unpacked folder
+    copies = {name: Path(spec.sandbox.source) for name, spec in bots.items() if spec.sandbox.source}
+    assert set(copies) == {"b1", "b2", "writer"} and len(set(copies.values())) == 3
+    for name in ("b1", "b2"):
+        assert (copies[name] / "builds.log").read_text() == "built\n", name
+        assert os.access(copies[name] / "built.sh", os.X_OK)
+    assert not (shared / "builds.log").exists() and not (copies["writer"] / "builds.log").exists()
+    assert bots["reader"].sandbox.source is None  # it writes nothing: the shared copy serves it
+    # An unsandboxed bot runs in its copy itself (no sandbox shows the copy at the folder's path).
+    from arena.game.botproc import BotPool
+
+    with BotPool() as pool:
+        bot = pool.start("b1", ("./built.sh",), shared, dict(os.environ), ResourceLimits(), bots["b1"].sandbox)
+        assert bot.proc.wait(30) == 0
+        assert bot.cwd == copies["b1"]
 
 
 def test_a_worker_names_the_bot_it_cannot_run(tmp_path: Path) -> None:
