@@ -204,7 +204,35 @@ def test_a_build_runs_unprivileged_makes_nothing_set_id_and_writes_no_other_bots
     assert leftovers == []
 
 
-# -- 5. a readable folder holding the results -----------------------------------------------------------
+def test_a_writable_bot_sharing_a_folder_rewrites_only_its_own_copy_while_games_run(
+    tmp_path: Path, shared_checkout: Path
+) -> None:
+    repo = shared_checkout
+    shutil.copy(HOSTILE / "rewrites_neighbour.py", repo / "rewrites_neighbour.py")
+    (repo / "rewrites_neighbour.py").chmod(0o644)
+    before = tree(repo)
+    writer = {
+        "name": "writer",
+        "command": command("rewrites_neighbour.py", "random_bot.py"),
+        "cwd": str(repo),
+        "writable": True,
+    }
+    victim = {"name": "victim", "command": command("random_bot.py"), "cwd": str(repo)}
+    stored = run_league(tmp_path, tmp_path / "out", [writer, victim], rounds=2)
+    assert len(stored) == 4
+    # The victim played every game with its own program, the writer too.
+    for r in stored:
+        assert [s.fault for s in r.seats] == [None, None], [(s.name, s.fault) for s in r.seats]
+    assert tree(repo) == before  # nothing rewritten, planted or added in the real folder
+    for r in stored:
+        seat = next(s for s in r.seats if s.name == "writer")
+        (found,) = reports(seat, "neighbour")
+        # Every write went to its private copy, shown at the folder's path.
+        assert found["cwd"] == str(repo), found
+        assert {found[k] for k in ("victim", "hook", "conftest", "own")} == {"ok"}, json.dumps(found)
+
+
+# -- 5. a readable folder holding the results# -- 5. a readable folder holding the results -----------------------------------------------------------
 
 
 def test_the_results_are_hidden_inside_a_readable_folder_too(tmp_path: Path, opponent: Path) -> None:
@@ -376,6 +404,29 @@ def test_system_calls_of_another_abi_are_refused(opponent: Path, other_abi_progr
     # The native ABI works as before, with its own rules.
     assert results["native_getpid"] == "ok", results
     assert results["native_socket_vsock"] == "EAFNOSUPPORT", results
+
+
+def test_per_user_and_ipc_pools_are_neither_drained_nor_shared_between_sandboxes() -> None:
+    key = f"{secrets.randbits(28):x}"
+    holder = BotSpec(
+        name="holder", command=tuple(command(HOSTILE / "drains_pools.py", "hold", key)), cwd=HOSTILE, sandbox=BWRAP
+    )
+    prober = BotSpec(
+        name="prober", command=tuple(command(HOSTILE / "drains_pools.py", "probe", key)), cwd=HOSTILE, sandbox=BWRAP
+    )
+    setup = GameSetup(game_id="pools", seed=3, time_control=TC, board=random_board(3, 16), end_grace_s=0.5)
+    try:
+        record = play_game(setup, [holder, prober])
+    finally:
+        kill_marked()
+    assert [s.fault for s in record.seats] == [None, None], [s.fault for s in record.seats]
+    (held,) = reports(record.seats[0], "pools")
+    (probed,) = reports(record.seats[1], "pools")
+    assert held["inotify"] > 0 and held["shm"] == "ok" and held["mq"] == "ok", held  # it did take them
+    # Each sandbox has its own IPC namespace: the holder's segment and queue are not there.
+    assert probed["shm"] == "ENOENT" and probed["mq"] == "ENOENT", probed
+    if AS_ROOT:  # a user of its own: another bot's inotify instances are not its quota
+        assert probed["inotify"] == "ok", (held, probed)
 
 
 # -- 9. machine-wide pools: pseudo-terminals ------------------------------------------------------------

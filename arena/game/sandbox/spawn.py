@@ -193,6 +193,10 @@ def _start_bwrap(
         env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"},
         start_new_session=True,
         close_fds=True,
+        # What a bot makes is its group's to write too: under root each start of a bot is a user
+        # of its own (group nogroup), so a file a `writable` bot made in one game would be
+        # another user's, read-only to it, in its next game.
+        umask=0o002,
         pass_fds=(*fds.all(), *((net.lifeline,) if net is not None else ())),
         bufsize=0,
     )
