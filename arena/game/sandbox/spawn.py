@@ -1,7 +1,9 @@
 """Starting a command in its sandbox: bubblewrap, the system-call filter and a cgroup.
 
 :mod:`.bwrap` builds the command line; this module runs it, puts the
-sandbox's init into a cgroup of its own before it may go on, and cleans up
+sandbox's init into a cgroup of its own (and, for a plain user's arena, bounds its
+user namespace's share of the user's kernel pools: :mod:`.ucounts`) before it may
+go on, and cleans up
 whatever a failed start left.  Used for a bot (:mod:`arena.game.botproc`)
 and for a bot's build (:mod:`arena.game.build`).
 """
@@ -23,7 +25,7 @@ from arena.errors import ConfigError
 from arena.game.limits import ResourceLimits
 from arena.game.proctree import note_spawned
 from arena.game.sandbox import bwrap as sandbox
-from arena.game.sandbox import cgroups, network, seccomp
+from arena.game.sandbox import cgroups, network, seccomp, ucounts
 from arena.game.sandbox.bwrap import SandboxPolicy
 from arena.game.signal_guard import signals_deferred
 from arena.untrusted import printable
@@ -98,6 +100,8 @@ def spawn_sandboxed(
         if group is not None:
             group.attach(proc.pid)
             group.attach(init)
+        if not sandbox.runs_as_root():  # every bot is the arena's user: bound its share of the user's pools
+            ucounts.bound_namespace(init)
         os.write(pipes.block_w, b"1")
     except BaseException as e:  # SIGTERM (SystemExit) mid-start too: no half-started sandbox is left
         message = str(e)
