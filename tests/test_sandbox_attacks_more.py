@@ -15,6 +15,7 @@ import json
 import os
 import platform
 import secrets
+import shlex
 import shutil
 import signal
 import stat
@@ -202,6 +203,30 @@ def test_a_build_runs_unprivileged_makes_nothing_set_id_and_writes_no_other_bots
             assert found["made"]["uid"] != build["uid"], found["made"]  # and not its user's any more
     leftovers = [p for p in tmp_path.rglob("*") if not p.is_symlink() and p.lstat().st_mode & SET_ID]
     assert leftovers == []
+
+
+def test_arena_checks_build_runs_unprivileged_and_leaves_nothing_set_id(shared_checkout: Path) -> None:
+    from click.testing import CliRunner
+
+    from arena.cli import main
+
+    repo = shared_checkout
+    result = CliRunner().invoke(
+        main,
+        ["check", "--sandbox", "--cwd", str(repo), "--build", f"{sys.executable} builds_hostile.py random_bot.py",
+         shlex.join(command("runs_built.py"))],
+    )  # fmt: skip
+    kill_marked()
+    assert (repo / "build_report.json").exists(), result.output
+    found = json.loads((repo / "build_report.json").read_text())
+    if AS_ROOT:
+        assert found["uid"] != 0 and found["euid"] != 0, found
+        assert found["suid_root"] != "ok", found
+    leftovers = [p for p in repo.rglob("*") if not p.is_symlink() and p.lstat().st_mode & SET_ID]
+    assert leftovers == [], leftovers
+    # What the build made in the author's own folder is not opened to the folder's group.
+    assert (repo / "build_report.json").stat().st_mode & 0o022 == 0
+    assert result.exit_code == 0, result.output
 
 
 def test_a_writable_bot_sharing_a_folder_rewrites_only_its_own_copy_while_games_run(

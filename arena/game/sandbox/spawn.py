@@ -30,6 +30,11 @@ from arena.game.sandbox.bwrap import SandboxPolicy
 from arena.game.signal_guard import signals_deferred
 from arena.untrusted import printable
 
+# What a bot makes is its group's to write too: under root each start of a bot is a user of
+# its own (group nogroup), so a file a `writable` bot made in one game would be another
+# user's, read-only to it, in its next game.  (A build keeps 022: what it makes in the
+# author's own folder is not opened to the folder's group.)
+BOT_UMASK = 0o002
 SANDBOX_SETUP_S = 10.0  # how long bubblewrap may take to set a sandbox up before the bot starts
 
 
@@ -71,6 +76,7 @@ def spawn_sandboxed(
     stdin: int = subprocess.PIPE,
     stdout: int = subprocess.PIPE,
     stderr: int = subprocess.PIPE,
+    umask: int = BOT_UMASK,
 ) -> tuple[subprocess.Popen[bytes], int, cgroups.BotCgroup | None]:
     """Start ``argv`` under bubblewrap: (bwrap's process, the sandbox's init pid, its cgroup).
 
@@ -91,7 +97,7 @@ def spawn_sandboxed(
         command += net.enter() if net is not None else []
         command += sandbox.bwrap_command(policy, argv, cwd, env, fds, user, own_network=net is not None)
         with signals_deferred():
-            proc = _start_bwrap(command, fds, stdin, stdout, stderr, net)
+            proc = _start_bwrap(command, fds, stdin, stdout, stderr, net, umask)
         note_spawned(proc.pid)
         pipes.given_to_bwrap()
         init = _read_sandbox_info(pipes.info_r, proc)
@@ -185,6 +191,7 @@ def _start_bwrap(
     stdout: int,
     stderr: int,
     net: network.BotNetwork | None = None,
+    umask: int = 0o022,
 ) -> subprocess.Popen[bytes]:
     """bwrap's process, in a session of its own, with only the descriptors it is handed
     (and the lifeline of its own network, which it then holds until its last process ends)."""
@@ -197,10 +204,7 @@ def _start_bwrap(
         env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"},
         start_new_session=True,
         close_fds=True,
-        # What a bot makes is its group's to write too: under root each start of a bot is a user
-        # of its own (group nogroup), so a file a `writable` bot made in one game would be
-        # another user's, read-only to it, in its next game.
-        umask=0o002,
+        umask=umask,
         pass_fds=(*fds.all(), *((net.lifeline,) if net is not None else ())),
         bufsize=0,
     )
