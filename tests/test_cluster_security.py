@@ -167,7 +167,10 @@ def test_a_local_cluster_listens_on_loopback_and_refuses_strangers() -> None:
 
 
 class _FakeClient:
-    """A Dask client's two calls the Roster makes, answered from a table of workers."""
+    """What the Roster asks of a Dask client (its status, and two calls), answered from a
+    table of workers."""
+
+    status = "running"
 
     def __init__(self, facts: dict[str, dict[str, object]]) -> None:
         self.facts = facts

@@ -20,7 +20,7 @@ import tarfile
 import time
 import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -29,9 +29,10 @@ from click.testing import CliRunner
 
 from arena.cli import main
 from arena.cluster import DaskGamePool
-from arena.cluster.placement import Placement, pack_folder, prepare, relocate, unpack_folders
+from arena.cluster.placement import Build, Placement, pack_folder, prepare, relocate, unpack_folders
 from arena.errors import ConfigError
 from arena.game.clock import TimeControl
+from arena.game.limits import ResourceLimits
 from arena.game.referee import BotSpec
 from arena.game.sandbox.bwrap import SandboxPolicy, unavailable_reason
 from arena.league.config import ExecutorConfig, parse_config
@@ -152,6 +153,46 @@ def test_relocating_moves_every_path_inside_an_uploaded_folder_and_no_other(tmp_
     assert moved.command == ("/w/1/prog", "--flag", "/w/0/arg", "/opt/tool/lib", f"--data={outer}/x")
     assert moved.sandbox.paths == ("/w/0/data", "/opt/tool") and moved.sandbox.hidden == ("/w/0/results",)
     assert moved.sandbox.never_shown == ("/w/0/results", "/w/0/other")
+
+
+def test_bots_sharing_an_uploaded_folder_each_build_and_write_a_copy_of_their_own(tmp_path: Path) -> None:
+    # Four bots in one folder, as the sample league runs them: two build, one is writable,
+    # one only reads. Each build appends to a log: in a folder shared by both it would hold
+    # two lines (or the second build would be skipped and both bots play one build).
+    src = tmp_path / "bots"
+    src.mkdir()
+    (src / "bot.sh").write_text("#!/bin/sh\nexec true\n")
+    (src / "bot.sh").chmod(0o755)
+    build = ("sh", "-c", "echo built >> builds.log && cp bot.sh built.sh")
+    none = SandboxPolicy(mode="none")
+    specs = {
+        name: BotSpec(name, ("./bot.sh",), cwd=src, sandbox=replace(none, writable=name == "writer"))
+        for name in ("b1", "b2", "writer", "reader")
+    }
+    placement = Placement(
+        "upload",
+        {str(src): pack_folder(src)},
+        (Build("b1", build, False), Build("b2", build, False)),
+    )
+    settings, problem = prepare(placement, settings_for(specs), tmp_path / "worker")
+    assert problem is None, problem
+    bots = settings.bots
+    shared = bots["reader"].cwd
+    assert {spec.cwd for spec in bots.values()} == {shared} and shared != src  # the worker's unpacked folder
+    copies = {name: Path(spec.sandbox.source) for name, spec in bots.items() if spec.sandbox.source}
+    assert set(copies) == {"b1", "b2", "writer"} and len(set(copies.values())) == 3
+    for name in ("b1", "b2"):
+        assert (copies[name] / "builds.log").read_text() == "built\n", name
+        assert os.access(copies[name] / "built.sh", os.X_OK)
+    assert not (shared / "builds.log").exists() and not (copies["writer"] / "builds.log").exists()
+    assert bots["reader"].sandbox.source is None  # it writes nothing: the shared copy serves it
+    # An unsandboxed bot runs in its copy itself (no sandbox shows the copy at the folder's path).
+    from arena.game.botproc import BotPool
+
+    with BotPool() as pool:
+        bot = pool.start("b1", ("./built.sh",), shared, dict(os.environ), ResourceLimits(), bots["b1"].sandbox)
+        assert bot.proc.wait(30) == 0
+        assert bot.cwd == copies["b1"]
 
 
 def test_a_worker_names_the_bot_it_cannot_run(tmp_path: Path) -> None:
@@ -324,7 +365,14 @@ def children(pid: int) -> list[int]:
 
 @pytest.fixture(scope="module")
 def cli_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CliCluster]:
-    folder = tmp_path_factory.mktemp("cluster")
+    with running_cluster(tmp_path_factory.mktemp("cluster")) as cluster:
+        yield cluster
+
+
+@contextlib.contextmanager
+def running_cluster(folder: Path, workers: int = 2) -> Iterator[CliCluster]:
+    """A scheduler and ``workers`` workers on loopback, all stopped (and checked gone) at the end."""
+    folder.mkdir(parents=True, exist_ok=True)
     scheduler_file = folder / "scheduler.json"
     with (folder / "scheduler.log").open("wb") as log:
         scheduler = subprocess.Popen(
@@ -343,9 +391,9 @@ def cli_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CliCluster
         assert cluster.address.startswith("tcp://127.0.0.1:")
         # The tests' own settings classes (tests.flaky_settings) must load on the workers.
         env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
-        cluster.add_worker("w1", env)
-        cluster.add_worker("w2", env)
-        cluster.wait_for_workers(2)
+        for n in range(1, workers + 1):
+            cluster.add_worker(f"w{n}", env)
+        cluster.wait_for_workers(workers)
         yield cluster
     finally:
         for proc in reversed(cluster.procs):
@@ -488,6 +536,50 @@ def test_ctrl_c_keeps_finished_games_and_the_same_command_resumes(
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
     assert f"resuming: {kept} of 12 games already played" in resumed.stdout
     assert stored_games(store_file) == 12
+
+
+@pytest.mark.slow
+def test_losing_the_scheduler_mid_league_says_so_keeps_the_games_and_a_rerun_resumes(
+    tmp_path: Path, marker: str
+) -> None:
+    path = league(
+        tmp_path, marker, executor="dask", command=slow_start(0.3), top_extra="multigame: false\n", name="lost"
+    )
+    store_file = tmp_path / "out-lost" / "results.sqlite"
+    with running_cluster(tmp_path / "first", workers=1) as cluster:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "arena", "run", str(path), "--scheduler", cluster.address],
+            cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        try:
+            wait_for_games(store_file, 2, proc)
+            assert proc.poll() is None, proc.communicate()
+            # The scheduler goes (its machine crashed): no goodbye to anyone.
+            os.killpg(cluster.procs[0].pid, signal.SIGKILL)
+            out, err = proc.communicate(timeout=120)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+        address = cluster.address
+    assert proc.returncode == 2, out + err  # ExitCode.ARENA_ERROR
+    assert "Traceback" not in out + err, out + err
+    (line,) = [x for x in err.splitlines() if "lost the Dask scheduler" in x]
+    assert line.startswith(f"Error: lost the Dask scheduler {address!r} mid-run ("), line
+    assert line.endswith("finished games are kept: run the same command again to resume"), line
+    with ResultStore.open(tmp_path / "out-lost") as store:
+        kept = [r.game_id for r in store.records()]
+    assert 2 <= len(kept) < 12, kept
+    # The same command against the scheduler that replaced it plays only what is left.
+    with running_cluster(tmp_path / "second", workers=1) as cluster:
+        command = [sys.executable, "-m", "arena", "run", str(path), "--scheduler", cluster.address]
+        resumed = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    assert f"resuming: {len(kept)} of 12 games already played" in resumed.stdout
+    with ResultStore.open(tmp_path / "out-lost") as store:
+        recs = list(store.records())
+    assert len(recs) == 12 and set(kept) <= {r.game_id for r in recs}
+    assert all(s.fault is None for r in recs for s in r.seats)  # no bot charged for the lost scheduler
 
 
 @pytest.mark.slow

@@ -21,7 +21,7 @@ from arena.cli import main
 from arena.game.diagnose import ProcessFacts, fault_hint
 from arena.game.limits import ResourceLimits
 from arena.game.record import Fault, FaultKind, GameRecord, SeatRecord, fault_evidence
-from arena.game.sandbox.bwrap import named_folders
+from arena.game.sandbox.bwrap import SandboxPolicy, named_folders
 
 REPO = Path(__file__).resolve().parent.parent
 BROKEN = REPO / "tests" / "broken_bots"
@@ -115,6 +115,11 @@ def facts(**kw: object) -> ProcessFacts:
         (Fault(FaultKind.CRASH, "exited", 4), {"exit": "signal SIGXCPU"}, "CPU-time limit (cpu_seconds 600"),
         (Fault(FaultKind.CRASH, "exited", 4), {"exit": "signal SIGXFSZ"}, "file-size limit (file_size_mb 64)"),
         (
+            Fault(FaultKind.CRASH, "exited", 0),
+            {"exit": "signal SIGSYS", "policy": SandboxPolicy(mode="bwrap")},
+            "system call of another ABI",
+        ),
+        (
             Fault(FaultKind.PROTOCOL_ERROR, "unknown message 'Error'", 0),
             {"stdout_head": ("Error occurred during initialization of VM",)},
             "RLIMIT_DATA",
@@ -129,7 +134,7 @@ def facts(**kw: object) -> ProcessFacts:
         ),
     ],
     ids=[
-        "cgroup-memory", "cpu-seconds", "file-size", "jvm-memory", "no-flush", "missing-script",
+        "cgroup-memory", "cpu-seconds", "file-size", "other-abi", "jvm-memory", "no-flush", "missing-script",
         "missing-classpath", "no-main-class",
     ],
 )

@@ -13,10 +13,13 @@ import contextlib
 import hashlib
 import json
 import os
+import platform
 import secrets
+import shlex
 import shutil
 import signal
 import stat
+import subprocess
 import sys
 import time
 from collections.abc import Iterator
@@ -25,6 +28,7 @@ from typing import Any
 
 import pytest
 
+from arena.game import proctree
 from arena.game.clock import TimeControl
 from arena.game.limits import ResourceLimits
 from arena.game.record import GameRecord, SeatRecord
@@ -201,7 +205,59 @@ def test_a_build_runs_unprivileged_makes_nothing_set_id_and_writes_no_other_bots
     assert leftovers == []
 
 
-# -- 5. a readable folder holding the results -----------------------------------------------------------
+def test_arena_checks_build_runs_unprivileged_and_leaves_nothing_set_id(shared_checkout: Path) -> None:
+    from click.testing import CliRunner
+
+    from arena.cli import main
+
+    repo = shared_checkout
+    result = CliRunner().invoke(
+        main,
+        ["check", "--sandbox", "--cwd", str(repo), "--build", f"{sys.executable} builds_hostile.py random_bot.py",
+         shlex.join(command("runs_built.py"))],
+    )  # fmt: skip
+    kill_marked()
+    assert (repo / "build_report.json").exists(), result.output
+    found = json.loads((repo / "build_report.json").read_text())
+    if AS_ROOT:
+        assert found["uid"] != 0 and found["euid"] != 0, found
+        assert found["suid_root"] != "ok", found
+    leftovers = [p for p in repo.rglob("*") if not p.is_symlink() and p.lstat().st_mode & SET_ID]
+    assert leftovers == [], leftovers
+    # What the build made in the author's own folder is not opened to the folder's group.
+    assert (repo / "build_report.json").stat().st_mode & 0o022 == 0
+    assert result.exit_code == 0, result.output
+
+
+def test_a_writable_bot_sharing_a_folder_rewrites_only_its_own_copy_while_games_run(
+    tmp_path: Path, shared_checkout: Path
+) -> None:
+    repo = shared_checkout
+    shutil.copy(HOSTILE / "rewrites_neighbour.py", repo / "rewrites_neighbour.py")
+    (repo / "rewrites_neighbour.py").chmod(0o644)
+    before = tree(repo)
+    writer = {
+        "name": "writer",
+        "command": command("rewrites_neighbour.py", "random_bot.py"),
+        "cwd": str(repo),
+        "writable": True,
+    }
+    victim = {"name": "victim", "command": command("random_bot.py"), "cwd": str(repo)}
+    stored = run_league(tmp_path, tmp_path / "out", [writer, victim], rounds=2)
+    assert len(stored) == 4
+    # The victim played every game with its own program, the writer too.
+    for r in stored:
+        assert [s.fault for s in r.seats] == [None, None], [(s.name, s.fault) for s in r.seats]
+    assert tree(repo) == before  # nothing rewritten, planted or added in the real folder
+    for r in stored:
+        seat = next(s for s in r.seats if s.name == "writer")
+        (found,) = reports(seat, "neighbour")
+        # Every write went to its private copy, shown at the folder's path.
+        assert found["cwd"] == str(repo), found
+        assert {found[k] for k in ("victim", "hook", "conftest", "own")} == {"ok"}, json.dumps(found)
+
+
+# -- 5. a readable folder holding the results# -- 5. a readable folder holding the results -----------------------------------------------------------
 
 
 def test_the_results_are_hidden_inside_a_readable_folder_too(tmp_path: Path, opponent: Path) -> None:
@@ -335,6 +391,69 @@ def test_io_uring_and_sockets_beside_ip_are_refused(opponent: Path) -> None:
     assert {results[k] for k in ("unix", "inet", "inet6", "netlink_route")} == {"ok"}, results
 
 
+@pytest.fixture
+def other_abi_program(tmp_path: Path) -> Path:
+    """``other_abi.c`` built for this machine, in a folder the sandbox may show read-only."""
+    if platform.machine() != "x86_64":
+        pytest.skip("the 32-bit and x32 system-call ABIs are x86_64's")
+    gcc = shutil.which("gcc") or shutil.which("cc")
+    if gcc is None:
+        pytest.skip("no C compiler to build the attack")
+    folder = tmp_path / "other-abi"
+    folder.mkdir()
+    program = folder / "other_abi"
+    subprocess.run([gcc, "-O1", "-o", str(program), str(HOSTILE / "other_abi.c")], check=True, timeout=120)
+    for p in (tmp_path, folder):
+        p.chmod(0o755)
+    return program
+
+
+def test_system_calls_of_another_abi_are_refused(opponent: Path, other_abi_program: Path) -> None:
+    # The same calls through the 32-bit ABI (where socketcall hides socket()'s family in
+    # memory) or the x32 ABI would pass a filter that looks at the call's number alone.
+    policy = SandboxPolicy(mode="bwrap", paths=(str(other_abi_program.parent),))
+    prober = BotSpec(
+        name="prober",
+        command=tuple(command(HOSTILE / "calls_other_abi.py", str(other_abi_program))),
+        cwd=HOSTILE,
+        sandbox=policy,
+    )
+    record = play_one(prober, opponent, "other-abi")
+    assert [s.fault for s in record.seats] == [None, None], [s.fault for s in record.seats]
+    (found,) = reports(record.seats[0], "other-abi")
+    results = found["results"]
+    foreign = {k: v for k, v in results.items() if not k.startswith("native_")}
+    assert len(foreign) == 9, found
+    # Every call of another ABI, harmless or not, ends the caller (SIGSYS): none ran.
+    assert set(foreign.values()) == {"SIGSYS"}, json.dumps(foreign)
+    # The native ABI works as before, with its own rules.
+    assert results["native_getpid"] == "ok", results
+    assert results["native_socket_vsock"] == "EAFNOSUPPORT", results
+
+
+def test_per_user_and_ipc_pools_are_neither_drained_nor_shared_between_sandboxes() -> None:
+    key = f"{secrets.randbits(28):x}"
+    holder = BotSpec(
+        name="holder", command=tuple(command(HOSTILE / "drains_pools.py", "hold", key)), cwd=HOSTILE, sandbox=BWRAP
+    )
+    prober = BotSpec(
+        name="prober", command=tuple(command(HOSTILE / "drains_pools.py", "probe", key)), cwd=HOSTILE, sandbox=BWRAP
+    )
+    setup = GameSetup(game_id="pools", seed=3, time_control=TC, board=random_board(3, 16), end_grace_s=0.5)
+    try:
+        record = play_game(setup, [holder, prober])
+    finally:
+        kill_marked()
+    assert [s.fault for s in record.seats] == [None, None], [s.fault for s in record.seats]
+    (held,) = reports(record.seats[0], "pools")
+    (probed,) = reports(record.seats[1], "pools")
+    assert held["inotify"] > 0 and held["shm"] == "ok" and held["mq"] == "ok", held  # it did take them
+    # Each sandbox has its own IPC namespace: the holder's segment and queue are not there.
+    assert probed["shm"] == "ENOENT" and probed["mq"] == "ENOENT", probed
+    if AS_ROOT:  # a user of its own: another bot's inotify instances are not its quota
+        assert probed["inotify"] == "ok", (held, probed)
+
+
 # -- 9. machine-wide pools: pseudo-terminals ------------------------------------------------------------
 
 
@@ -388,6 +507,77 @@ def test_a_kept_bot_gets_no_cpu_between_games(opponent: Path) -> None:
             second = play_game(setups[1], [burner, other], host=host)
             assert [s.fault for s in second.seats] == [None, None], [s.fault for s in second.seats]
             assert host.started == 2  # each bot once: both kept, and both woken
+    finally:
+        kill_marked()
+
+
+def cpu_ticks(pid: int) -> int:
+    """A process's own CPU time so far (user + system), in clock ticks, from /proc."""
+    with open(f"/proc/{pid}/stat", "rb") as f:
+        fields = f.read().rsplit(b")", 1)[1].split()
+    return int(fields[11]) + int(fields[12])
+
+
+def state_of(pid: int) -> str:
+    with open(f"/proc/{pid}/stat", "rb") as f:
+        return f.read().rsplit(b")", 1)[1].split()[0].decode()
+
+
+def wait_for(what: str, condition: Any, timeout_s: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        assert time.monotonic() < deadline, f"not within {timeout_s} s: {what}"
+        time.sleep(0.05)
+
+
+@pytest.mark.parametrize("without", ["cgroups", "freezer"])
+def test_a_kept_bot_is_stopped_by_signals_where_no_cgroup_freezer_holds_it(
+    without: str, opponent: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from arena.game.sandbox import cgroups
+
+    if without == "cgroups":  # as on a machine where the arena may make no cgroup
+        monkeypatch.setattr(cgroups, "support", lambda: None)
+    else:  # a cgroup, but its freezer does not take (no freezer controller, or it timed out)
+        if cgroups.support() is None:
+            pytest.skip("no cgroups for bots on this machine")
+        monkeypatch.setattr(cgroups.BotCgroup, "freeze", lambda self: False)
+    burner = BotSpec(
+        name="burner",
+        command=tuple(command(HOSTILE / "burns_between_games.py")),
+        cwd=HOSTILE,
+        sandbox=BWRAP,
+        multigame=True,
+    )
+    other = BotSpec(name="random", command=tuple(command(opponent)), cwd=opponent.parent, sandbox=BWRAP)
+    setups = [
+        GameSetup(game_id=f"stopped-{i}", seed=i, time_control=TC, board=random_board(i, 8), end_grace_s=0.5)
+        for i in (1, 2)
+    ]
+    try:
+        with BotHost(keep=True) as host:
+            first = play_game(setups[0], [burner, other], host=host)
+            assert [s.fault for s in first.seats] == [None, None], [s.fault for s in first.seats]
+            (kept,) = [bot for spec, bot in host.idle if spec.name == "burner"]
+            assert (kept.cgroup is None) == (without == "cgroups")
+            (spinner,) = [pid for pid, cmd in marked_processes().items() if f"{MARKER}-spin" in cmd]
+            wait_for("the kept bot is frozen", lambda: kept.frozen is not None)
+            assert kept.frozen == "signal"
+            # Every process of its sandbox is stopped, the spinning child too ...
+            tree = [kept.sandbox_init, *proctree.descendants(kept.sandbox_init)]
+            assert spinner in tree
+            wait_for("its processes stop", lambda: all(state_of(pid) in "tT" for pid in tree), 10)
+            # ... and burns no CPU between games: its CPU time does not move (in clock ticks,
+            # whatever the machine's load), where a spinning child's would each tick it ran.
+            before = {pid: cpu_ticks(pid) for pid in tree}
+            time.sleep(1.0)
+            assert {pid: cpu_ticks(pid) for pid in tree} == before
+            # Its next game wakes it: the same process plays it, and its child runs again.
+            ran = cpu_ticks(spinner)
+            second = play_game(setups[1], [burner, other], host=host)
+            assert [s.fault for s in second.seats] == [None, None], [s.fault for s in second.seats]
+            assert host.started == 2
+            assert cpu_ticks(spinner) > ran, "the child did not run again in the bot's next game"
     finally:
         kill_marked()
 

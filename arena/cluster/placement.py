@@ -32,6 +32,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from arena.errors import ClusterError, ConfigError
+from arena.game import workspace
 from arena.game.build import run_build
 from arena.game.referee import BotSpec
 from arena.game.sandbox.bwrap import resolve_mode
@@ -216,12 +217,38 @@ def relocate(settings: GameSettings, where: Mapping[str, Path]) -> GameSettings:
     return replace(settings, bots={name: move(spec) for name, spec in settings.bots.items()})
 
 
+def private_copies(placement: Placement, settings: GameSettings, root: Path) -> GameSettings:
+    """The settings with each bot that writes its folder given a copy of its own under
+    ``root``, as the arena does locally: a bot that builds, and a ``writable`` bot whose
+    folder another bot's overlaps.  The sandbox shows the copy at the folder's path
+    (``SandboxPolicy.source``), so no bot or build writes another's files on the worker."""
+    builders = {b.bot for b in placement.builds}
+    folders = {name: spec.cwd for name, spec in settings.bots.items()}
+    bots: dict[str, BotSpec] = {}
+    for i, (name, spec) in enumerate(sorted(settings.bots.items())):
+        others = [folder for other, folder in folders.items() if other != name]
+        shared = any(o.is_relative_to(spec.cwd) or spec.cwd.is_relative_to(o) for o in others)
+        if name in builders or (spec.sandbox.writable and shared):
+            if not root.exists():
+                root.mkdir(parents=True)
+                root.chmod(0o711)  # bot users pass through to their own copy, and list nothing
+            skip = [o for o in others if o != spec.cwd]  # other bots' folders nested in this one
+            copy = workspace.make_copy(spec.cwd, root, f"bot{i}", skip)
+            if name not in builders:  # no build will seal it: ready it for the bot's users now
+                workspace.seal(copy, spec.sandbox.writable)
+            spec = replace(spec, sandbox=replace(spec.sandbox, source=str(copy)))
+        bots[name] = spec
+    return replace(settings, bots=bots)
+
+
 def build_all(placement: Placement, settings: GameSettings) -> str | None:
-    """Run the bots' builds in their (relocated) folders; why the first failure failed, or None."""
+    """Run the bots' builds in their (relocated) folders, each in the bot's private copy;
+    why the first failure failed, or None."""
     done: set[tuple[Path, tuple[str, ...]]] = set()
     for build in placement.builds:
         spec = settings.bots[build.bot]
-        if (spec.cwd, build.command) in done:  # bots sharing a folder and a build: once
+        folder = Path(spec.sandbox.source) if spec.sandbox.source is not None else spec.cwd
+        if (folder, build.command) in done:  # the same build of the same folder: once
             continue
         result = run_build(
             build.command, spec.cwd, spec.sandbox, placement.build_timeout_s, spec.env, network=build.network
@@ -229,7 +256,7 @@ def build_all(placement: Placement, settings: GameSettings) -> str | None:
         if not result.ok:
             tail = "\n".join("  " + line for line in result.tail(8))
             return f"bot {build.bot!r}: build {' '.join(build.command)!r} {result.why}:\n{tail}"
-        done.add((spec.cwd, build.command))
+        done.add((folder, build.command))
     return None
 
 
@@ -237,7 +264,7 @@ def bot_problem(spec: BotSpec) -> str | None:
     """Why ``spec`` cannot run on this machine (its folder, its program, its sandbox), or None."""
     if not spec.cwd.is_dir():
         return f"bot {spec.name!r}: cwd {str(spec.cwd)!r} is not a folder"
-    if find_program(spec.command, spec.cwd, spec.env) is None:
+    if find_program(spec.command, Path(spec.sandbox.source or spec.cwd), spec.env) is None:
         return (
             f"bot {spec.name!r}: program {spec.command[0]!r} not found "
             f"(looked in {str(spec.cwd)!r} and PATH) or not executable"
@@ -256,6 +283,10 @@ def prepare(placement: Placement, settings: GameSettings, scratch: Path) -> tupl
             settings = relocate(settings, unpack_folders(placement, scratch))
         except (OSError, tarfile.TarError) as e:
             return settings, f"cannot unpack the bots' folders into {str(scratch)!r}: {e}"
+        try:
+            settings = private_copies(placement, settings, scratch / "private")
+        except (OSError, ConfigError) as e:
+            return settings, str(e)
         failed = build_all(placement, settings)
         if failed is not None:
             return settings, failed

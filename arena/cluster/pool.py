@@ -77,14 +77,29 @@ def connect(executor: ExecutorConfig, workers: int) -> Iterator[Client]:
         client = Client(cluster, set_as_default=False)
     else:
         client = _client_of(executor, timeout_s)
+    quiet = _QuietOnceLost(client)
+    logging.getLogger("distributed.client").addFilter(quiet)
     try:
         yield client
     finally:
         with contextlib.suppress(Exception):
             client.close()
+        logging.getLogger("distributed.client").removeFilter(quiet)
         if cluster is not None:
             with contextlib.suppress(Exception):
                 cluster.close()
+
+
+class _QuietOnceLost(logging.Filter):
+    """Drops the client's log records once it is no longer connected: its reconnect attempts
+    and the tracebacks of its closing, which the arena says in one line of its own."""
+
+    def __init__(self, client: Client) -> None:
+        super().__init__()
+        self.client = client
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return bool(self.client.status == "running")
 
 
 def _run_security() -> Security:
@@ -141,8 +156,16 @@ class Roster:
         self.noted: set[str] = set()  # workers told to wait for a core (said once)
 
     def poll(self) -> None:
-        """Look at the cluster's workers again: note those that left, ask the new ones whether they can play."""
-        alive = set(self.client.scheduler_info(n_workers=-1)["workers"])
+        """Look at the cluster's workers again: note those that left, ask the new ones whether they can play.
+
+        Raises ConnectionError once the client has given the scheduler up (it tries to
+        reconnect for a while first: meanwhile the roster stays as it was)."""
+        status = self.client.status
+        if status == "connecting":
+            return
+        if status != "running":
+            raise ConnectionError(f"the connection to it closed (client {status})")
+        alive = set(self.client.scheduler_info(n_workers=-1).get("workers", ()))
         for address in sorted(self.fit - alive):
             self.echo(f"worker {address} left the cluster: its game, if any, is played again elsewhere")
             self.fit.discard(address)
@@ -363,6 +386,8 @@ class _Run:
                     return None
 
     def _finish(self, future: Future[Any], game: ScheduledGame) -> None:
+        if future.status == "cancelled" and self.client.status != "running":  # the client gave up
+            raise ConnectionError(f"the connection to it closed (client {self.client.status})")
         if future.status == "cancelled":  # not by us: the scheduler dropped it
             raise ClusterError(
                 f"the Dask cluster dropped game {game.game_id} ({future.exception()!r}); "

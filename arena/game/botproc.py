@@ -337,6 +337,8 @@ class BotPool:
         if sandboxed:
             bot = self._start_sandboxed(name, argv, cwd, env, limits, policy)
         else:
+            if policy.source is not None:  # no sandbox to show its private copy at the folder's path
+                cwd = Path(policy.source)
             bot = self._start_plain(name, argv, cwd, env, limits)
             bot.isolation = Isolation(SandboxMode.NONE, applied_limits_text(limits, None), True, warning)
         bot.argv, bot.cwd, bot.limits, bot.policy = tuple(argv), cwd, limits, policy if sandboxed else None

@@ -131,6 +131,7 @@ def run_build(
                 owner=user,
                 stdin=subprocess.DEVNULL,
                 stderr=subprocess.STDOUT,
+                umask=0o022,
             )
         else:
             group = None

@@ -89,6 +89,11 @@ def _limit_kill(fault: Fault, facts: ProcessFacts) -> str:
         return f"killed by its CPU-time limit (cpu_seconds {limits.cpu_seconds} per process)"
     if status.startswith("signal SIGXFSZ"):
         return f"killed by its file-size limit (file_size_mb {limits.file_size_mb}): it wrote a larger file"
+    if status.startswith("signal SIGSYS") and facts.policy is not None:
+        return (
+            "killed by the sandbox's system-call filter (SIGSYS): it made a system call of another ABI "
+            "than this machine's 64-bit one (a 32-bit program?); build it as a 64-bit program"
+        )
     return ""
 
 

@@ -327,6 +327,12 @@ def _privileged() -> bool:
     return os.geteuid() == 0
 
 
+def runs_as_root() -> bool:
+    """Whether sandboxes start as root (each bot then gets a user of its own); else every bot
+    runs as the arena's user, in a user namespace of its own."""
+    return _privileged()
+
+
 def _namespace_args(own_network: bool) -> list[str]:
     """bwrap's namespaces: a new network one unless bwrap starts in one made for it."""
     args = [

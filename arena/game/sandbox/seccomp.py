@@ -22,10 +22,19 @@ it starts the bot:
   the way IP does;
 - ``bpf``, ``perf_event_open`` and ``userfaultfd`` fail with EPERM, as in
   Docker's default profile (a bot needs none of them, and each is a large
-  attack surface of the kernel).
+  attack surface of the kernel);
+- a system call of any ABI but the machine's own kills the process with SIGSYS:
+  on x86_64 the 32-bit ``int 0x80`` calls (another table of numbers, and
+  ``socketcall``, which hides ``socket()``'s family in memory) and the x32 ABI
+  (numbers with bit ``0x40000000``); on aarch64 the 32-bit ARM calls.  No bot
+  needs them (a 32-bit program does not run in the sandbox), and a filter
+  written for one table of numbers means nothing for another.  The process is
+  killed, not answered with an error: a foreign-ABI program would only crash
+  later, at a call it cannot do without (its ``exit``, say).
 
 Compared with Docker's default profile: Docker allows a list and refuses the
-rest; the calls it refuses that are not refused here (``mount``, ``setns``,
+rest (it lets x86_64 containers make 32-bit and x32 calls; systemd's
+``SystemCallArchitectures=native`` refuses them, as this filter does); the calls it refuses that are not refused here (``mount``, ``setns``,
 ``kexec_load``, ``init_module``, ``ptrace`` of other users, ``reboot``,
 ``swapon``...) need capabilities no bot has.  Everything else is allowed.  The filter is built once per process with
 libseccomp through ctypes (``libseccomp2`` comes with every Debian system:
@@ -50,9 +59,10 @@ LOW32 = 0xFFFFFFFF  # the family is an int: its upper bits are whatever the call
 SCMP_CMP_NE = 1
 SCMP_CMP_GT = 6
 SCMP_ACT_ALLOW = 0x7FFF0000
+SCMP_ACT_KILL_PROCESS = 0x80000000
+SCMP_ACT_KILL_THREAD = 0x00000000  # the only kill before libseccomp's API level 3 (Linux < 4.14)
 SCMP_CMP_MASKED_EQ = 7
-# Architectures whose system calls a native x86_64 or aarch64 process can also make.
-COMPANION_ARCHES = {"x86_64": ("x86", "x32"), "aarch64": ("arm",)}
+SCMP_FLTATR_ACT_BADARCH = 2
 
 
 def _errno_action(code: int) -> int:
@@ -83,10 +93,8 @@ def _library() -> ctypes.CDLL:
     lib.seccomp_init.restype = ctypes.c_void_p
     lib.seccomp_init.argtypes = [ctypes.c_uint32]
     lib.seccomp_release.argtypes = [ctypes.c_void_p]
-    lib.seccomp_arch_add.argtypes = [ctypes.c_void_p, ctypes.c_uint32]
-    lib.seccomp_arch_resolve_name.restype = ctypes.c_uint32
-    lib.seccomp_arch_resolve_name.argtypes = [ctypes.c_char_p]
-    lib.seccomp_arch_native.restype = ctypes.c_uint32
+    lib.seccomp_attr_set.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_uint32]
+    lib.seccomp_api_get.restype = ctypes.c_uint
     lib.seccomp_syscall_resolve_name.argtypes = [ctypes.c_char_p]
     lib.seccomp_rule_add_array.argtypes = [
         ctypes.c_void_p,
@@ -143,14 +151,12 @@ def filter_program() -> bytes:
     if not ctx:
         raise SeccompError("seccomp_init failed")
     try:
-        native = lib.seccomp_arch_native()
-        for machine, companions in COMPANION_ARCHES.items():
-            if native == lib.seccomp_arch_resolve_name(machine.encode()):
-                for arch in companions:
-                    token = lib.seccomp_arch_resolve_name(arch.encode())
-                    rc = lib.seccomp_arch_add(ctx, token) if token else 0
-                    if rc not in (0, -errno.EEXIST):
-                        raise SeccompError(f"seccomp_arch_add({arch}) failed: {os.strerror(-rc)}")
+        # The context holds the native ABI only (no seccomp_arch_add): a call of any other,
+        # and on x86_64 every x32 number, takes the bad-architecture action.
+        kill = SCMP_ACT_KILL_PROCESS if lib.seccomp_api_get() >= 3 else SCMP_ACT_KILL_THREAD
+        rc = lib.seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, kill)
+        if rc != 0:
+            raise SeccompError(f"seccomp_attr_set(ACT_BADARCH) failed: {os.strerror(-rc)}")
         for name, code, args in _rules():
             nr = lib.seccomp_syscall_resolve_name(name.encode())
             if nr < 0:  # not a system call of this machine (clone3 on an old kernel's headers)

@@ -1,7 +1,9 @@
 """Starting a command in its sandbox: bubblewrap, the system-call filter and a cgroup.
 
 :mod:`.bwrap` builds the command line; this module runs it, puts the
-sandbox's init into a cgroup of its own before it may go on, and cleans up
+sandbox's init into a cgroup of its own (and, for a plain user's arena, bounds its
+user namespace's share of the user's kernel pools: :mod:`.ucounts`) before it may
+go on, and cleans up
 whatever a failed start left.  Used for a bot (:mod:`arena.game.botproc`)
 and for a bot's build (:mod:`arena.game.build`).
 """
@@ -23,11 +25,16 @@ from arena.errors import ConfigError
 from arena.game.limits import ResourceLimits
 from arena.game.proctree import note_spawned
 from arena.game.sandbox import bwrap as sandbox
-from arena.game.sandbox import cgroups, network, seccomp
+from arena.game.sandbox import cgroups, network, seccomp, ucounts
 from arena.game.sandbox.bwrap import SandboxPolicy
 from arena.game.signal_guard import signals_deferred
 from arena.untrusted import printable
 
+# What a bot makes is its group's to write too: under root each start of a bot is a user of
+# its own (group nogroup), so a file a `writable` bot made in one game would be another
+# user's, read-only to it, in its next game.  (A build keeps 022: what it makes in the
+# author's own folder is not opened to the folder's group.)
+BOT_UMASK = 0o002
 SANDBOX_SETUP_S = 10.0  # how long bubblewrap may take to set a sandbox up before the bot starts
 
 
@@ -69,6 +76,7 @@ def spawn_sandboxed(
     stdin: int = subprocess.PIPE,
     stdout: int = subprocess.PIPE,
     stderr: int = subprocess.PIPE,
+    umask: int = BOT_UMASK,
 ) -> tuple[subprocess.Popen[bytes], int, cgroups.BotCgroup | None]:
     """Start ``argv`` under bubblewrap: (bwrap's process, the sandbox's init pid, its cgroup).
 
@@ -89,7 +97,7 @@ def spawn_sandboxed(
         command += net.enter() if net is not None else []
         command += sandbox.bwrap_command(policy, argv, cwd, env, fds, user, own_network=net is not None)
         with signals_deferred():
-            proc = _start_bwrap(command, fds, stdin, stdout, stderr, net)
+            proc = _start_bwrap(command, fds, stdin, stdout, stderr, net, umask)
         note_spawned(proc.pid)
         pipes.given_to_bwrap()
         init = _read_sandbox_info(pipes.info_r, proc)
@@ -98,6 +106,8 @@ def spawn_sandboxed(
         if group is not None:
             group.attach(proc.pid)
             group.attach(init)
+        if not sandbox.runs_as_root():  # every bot is the arena's user: bound its share of the user's pools
+            ucounts.bound_namespace(init)
         os.write(pipes.block_w, b"1")
     except BaseException as e:  # SIGTERM (SystemExit) mid-start too: no half-started sandbox is left
         message = str(e)
@@ -181,6 +191,7 @@ def _start_bwrap(
     stdout: int,
     stderr: int,
     net: network.BotNetwork | None = None,
+    umask: int = 0o022,
 ) -> subprocess.Popen[bytes]:
     """bwrap's process, in a session of its own, with only the descriptors it is handed
     (and the lifeline of its own network, which it then holds until its last process ends)."""
@@ -193,6 +204,7 @@ def _start_bwrap(
         env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"},
         start_new_session=True,
         close_fds=True,
+        umask=umask,
         pass_fds=(*fds.all(), *((net.lifeline,) if net is not None else ())),
         bufsize=0,
     )
