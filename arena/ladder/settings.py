@@ -23,7 +23,7 @@ from arena.textfile import TOURNAMENT_FILE_MAX_BYTES, read_text
 
 LADDER_KEY = "ladder"
 LADDER_KEYS = {"check", "quotas", "archive", "submit"}
-CHECK_KEYS = {"conformance_games", "fail_fast", "against", "games", "min_points", "sprt", "concurrency"}
+CHECK_KEYS = {"conformance_games", "fail_fast", "against", "games", "min_points", "sprt", "concurrency", "timeout"}
 SPRT_KEYS = {"baseline", "elo0", "elo1", "alpha", "beta", "max_games"}
 QUOTA_KEYS = {"versions_per_hour", "versions_per_day", "mb_per_day"}
 ARCHIVE_KEYS = {"max_mb", "unpacked_mb", "files", "ratio", "depth"}
@@ -69,6 +69,7 @@ class CheckGate:
     min_points: float = 0.5
     sprt: SprtOptions | None = None
     concurrency: int = 2
+    timeout_ms: int = 30 * 60_000  # the build and the whole check of one version
 
 
 @dataclass(frozen=True)
@@ -194,7 +195,14 @@ def _read_check(r: Reader) -> CheckGate:
         min_points=_number(r, "min_points", 0.5, 0.0, 1.0),
         sprt=None if sprt is None else _read_sprt(sprt),
         concurrency=_whole(r, "concurrency", 2, 1, 64),
+        timeout_ms=_positive_duration(r, "timeout", "30m"),
     )
+
+
+def _positive_duration(r: Reader, key: str, default: str) -> int:
+    ms = r.duration(key, default)
+    r.check(key, ms > 0, "must be more than 0")
+    return ms
 
 
 def _read_sprt(r: Reader) -> SprtOptions:
