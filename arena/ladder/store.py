@@ -163,8 +163,10 @@ class LadderStore:
             conn = sqlite3.connect(path, timeout=10, isolation_level=None, check_same_thread=False)
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA foreign_keys=ON")
-        except sqlite3.Error as e:
+        except sqlite3.OperationalError as e:  # unreadable, a folder, no space...
             raise LadderError(f"{str(path)!r}: cannot open the ladder store: {e}") from None
+        except sqlite3.DatabaseError as e:
+            raise LadderError(f"{str(path)!r} is not a ladder store: {e}") from None
         store = cls(path, conn)
         store._prepare()
         return store
