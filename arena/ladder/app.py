@@ -132,8 +132,9 @@ async def _bounded_body(request: Request, most: int) -> bytes:
     return b"".join(chunks)
 
 
-async def _form(request: Request, body: bytes) -> dict[str, Any]:
-    """The multipart form of an already read body."""
+@contextlib.asynccontextmanager
+async def _form(request: Request, body: bytes) -> AsyncIterator[dict[str, Any]]:
+    """The multipart form of an already read body (its spooled files closed after)."""
     sent = False
 
     async def receive() -> Message:
@@ -148,7 +149,10 @@ async def _form(request: Request, body: bytes) -> dict[str, Any]:
         form = await replay.form(max_files=1, max_fields=8)
     except Exception as e:  # the parser's own errors: a malformed form is the client's
         raise HttpError(400, f"cannot read the form: {e}") from None
-    return dict(form)
+    try:
+        yield dict(form)
+    finally:
+        await form.close()
 
 
 def _words(form: dict[str, Any], key: str, required: bool) -> tuple[str, ...] | None:
@@ -177,7 +181,14 @@ async def post_bot(service: Service, request: Request) -> JSONResponse:
         raise HttpError(403, f"submissions are closed to {'everyone' if policy is SubmitPolicy.NOBODY else 'authors'}")
     check_quota(service, author, 0, time.time())
     limits = service.ladder.settings.archive
-    form = await _form(request, await _bounded_body(request, limits.max_bytes + FORM_SLACK_BYTES))
+    body = await _bounded_body(request, limits.max_bytes + FORM_SLACK_BYTES)
+    async with _form(request, body) as form:
+        return await _post_form(service, author, form)
+
+
+async def _post_form(service: Service, author: Author, form: dict[str, Any]) -> JSONResponse:
+    """The rest of ``POST /api/bots``, once the form is read."""
+    limits = service.ladder.settings.archive
     archive = form.get("archive")
     if not isinstance(archive, UploadFile):
         raise HttpError(400, "the form needs 'archive': the bot's folder as a .tar.gz or .zip file")
@@ -222,15 +233,16 @@ def _receive(
                 sub = service.store.add_submission(author, name, command, build, (filename[:200], len(data), digest))
             except LadderError as e:
                 raise HttpError(409, str(e)) from None
-            if refusal is not None:
-                service.store.set_state(sub.id, State.REFUSED, reason=str(refusal))
+            service.store.set_state(
+                sub.id, State.UNPACKED if refusal is None else State.REFUSED, reason=None if refusal is None else str(refusal)
+            )
             incoming.rename(submission_folder(service.ladder, sub.id))
     finally:
         shutil.rmtree(incoming, ignore_errors=True)
     if refusal is not None:
         raise HttpError(400, str(refusal))
     return JSONResponse(
-        {"bot": sub.bot, "version": sub.version, "id": sub.id, "state": sub.state.value, "status_url": f"/api/submissions/{sub.id}"},
+        {"bot": sub.bot, "version": sub.version, "id": sub.id, "state": State.UNPACKED.value, "status_url": f"/api/submissions/{sub.id}"},
         status_code=202,
     )
 
