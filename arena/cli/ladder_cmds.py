@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import os
 import re
+import signal
 import socket
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -71,9 +74,29 @@ def serve_cmd(ladder_file: Path, host: str, port: int, add_author: str | None, a
     _serve(ladder, ladder_file, host, port)
 
 
+def _draining_server_class() -> type:
+    import uvicorn
+
+    class DrainingServer(uvicorn.Server):
+        """uvicorn's server, but SIGTERM and SIGINT end it with exit code 0 once it has drained
+        (uvicorn raises the signal again after its shutdown, which skips our own cleanup)."""
+
+        @contextlib.contextmanager
+        def capture_signals(self) -> Iterator[None]:
+            old = {sig: signal.signal(sig, self.handle_exit) for sig in (signal.SIGINT, signal.SIGTERM)}
+            try:
+                yield
+            finally:
+                for sig, handler in old.items():
+                    signal.signal(sig, handler)
+
+    return DrainingServer
+
+
 def _serve(ladder: Any, ladder_file: Path, host: str, port: int) -> None:
     import uvicorn
 
+    _DrainingServer = _draining_server_class()
     from arena.ladder.app import make_app
     from arena.ladder.store import LadderStore
 
@@ -99,7 +122,7 @@ def _serve(ladder: Any, ladder_file: Path, host: str, port: int) -> None:
             click.echo(f"ladder {ladder.league.name!r} serving on http://{shown}:{bound} (results in {ladder.folder})")
             sys.stdout.flush()
             config = uvicorn.Config(make_app(ladder, store), log_level="warning", lifespan="on", access_log=False)
-            uvicorn.Server(config).run(sockets=[sock])
+            _DrainingServer(config).run(sockets=[sock])
         finally:
             store.close()
             sock.close()

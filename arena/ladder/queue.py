@@ -121,7 +121,7 @@ class CheckQueue:
         err_path = folder / "job.stderr"
         with err_path.open("wb") as err:
             self._job = proc = subprocess.Popen(
-                [sys.executable, "-m", "arena.ladder.job", str(folder)],
+                [sys.executable, "-m", "arena.ladder.job", str(folder), str(os.getpid())],
                 stdin=subprocess.DEVNULL,
                 stdout=err,
                 stderr=err,
