@@ -41,8 +41,10 @@ def _is_loopback(host: str) -> bool:
 @click.option("--admin", is_flag=True, help="With --add-author: an organiser (may submit without quotas, sees every report).")
 @click.option("--ban", metavar="NAME", help="Ban an author (their token is refused from then on), and exit.")
 def serve_cmd(ladder_file: Path, host: str, port: int, add_author: str | None, admin: bool, ban: str | None) -> None:
-    """Serve the ladder of LADDER_FILE: authors submit bots over HTTP, each is unpacked under
-    the ladder's limits, built in the sandbox and checked like 'arena check'.
+    """Serve the ladder of LADDER_FILE, where authors submit bots.
+
+    Each version sent is unpacked under the ladder's limits, built in the sandbox and
+    checked like 'arena check'.
 
     \b
     The API (JSON; see docs/ladder-api.md):
@@ -158,7 +160,9 @@ def _default_name(folder: Path) -> str:
 def submit_cmd(
     url: str, folder: Path, command: str, build: str | None, name: str | None, token_file: Path | None, wait: bool, timeout: str
 ) -> None:
-    """Send the bot in FOLDER to the ladder at URL as a new version.
+    """Send the bot in FOLDER to the ladder at URL.
+
+    Each time is a new version of the bot, numbered by the ladder.
 
     The folder is packed without .git, .venv and caches; the ladder unpacks it under its
     limits, builds it (--build) in the sandbox and checks it like 'arena check'.
@@ -168,13 +172,17 @@ def submit_cmd(
     --wait: nothing failed but the strength test did not decide.
     """
     from arena.durations import parse_duration_ms
-    from arena.ladder.client import submit, wait_for_verdict
+    from arena.ladder.client import SubmissionRefused, submit, wait_for_verdict
     from arena.ladder.settings import check_author_name
 
     token = _token(token_file)
     bot = check_author_name(name or _default_name(folder))
     timeout_s = parse_duration_ms(timeout, "--timeout") / 1000
-    answer = submit(url, token, folder, bot, command, build)
+    try:
+        answer = submit(url, token, folder, bot, command, build)
+    except SubmissionRefused as e:
+        echo_printable(f"REFUSED: {e}")
+        sys.exit(ExitCode.FAILED)
     status_url = url.rstrip("/") + str(answer.get("status_url"))
     click.echo(f"submitted {bot} version {answer.get('version')}: {status_url}")
     if not wait:

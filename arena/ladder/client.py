@@ -14,7 +14,12 @@ from arena.errors import LadderError
 from arena.ladder.store import State
 
 REQUEST_TIMEOUT_S = 60.0
+CONNECT_TIMEOUT_S = 15.0
 POLL_S = 1.0
+
+
+class SubmissionRefused(LadderError):
+    """The ladder refused the archive itself (an unpacking rule): the bot's fault, not a usage error."""
 
 
 def _answer(response: httpx.Response, url: str) -> dict[str, Any]:
@@ -26,6 +31,8 @@ def _answer(response: httpx.Response, url: str) -> dict[str, Any]:
     if response.is_success and isinstance(body, dict):
         return body
     error = body.get("error") if isinstance(body, dict) else None
+    if response.status_code == 400 and str(error).startswith("archive refused:"):
+        raise SubmissionRefused(f"{url}: {error}")
     raise LadderError(f"{url}: {response.status_code} {response.reason_phrase}: {error or response.text[:200]!r}")
 
 
@@ -51,7 +58,7 @@ def submit(
             headers={"Authorization": f"Bearer {token}"},
             data=fields,
             files={"archive": (f"{name}.tar.gz", data, "application/gzip")},
-            timeout=REQUEST_TIMEOUT_S,
+            timeout=httpx.Timeout(REQUEST_TIMEOUT_S, connect=CONNECT_TIMEOUT_S),
         )
     except httpx.HTTPError as e:
         raise LadderError(f"{endpoint}: cannot send the bot: {e}") from None
@@ -67,7 +74,7 @@ def wait_for_verdict(
     last = ""
     while True:
         try:
-            response = httpx.get(endpoint, headers={"Authorization": f"Bearer {token}"}, timeout=REQUEST_TIMEOUT_S)
+            response = httpx.get(endpoint, headers={"Authorization": f"Bearer {token}"}, timeout=httpx.Timeout(REQUEST_TIMEOUT_S, connect=CONNECT_TIMEOUT_S))
         except httpx.HTTPError as e:
             raise LadderError(f"{endpoint}: {e}") from None
         sub = _answer(response, endpoint)
