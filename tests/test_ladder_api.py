@@ -130,6 +130,8 @@ def test_another_authors_token_sees_only_public_fields_and_cannot_take_the_name(
     assert "report" in ladder.request("GET", f"/api/submissions/{sid}", "org").json()  # the organiser sees all
     r = ladder.submit("bob", bot_archive())
     assert r.status_code == 409 and "belongs to another author" in r.json()["error"]
+    r = ladder.submit("bob", bot_archive(), name="one")
+    assert r.status_code == 409 and "'one' is a bot of the league itself" in r.json()["error"]
 
 
 def test_the_bots_list_holds_public_fields_only(ladder: Ladder) -> None:

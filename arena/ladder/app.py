@@ -199,6 +199,8 @@ async def _post_form(service: Service, author: Author, form: dict[str, Any]) -> 
         name = check_author_name(str(form.get("name") or ""))
     except ConfigError as e:
         raise HttpError(400, f"bot {e}") from None
+    if name in {b.name for b in service.ladder.league.bots}:
+        raise HttpError(409, f"bot {name!r} is a bot of the league itself; choose another name")
     command = _words(form, "command", required=True)
     assert command is not None
     build = _words(form, "build", required=False)

@@ -90,7 +90,10 @@ class CheckQueue:
                 continue
             self._turn += 1
             self._served[chosen.author] = self._turn
-            self._work_on(chosen)
+            try:
+                self._work_on(chosen)
+            except Exception as e:  # the ladder's own failure (a full disk...): the queue goes on
+                self.store.set_state(chosen.id, State.FAILED, reason=f"the ladder could not check it: {e!r}")
 
     def _work_on(self, sub: Submission) -> None:
         folder = submission_folder(self.ladder, sub.id)
