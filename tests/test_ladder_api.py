@@ -244,3 +244,43 @@ def test_unknown_things_answer_json_404s(ladder: Ladder) -> None:
         assert r.status_code == 404 and "error" in r.json(), url
     r = ladder.request("DELETE", "/api/bots")
     assert r.status_code == 405 and "error" in r.json()
+
+
+@pytest.mark.parametrize(
+    ("method", "url"),
+    [("POST", "/api/ladder/pause"), ("POST", "/api/ladder/resume"), ("POST", "/api/authors/bob/ban"), ("GET", "/api/log")],
+)
+def test_the_organisers_actions_need_an_admin_token(ladder: Ladder, method: str, url: str) -> None:
+    assert ladder.request(method, url).status_code == 401
+    r = ladder.request(method, url, "alice")
+    assert r.status_code == 403 and "not an admin" in r.json()["error"]
+    assert ladder.request(method, url, "org").status_code == 200
+    assert ladder.request(method, url, "eve").status_code == 403  # banned
+
+
+def test_an_admin_pauses_bans_and_every_action_is_logged(ladder: Ladder) -> None:
+    assert ladder.request("GET", "/api/ladder").json() == {"name": "t", "paused": False, "submit": "authors", "waiting": 0}
+    assert ladder.request("POST", "/api/ladder/pause", "org").json() == {"paused": True}
+    assert ladder.store.paused()
+    assert ladder.submit("alice", bot_archive()).status_code == 202  # paused: still taken, not checked
+    assert ladder.request("GET", "/api/ladder").json()["waiting"] == 1
+    assert ladder.request("POST", "/api/authors/alice/ban", "org").json() == {"author": "alice", "banned": True}
+    assert ladder.submit("alice", bot_archive()).status_code == 403
+    assert ladder.request("DELETE", "/api/authors/alice/ban", "org").json()["banned"] is False
+    assert ladder.submit("alice", bot_archive()).status_code == 202
+    r = ladder.request("POST", "/api/authors/nobody/ban", "org")
+    assert r.status_code == 404 and "no author 'nobody'" in r.json()["error"]
+    assert ladder.request("POST", "/api/authors/org/ban", "org").status_code == 400
+    ladder.request("POST", "/api/ladder/resume", "org")
+    log = ladder.request("GET", "/api/log", "org").json()["actions"]
+    done = [(a["author"], a["action"], a["subject"]) for a in log if a["action"] != "add-author"]
+    assert done == [
+        ("org", "ban", "eve"),
+        ("org", "pause", "ladder"),
+        ("alice", "submit", "greedy v1"),
+        ("org", "ban", "alice"),
+        ("org", "unban", "alice"),
+        ("alice", "submit", "greedy v2"),
+        ("org", "resume", "ladder"),
+    ]
+    assert not ladder.store.paused()

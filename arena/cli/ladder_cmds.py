@@ -51,6 +51,9 @@ def serve_cmd(ladder_file: Path, host: str, port: int, add_author: str | None, a
       POST /api/bots               a new version (multipart: archive, name, command, build)
       GET  /api/bots               every bot and its versions
       GET  /api/submissions/ID     a version's state; its author also sees the check's report
+      GET  /api/ladder             paused or not, versions waiting
+    Admin tokens also: POST /api/ladder/pause|resume, POST|DELETE /api/authors/NAME/ban,
+    GET /api/log (every action with its author).
     Everything is kept in the league's results folder (ladder.sqlite, submissions/):
     a restart takes up the submissions left half checked.
     """

@@ -4,7 +4,10 @@
   ``build``; ``Authorization: Bearer TOKEN``);
 - ``GET /api/bots``: every bot and its versions, public fields only;
 - ``GET /api/submissions/{id}``: one version's state, and for its author the check's report
-  and build log.
+  and build log;
+- ``GET /api/ladder``: its name, whether it is paused, how many versions wait;
+- for admins: ``POST /api/ladder/pause`` and ``/resume``, ``POST``/``DELETE
+  /api/authors/{name}/ban``, ``GET /api/log`` (every action with its author).
 
 Errors are ``{"error": "..."}`` with 400, 401, 403, 404, 409, 413 or 429 (with Retry-After).
 """
@@ -269,6 +272,62 @@ async def get_submission(service: Service, request: Request) -> JSONResponse:
     return JSONResponse(sub.private() if mine else sub.public())
 
 
+def _admin(service: Service, request: Request) -> Author:
+    author = author_of(service, request, required=True)
+    assert author is not None
+    if not author.admin:
+        raise HttpError(403, f"author {author.name!r} is not an admin of this ladder")
+    return author
+
+
+async def ladder_status(service: Service, request: Request) -> JSONResponse:
+    """The ladder's name, whether it is paused, who may submit, and how many versions wait."""
+    pending = await run_in_threadpool(service.store.pending)
+    return JSONResponse(
+        {
+            "name": service.ladder.league.name,
+            "paused": service.store.paused(),
+            "submit": service.ladder.settings.submit.value,
+            "waiting": len(pending),
+        }
+    )
+
+
+async def pause(service: Service, request: Request) -> JSONResponse:
+    """Admins: stop checking versions (they are still taken), kept across restarts."""
+    admin = _admin(service, request)
+    service.store.set_paused(True, admin.name)
+    return JSONResponse({"paused": True})
+
+
+async def resume(service: Service, request: Request) -> JSONResponse:
+    """Admins: check versions again."""
+    admin = _admin(service, request)
+    service.store.set_paused(False, admin.name)
+    service.queue.wake()
+    return JSONResponse({"paused": False})
+
+
+async def ban(service: Service, request: Request) -> JSONResponse:
+    """Admins: ban (``POST``) or unban (``DELETE``) an author."""
+    admin = _admin(service, request)
+    name = request.path_params["name"]
+    banned = request.method == "POST"
+    if name == admin.name:
+        raise HttpError(400, "an admin cannot ban themselves")
+    try:
+        service.store.set_banned(name, banned, admin.name)
+    except LadderError as e:
+        raise HttpError(404, str(e)) from None
+    return JSONResponse({"author": name, "banned": banned})
+
+
+async def action_log(service: Service, request: Request) -> JSONResponse:
+    """Admins: every action, oldest first, with who did it."""
+    _admin(service, request)
+    return JSONResponse({"actions": await run_in_threadpool(service.store.actions)})
+
+
 async def not_found(request: Request, exc: Exception) -> JSONResponse:
     """Unknown paths and methods answer in JSON too."""
     status = getattr(exc, "status_code", 404)
@@ -293,6 +352,11 @@ def make_app(ladder: Ladder, store: LadderStore, start_queue: bool = True) -> St
             Route("/api/bots", _handler(post_bot), methods=["POST"]),
             Route("/api/bots", _handler(list_bots), methods=["GET"]),
             Route("/api/submissions/{sid}", _handler(get_submission), methods=["GET"]),
+            Route("/api/ladder", _handler(ladder_status), methods=["GET"]),
+            Route("/api/ladder/pause", _handler(pause), methods=["POST"]),
+            Route("/api/ladder/resume", _handler(resume), methods=["POST"]),
+            Route("/api/authors/{name}/ban", _handler(ban), methods=["POST", "DELETE"]),
+            Route("/api/log", _handler(action_log), methods=["GET"]),
         ],
         exception_handlers={404: not_found, 405: not_found},
         lifespan=lifespan,

@@ -82,6 +82,10 @@ class CheckQueue:
 
     def _run(self) -> None:
         while not self._stop.is_set():
+            if self.store.paused():
+                self._wake.wait(IDLE_WAIT_S)
+                self._wake.clear()
+                continue
             with self.intake:
                 chosen = next_submission(self.store.pending(), self._served)
             if chosen is None:

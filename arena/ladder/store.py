@@ -378,6 +378,19 @@ class LadderStore:
         )
         return [r[0] for r in rows], sum(r[1] for r in rows)
 
+    # The ladder's own switches ------------------------------------------------------------
+
+    def paused(self) -> bool:
+        """Whether the organiser paused the ladder (it takes versions, but checks none)."""
+        row = self._rows("SELECT value FROM meta WHERE key='paused'")
+        return bool(row) and row[0][0] == "1"
+
+    def set_paused(self, paused: bool, by: str | None) -> None:
+        """Pause or resume the ladder (kept across restarts)."""
+        with self._tx() as c:
+            c.execute("INSERT OR REPLACE INTO meta VALUES ('paused', ?)", ("1" if paused else "0",))
+            self._log(c, by, "pause" if paused else "resume", "ladder", "")
+
     # The action log ---------------------------------------------------------------------
 
     def _log(self, c: sqlite3.Connection, who: str | None, action: str, subject: str, detail: str) -> None:
