@@ -92,4 +92,6 @@ class ArchiveRefused(LadderError):
     def __init__(self, rule: str, member: str, detail: str) -> None:
         self.rule = rule
         self.member = member
-        super().__init__(f"archive refused: {rule}: {member!r}: {detail}")
+        # The entry's name is the archive's to choose: a line, not a page, in the message.
+        shown = repr(member) if len(member) <= 200 else repr(member[:200]) + "..."
+        super().__init__(f"archive refused: {rule}: {shown}: {detail}")

@@ -205,3 +205,10 @@ def test_the_target_must_be_fresh(tmp_path: Path) -> None:
     (tmp_path / "bot").mkdir()
     with pytest.raises(FileExistsError):
         unpack(_tar(_file("a")), tmp_path / "bot", LIMITS)
+
+
+def test_a_refusal_quotes_a_long_name_in_one_short_line(tmp_path: Path) -> None:
+    name = "a" * 5000 + "/../x"
+    e = _refused(_tar(_file(name)), tmp_path / "bot")
+    assert e.rule == Rule.PARENT and e.member == name
+    assert len(str(e)) < 400 and "\n" not in str(e)

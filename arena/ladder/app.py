@@ -234,6 +234,8 @@ def _receive(
             refusal = e
         digest = hashlib.sha256(data).hexdigest()
         with service.queue.intake:
+            # Again under the lock: two uploads at once must not both fit the last place.
+            check_quota(service, author, len(data), time.time())
             try:
                 sub = service.store.add_submission(author, name, command, build, (filename[:200], len(data), digest))
             except LadderError as e:
