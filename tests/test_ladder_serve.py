@@ -132,6 +132,8 @@ def test_a_served_ladder_checks_a_submission_and_redoes_one_cut_off_by_kill_9(
     sub = _wait_for(first.url, 1, token, {"checking", "passed", "failed"}, 120)
     assert sub["state"] == "checking"
     first.stop(signal.SIGKILL)  # mid-check: nothing is lost, nothing is half joined
+    cut_off = home / "results" / "submissions" / ".incoming-cut-off"
+    cut_off.mkdir()  # as an upload killed before it was numbered leaves it
 
     second = Server(ladder)
     servers.append(second)
@@ -146,4 +148,6 @@ def test_a_served_ladder_checks_a_submission_and_redoes_one_cut_off_by_kill_9(
     assert early["state"] == "passed", early
     assert early["report"]["passed"] is True  # type: ignore[index]
     assert _state(second.url, 1, "not-a-token").get("report") is None  # only its author sees the report
+    assert not cut_off.exists()
     assert second.stop(signal.SIGTERM) == 0  # drains and exits cleanly
+    assert not (home / "results" / ".arena-run.lock").exists()
