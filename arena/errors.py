@@ -80,3 +80,18 @@ class ResultsFolderError(ArenaError):
 
 class ResultsFolderBusy(ResultsFolderError):
     """Another ``arena run`` holds the results folder."""
+
+
+class LadderError(ArenaError):
+    """The ladder service refuses a request: a ladder store that is not ours, an unknown author."""
+
+
+class ArchiveRefused(LadderError):
+    """A submitted archive breaks one of the ladder's unpacking rules (named in the message)."""
+
+    def __init__(self, rule: str, member: str, detail: str) -> None:
+        self.rule = rule
+        self.member = member
+        # The entry's name is the archive's to choose: a line, not a page, in the message.
+        shown = repr(member) if len(member) <= 200 else repr(member[:200]) + "..."
+        super().__init__(f"archive refused: {rule}: {shown}: {detail}")

@@ -28,8 +28,17 @@ from arena.untrusted import printable
 
 LOCK_NAME = ".arena-run.lock"
 # What a run writes in its folder; anything else there means the folder is someone else's.
-_OWN_NAMES = (STORE_NAME, "standings.md", "standings.json", "report.html", LOCK_NAME, ".seed-secret")
-_OWN_PREFIXES = (f"{STORE_NAME}-", ".standings.md.", ".standings.json.", ".report.html.", ".seed-secret.")
+# The ladder service (``arena serve``) adds its store and the submitted versions' folders.
+LADDER_NAMES = ("ladder.sqlite", "submissions")
+_OWN_NAMES = (STORE_NAME, "standings.md", "standings.json", "report.html", LOCK_NAME, ".seed-secret", *LADDER_NAMES)
+_OWN_PREFIXES = (
+    f"{STORE_NAME}-",
+    ".standings.md.",
+    ".standings.json.",
+    ".report.html.",
+    ".seed-secret.",
+    "ladder.sqlite-",
+)
 
 
 # Where results cannot go: trees of the kernel and of devices, not of files (results

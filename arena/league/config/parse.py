@@ -101,14 +101,18 @@ def load_config(path: str | Path) -> TournamentConfig:
     return parse_config(read_text(path, "tournament file", TOURNAMENT_FILE_MAX_BYTES), path)
 
 
-def parse_config(text: str, path: Path) -> TournamentConfig:
+def parse_config(text: str, path: Path, extra_keys: frozenset[str] = frozenset()) -> TournamentConfig:
     """Validate the text of the tournament file ``path`` (relative paths start beside it);
-    raise ConfigError naming file, line and key."""
+    raise ConfigError naming file, line and key.
+
+    ``extra_keys`` are top-level sections another reader owns (the ladder's ``ladder``):
+    allowed here and left out of the config's ``raw`` data.
+    """
     source = str(path)
     root = load_nodes(text, source)
     if root is None:
         raise ConfigError(f"{source}: the file is empty")
-    top = Reader(source, root, "", TOP_KEYS)
+    top = Reader(source, root, "", TOP_KEYS | extra_keys)
     base_dir = path.resolve().parent
     league = _read_league(top, path)
     run = _read_run_settings(top)
@@ -150,7 +154,7 @@ def parse_config(text: str, path: Path) -> TournamentConfig:
         rating=rating,
         end_grace_ms=run.end_grace_ms,
         retries=run.retries,
-        raw=plain(top.node),
+        raw={k: v for k, v in plain(top.node).items() if k not in extra_keys},
         build_timeout_ms=run.build_timeout_ms,
         multigame=run.multigame,
         restart_every=run.restart_every,

@@ -1,0 +1,216 @@
+"""``arena serve`` (the ladder service) and ``arena submit`` (a bot to a ladder)."""
+
+from __future__ import annotations
+
+import contextlib
+import ipaddress
+import os
+import re
+import signal
+import socket
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import click
+
+from arena.cli.common import ExitCode, echo_printable, main
+from arena.errors import ConfigError
+from arena.league import results_folder
+from arena.untrusted import printable
+
+TOKEN_ENV = "ARENA_TOKEN"
+DEFAULT_WAIT = "30m"
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+@main.command("serve")
+@click.argument("ladder_file", type=click.Path(dir_okay=False, exists=True, path_type=Path))
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on (loopback: put a reverse proxy with TLS in front).")
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True, help="Port (0: any free one, printed).")
+@click.option("--add-author", "add_author", metavar="NAME", help="Add an author, print their token once, and exit.")
+@click.option("--admin", is_flag=True, help="With --add-author: an organiser (may submit without quotas, sees every report).")
+@click.option("--ban", metavar="NAME", help="Ban an author (their token is refused from then on), and exit.")
+def serve_cmd(ladder_file: Path, host: str, port: int, add_author: str | None, admin: bool, ban: str | None) -> None:
+    """Serve the ladder of LADDER_FILE, where authors submit bots.
+
+    Each version sent is unpacked under the ladder's limits, built in the sandbox and
+    checked like 'arena check'.
+
+    \b
+    The API (JSON; see docs/ladder-api.md):
+      POST /api/bots               a new version (multipart: archive, name, command, build)
+      GET  /api/bots               every bot and its versions
+      GET  /api/submissions/ID     a version's state; its author also sees the check's report
+      GET  /api/ladder             paused or not, versions waiting
+    Admin tokens also: POST /api/ladder/pause|resume, POST|DELETE /api/authors/NAME/ban,
+    GET /api/log (every action with its author).
+    Everything is kept in the league's results folder (ladder.sqlite, submissions/):
+    a restart takes up the submissions left half checked.
+    """
+    from arena.ladder.settings import check_author_name, load_ladder
+    from arena.ladder.store import LadderStore
+
+    ladder = load_ladder(ladder_file)
+    if admin and add_author is None:
+        raise click.UsageError("--admin goes with --add-author NAME")
+    if add_author is not None or ban is not None:
+        store = LadderStore.open(ladder.folder)
+        try:
+            if add_author is not None:
+                token = store.add_author(check_author_name(add_author), admin)
+                click.echo(f"{'admin' if admin else 'author'} {add_author!r} added; their token (shown only this once):", err=True)
+                click.echo(token)
+            if ban is not None:
+                store.set_banned(ban, True, by=None)
+                click.echo(f"author {ban!r} banned")
+        finally:
+            store.close()
+        return
+    _serve(ladder, ladder_file, host, port)
+
+
+def _draining_server_class() -> type:
+    import uvicorn
+
+    class DrainingServer(uvicorn.Server):
+        """uvicorn's server, but SIGTERM and SIGINT end it with exit code 0 once it has drained
+        (uvicorn raises the signal again after its shutdown, which skips our own cleanup)."""
+
+        @contextlib.contextmanager
+        def capture_signals(self) -> Iterator[None]:
+            old = {sig: signal.signal(sig, self.handle_exit) for sig in (signal.SIGINT, signal.SIGTERM)}
+            try:
+                yield
+            finally:
+                for sig, handler in old.items():
+                    signal.signal(sig, handler)
+
+    return DrainingServer
+
+
+def _serve(ladder: Any, ladder_file: Path, host: str, port: int) -> None:
+    import uvicorn
+
+    _DrainingServer = _draining_server_class()
+    from arena.ladder.app import make_app
+    from arena.ladder.store import LadderStore
+
+    if not _is_loopback(host):
+        click.echo(
+            f"warning: --host {host} is reachable from other machines, without TLS; "
+            "serve on 127.0.0.1 behind a reverse proxy with TLS (see the README)",
+            err=True,
+        )
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as e:
+        sock.close()
+        raise ConfigError(f"--host {host} --port {port}: cannot listen there: {e.strerror or e}") from None
+    with results_folder.hold(ladder.folder, str(ladder_file)):
+        store = LadderStore.open(ladder.folder)
+        try:
+            bound = sock.getsockname()[1]
+            shown = f"[{host}]" if family == socket.AF_INET6 else host
+            click.echo(f"ladder {ladder.league.name!r} serving on http://{shown}:{bound} (results in {ladder.folder})")
+            sys.stdout.flush()
+            config = uvicorn.Config(make_app(ladder, store), log_level="warning", lifespan="on", access_log=False)
+            _DrainingServer(config).run(sockets=[sock])
+        finally:
+            store.close()
+            sock.close()
+
+
+def _token(token_file: Path | None) -> str:
+    if token_file is not None:
+        try:
+            token = token_file.read_text(encoding="utf-8").strip()
+        except OSError as e:
+            raise ConfigError(f"--token-file {str(token_file)!r}: {e.strerror or e}") from None
+    else:
+        token = os.environ.get(TOKEN_ENV, "").strip()
+    if not token:
+        raise click.UsageError(f"no token: set {TOKEN_ENV} or give --token-file (the organiser gives each author one)")
+    return token
+
+
+def _default_name(folder: Path) -> str:
+    name = re.sub(r"[^A-Za-z0-9_.+-]", "-", folder.resolve().name)[:64]
+    return name or "bot"
+
+
+@main.command("submit")
+@click.argument("url")
+@click.argument("folder", type=click.Path(file_okay=False, exists=True, path_type=Path))
+@click.option("--command", "command", required=True, help="How the bot starts, in its folder (e.g. 'python3 bot.py').")
+@click.option("--build", help="Run once in the sandbox before the check (e.g. 'make').")
+@click.option("--name", help="The bot's name on the ladder (default: the folder's name).")
+@click.option("--token-file", type=click.Path(dir_okay=False, exists=True, path_type=Path), help=f"Read the token here (default: ${TOKEN_ENV}).")
+@click.option("--wait", is_flag=True, help="Wait for the check and print its verdict (exit code as 'arena check').")
+@click.option("--timeout", default=DEFAULT_WAIT, show_default=True, help="With --wait: the longest to wait.")
+def submit_cmd(
+    url: str, folder: Path, command: str, build: str | None, name: str | None, token_file: Path | None, wait: bool, timeout: str
+) -> None:
+    """Send the bot in FOLDER to the ladder at URL.
+
+    Each time is a new version of the bot, numbered by the ladder.
+
+    The folder is packed without .git, .venv and caches; the ladder unpacks it under its
+    limits, builds it (--build) in the sandbox and checks it like 'arena check'.
+
+    Exit codes: 0 sent (with --wait: the check passed), 1 with --wait: the check failed or
+    the archive was refused, 2 a usage error or the ladder refused the request, 3 with
+    --wait: nothing failed but the strength test did not decide.
+    """
+    from arena.durations import parse_duration_ms
+    from arena.ladder.client import SubmissionRefused, submit, wait_for_verdict
+    from arena.ladder.settings import check_author_name
+
+    token = _token(token_file)
+    bot = check_author_name(name or _default_name(folder))
+    timeout_s = parse_duration_ms(timeout, "--timeout") / 1000
+    try:
+        answer = submit(url, token, folder, bot, command, build)
+    except SubmissionRefused as e:
+        echo_printable(f"REFUSED: {e}")
+        sys.exit(ExitCode.FAILED)
+    status_url = url.rstrip("/") + str(answer.get("status_url"))
+    click.echo(f"submitted {bot} version {answer.get('version')}: {status_url}")
+    if not wait:
+        return
+    sub = wait_for_verdict(url, token, str(answer.get("status_url")), timeout_s, lambda s: click.echo(f"  {s}"))
+    sys.exit(_print_verdict(sub))
+
+
+def _print_verdict(sub: dict[str, Any]) -> ExitCode:
+    """The verdict, each check's line and the first failure; the exit code it means."""
+    state = str(sub.get("state"))
+    report = sub.get("report") or {}
+    for c in report.get("checks", []):
+        echo_printable(f"{str(c.get('status')).upper():4}  {c.get('name')!s:<18} {c.get('detail')}")
+    failure = report.get("first_failure")
+    if failure:
+        echo_printable(f"first failure: {failure.get('check')}: {failure.get('reason')}\n  replay it: {failure.get('replay')}")
+    if sub.get("build_log") and state != "passed":
+        click.echo("build log:")
+        for line in str(sub["build_log"]).splitlines()[-15:]:
+            click.echo(f"  {printable(line)}")
+    click.echo(f"{state.upper()}: {printable(str(sub.get('reason') or ''))}")
+    if state == "passed":
+        return ExitCode.OK
+    return ExitCode.INCONCLUSIVE if report.get("inconclusive") else ExitCode.FAILED
+
+
+__all__ = ["serve_cmd", "submit_cmd"]

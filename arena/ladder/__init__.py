@@ -1,0 +1,17 @@
+"""The ladder service: ``arena serve``, where authors submit bots and a league places them.
+
+A ladder file is a tournament file with a ``ladder:`` section.  The modules:
+
+- ``settings``: the ``ladder:`` section as frozen values (:class:`LadderSettings`) and
+  :func:`load_ladder`, which reads the whole file with the tournament file's own reader;
+- ``store``: ``ladder.sqlite`` in the league's results folder: authors (only a hash of each
+  token), submissions and their states, the action log;
+- ``unpack``: an uploaded archive (tar, tar.gz, zip) into a fresh folder under hard limits,
+  refused by rule and file name;
+- ``queue``: the fair order of the submissions waiting, and the worker that unpacks, builds
+  and checks them with ``arena check``'s own functions;
+- ``app``: the Starlette application of the HTTP API;
+- ``client``: what ``arena submit`` does over HTTP.
+"""
+
+from __future__ import annotations

@@ -1,0 +1,88 @@
+"""One submission's build and check, in a process of its own: ``python -m arena.ladder.job``.
+
+The queue starts it per submission, so that stopping the service (or a check that runs past
+its deadline) ends the check's games and processes with it.  It reads ``job.json`` in the
+submission's folder and writes ``result.json`` there; the queue stores what it says.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import json
+import os
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+from arena.check import run_check
+from arena.game.build import run_build
+from arena.ladder.settings import load_ladder
+from arena.ladder.store import State
+
+JOB_FILE = "job.json"
+RESULT_FILE = "result.json"
+BUILD_LOG_LINES = 40
+
+
+def describe_failure(report: dict[str, Any]) -> str:
+    """The first failed check in one line: what the author reads first."""
+    for c in report.get("checks", []):
+        if c.get("status") != "pass" and c.get("status") != "skip":
+            return f"{c.get('name')}: {c.get('status')}: {c.get('detail')}"
+    return "the check did not pass"
+
+
+def run_job(folder: Path) -> dict[str, Any]:
+    """Build (when asked) and check the bot in ``folder/bot``; the result to store."""
+    job = json.loads((folder / JOB_FILE).read_text(encoding="utf-8"))
+    ladder = load_ladder(job["ladder"])
+    bot = folder / "bot"
+    opts = ladder.check_options(tuple(job["command"]), bot, int(job["seed"]))
+    build_log = None
+    if job.get("build"):
+        timeout_s = ladder.league.build_timeout_ms / 1000
+        result = run_build(tuple(job["build"]), bot, opts.sandbox, timeout_s)
+        build_log = "\n".join(result.tail(BUILD_LOG_LINES))  # made printable by tail()
+        if not result.ok:
+            return {"state": State.FAILED.value, "reason": f"build {result.why}", "build_log": build_log, "report": None}
+    report = run_check(opts, echo=lambda _line: None).to_dict()
+    passed = bool(report["passed"])
+    return {
+        "state": (State.PASSED if passed else State.FAILED).value,
+        "reason": "passed the check" if passed else describe_failure(report),
+        "build_log": build_log,
+        "report": report,
+    }
+
+
+def _interrupt_group(signum: int, frame: object) -> None:
+    """The service is gone (or stops us): end the check like Ctrl-C ends ``arena check``."""
+    os.killpg(os.getpgrp(), signal.SIGINT)
+
+
+def _die_with_service(parent: int) -> bool:
+    """Ask Linux for SIGTERM when the service dies (a kill -9 too); False if it is gone already."""
+    signal.signal(signal.SIGTERM, _interrupt_group)
+    # Not Linux: the service's own stop still ends us.
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    return os.getppid() == parent
+
+
+def main(argv: list[str]) -> int:
+    """Run the job of the submission folder ``argv[0]`` for the service of pid ``argv[1]``;
+    0 when a result was written, 3 when the service was gone before it started."""
+    folder = Path(argv[0])
+    if not _die_with_service(int(argv[1])):
+        return 3
+    result = run_job(folder)
+    tmp = folder / (RESULT_FILE + ".part")
+    tmp.write_text(json.dumps(result), encoding="utf-8")
+    tmp.replace(folder / RESULT_FILE)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,413 @@
+"""``ladder.sqlite``: the ladder's authors, submissions and action log, beside ``results.sqlite``.
+
+The league's own store is untouched (``arena standings``, ``games``, ``replay`` and ``report``
+read it as ever); this one holds what only the service knows.  Tokens are never stored: only
+their SHA-256, looked up by comparing every author's hash in constant time.
+"""
+
+from __future__ import annotations
+
+import enum
+import hashlib
+import hmac
+import json
+import secrets
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from arena.errors import LadderError
+
+LADDER_STORE_NAME = "ladder.sqlite"
+SUBMISSIONS_FOLDER = "submissions"
+SCHEMA_VERSION = 1
+TOKEN_BYTES = 32
+
+_SCHEMA = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE authors (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    token_sha256 TEXT NOT NULL,
+    admin INTEGER NOT NULL,
+    banned INTEGER NOT NULL DEFAULT 0,
+    created REAL NOT NULL
+);
+CREATE TABLE submissions (
+    id INTEGER PRIMARY KEY,
+    author_id INTEGER NOT NULL REFERENCES authors(id),
+    bot TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    command TEXT NOT NULL,
+    build TEXT,
+    archive_name TEXT NOT NULL,
+    archive_bytes INTEGER NOT NULL,
+    archive_sha256 TEXT NOT NULL,
+    state TEXT NOT NULL,
+    reason TEXT,
+    report TEXT,
+    build_log TEXT,
+    received REAL NOT NULL,
+    updated REAL NOT NULL,
+    UNIQUE (bot, version)
+);
+CREATE INDEX submissions_by_state ON submissions (state, id);
+CREATE INDEX submissions_by_author ON submissions (author_id, received);
+CREATE TABLE actions (
+    id INTEGER PRIMARY KEY,
+    at REAL NOT NULL,
+    author TEXT,
+    action TEXT NOT NULL,
+    subject TEXT NOT NULL,
+    detail TEXT NOT NULL
+);
+"""
+
+
+class State(enum.StrEnum):
+    """Where a submission is; the value is stored and shown."""
+
+    RECEIVED = "received"  # archive saved, not unpacked yet
+    UNPACKED = "unpacked"  # unpacked under the limits, waiting for the queue
+    BUILT = "built"  # its build ran in the sandbox
+    CHECKING = "checking"  # ``arena check`` is playing its games
+    PASSED = "passed"  # the check passed: the hand-over point to the league
+    FAILED = "failed"  # the build or the check failed: the report says why
+    REFUSED = "refused"  # the archive broke an unpacking rule: never built
+
+    @property
+    def pending(self) -> bool:
+        """Whether the queue still has work to do for it (redone from its archive on a restart)."""
+        return self in (State.RECEIVED, State.UNPACKED, State.BUILT, State.CHECKING)
+
+
+@dataclass(frozen=True)
+class Author:
+    """One author the organiser added."""
+
+    id: int
+    name: str
+    admin: bool
+    banned: bool
+
+
+@dataclass(frozen=True)
+class Submission:
+    """One numbered version of a bot, and where it is."""
+
+    id: int
+    author: str
+    bot: str
+    version: int
+    command: tuple[str, ...]
+    build: tuple[str, ...] | None
+    archive_name: str
+    archive_bytes: int
+    state: State
+    reason: str | None
+    report: dict[str, Any] | None
+    build_log: str | None
+    received: float
+    updated: float
+
+    def public(self) -> dict[str, Any]:
+        """What anyone may see of it: no report, no build log (they may hold the author's secrets)."""
+        return {
+            "id": self.id,
+            "bot": self.bot,
+            "version": self.version,
+            "author": self.author,
+            "state": self.state.value,
+            "received": self.received,
+            "updated": self.updated,
+        }
+
+    def private(self) -> dict[str, Any]:
+        """What its author sees: also its command, build, the reason, the check report and build log."""
+        return {
+            **self.public(),
+            "command": list(self.command),
+            "build": None if self.build is None else list(self.build),
+            "archive_bytes": self.archive_bytes,
+            "reason": self.reason,
+            "report": self.report,
+            "build_log": self.build_log,
+        }
+
+
+def token_hash(token: str) -> str:
+    """The SHA-256 of a token, as stored."""
+    return hashlib.sha256(token.encode("utf-8", "surrogateescape")).hexdigest()
+
+
+class LadderStore:
+    """The ladder's SQLite file, shared by the web handlers and the queue's thread."""
+
+    def __init__(self, path: Path, conn: sqlite3.Connection) -> None:
+        self.path = path
+        self._conn = conn
+        self._lock = threading.Lock()
+
+    @classmethod
+    def open(cls, folder: Path) -> LadderStore:
+        """Open (or create) ``folder/ladder.sqlite``; refuse one of a newer or unknown schema."""
+        path = folder / LADDER_STORE_NAME
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / SUBMISSIONS_FOLDER).mkdir(exist_ok=True)
+        try:
+            conn = sqlite3.connect(path, timeout=10, isolation_level=None, check_same_thread=False)
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA foreign_keys=ON")
+        except sqlite3.OperationalError as e:  # unreadable, a folder, no space...
+            raise LadderError(f"{str(path)!r}: cannot open the ladder store: {e}") from None
+        except sqlite3.DatabaseError as e:
+            raise LadderError(f"{str(path)!r} is not a ladder store: {e}") from None
+        store = cls(path, conn)
+        store._prepare()
+        return store
+
+    def _prepare(self) -> None:
+        try:
+            tables = {r[0] for r in self._conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+            if not tables:
+                # One script, one transaction: a store is made whole or not at all.
+                self._conn.executescript(
+                    f"BEGIN; {_SCHEMA} INSERT INTO meta VALUES ('schema', '{SCHEMA_VERSION}'); COMMIT;"
+                )
+                return
+            row = self._conn.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+        except sqlite3.DatabaseError as e:
+            raise LadderError(f"{str(self.path)!r} is not a ladder store: {e}") from None
+        version = str(row[0]) if row else None
+        if version != str(SCHEMA_VERSION):
+            why = (
+                "newer than this arena"
+                if version is not None and version.isdigit() and int(version) > SCHEMA_VERSION
+                else "unknown"
+            )
+            raise LadderError(
+                f"{str(self.path)!r}: ladder store schema version {version!r} is {why}; "
+                f"this arena reads version {SCHEMA_VERSION} (use the arena that wrote it)"
+            )
+
+    def close(self) -> None:
+        """Close the file."""
+        with self._lock:
+            self._conn.close()
+
+    @contextmanager
+    def _tx(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._conn
+            except BaseException:
+                if self._conn.in_transaction:
+                    self._conn.execute("ROLLBACK")
+                raise
+            if self._conn.in_transaction:
+                self._conn.execute("COMMIT")
+
+    def _rows(self, sql: str, args: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        with self._lock:
+            return list(self._conn.execute(sql, args))
+
+    # Authors ----------------------------------------------------------------------------
+
+    def add_author(self, name: str, admin: bool = False) -> str:
+        """Add ``name`` and return its new token (shown once; only its hash is kept)."""
+        token = secrets.token_urlsafe(TOKEN_BYTES)
+        with self._tx() as c:
+            if c.execute("SELECT 1 FROM authors WHERE name=?", (name,)).fetchone():
+                raise LadderError(f"author {name!r} exists already")
+            c.execute(
+                "INSERT INTO authors (name, token_sha256, admin, created) VALUES (?, ?, ?, ?)",
+                (name, token_hash(token), int(admin), time.time()),
+            )
+            self._log(c, None, "add-author", name, "admin" if admin else "author")
+        return token
+
+    def set_banned(self, name: str, banned: bool, by: str | None) -> None:
+        """Ban (or unban) an author: their token is refused from then on."""
+        with self._tx() as c:
+            if c.execute("UPDATE authors SET banned=? WHERE name=?", (int(banned), name)).rowcount != 1:
+                raise LadderError(f"no author {name!r}")
+            self._log(c, by, "ban" if banned else "unban", name, "")
+
+    def author_by_token(self, token: str) -> Author | None:
+        """The author whose token this is, or None; every stored hash is compared, in constant time."""
+        wanted = token_hash(token)
+        found: Author | None = None
+        for id_, name, stored, admin, banned in self._rows(
+            "SELECT id, name, token_sha256, admin, banned FROM authors"
+        ):
+            if hmac.compare_digest(wanted, stored):
+                found = Author(id_, name, bool(admin), bool(banned))
+        return found
+
+    def authors(self) -> list[Author]:
+        """Every author, in the order they were added."""
+        return [
+            Author(i, n, bool(a), bool(b))
+            for i, n, a, b in self._rows("SELECT id, name, admin, banned FROM authors ORDER BY id")
+        ]
+
+    # Submissions ------------------------------------------------------------------------
+
+    def add_submission(
+        self,
+        author: Author,
+        bot: str,
+        command: Sequence[str],
+        build: Sequence[str] | None,
+        archive: tuple[str, int, str],
+    ) -> Submission:
+        """Number a new version of ``bot`` (received); refuse a bot name another author owns."""
+        name, size, digest = archive
+        now = time.time()
+        with self._tx() as c:
+            owner = c.execute(
+                "SELECT a.name FROM submissions s JOIN authors a ON a.id=s.author_id WHERE s.bot=? LIMIT 1",
+                (bot,),
+            ).fetchone()
+            if owner is not None and owner[0] != author.name:
+                raise LadderError(f"bot {bot!r} belongs to another author; choose another name")
+            version = c.execute("SELECT coalesce(max(version), 0) + 1 FROM submissions WHERE bot=?", (bot,))
+            number = int(version.fetchone()[0])
+            cur = c.execute(
+                "INSERT INTO submissions (author_id, bot, version, command, build, archive_name, "
+                "archive_bytes, archive_sha256, state, received, updated) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                (
+                    author.id,
+                    bot,
+                    number,
+                    json.dumps(list(command)),
+                    None if build is None else json.dumps(list(build)),
+                    name,
+                    size,
+                    digest,
+                    State.RECEIVED.value,
+                    now,
+                    now,
+                ),
+            )
+            sid = int(cur.lastrowid or 0)
+            self._log(c, author.name, "submit", f"{bot} v{number}", f"submission {sid}, {size} bytes")
+        found = self.submission(sid)
+        assert found is not None
+        return found
+
+    def set_state(
+        self,
+        sid: int,
+        state: State,
+        reason: str | None = None,
+        report: dict[str, Any] | None = None,
+        build_log: str | None = None,
+    ) -> None:
+        """Move submission ``sid`` to ``state`` (with what was found, when it ends)."""
+        with self._tx() as c:
+            c.execute(
+                "UPDATE submissions SET state=?, reason=coalesce(?, reason), report=coalesce(?, report), "
+                "build_log=coalesce(?, build_log), updated=? WHERE id=?",
+                (
+                    state.value,
+                    reason,
+                    None if report is None else json.dumps(report),
+                    build_log,
+                    time.time(),
+                    sid,
+                ),
+            )
+            if state in (State.PASSED, State.FAILED, State.REFUSED):
+                self._log(c, None, state.value, f"submission {sid}", reason or "")
+
+    _COLUMNS = (
+        "s.id, a.name, s.bot, s.version, s.command, s.build, s.archive_name, s.archive_bytes, s.state, "
+        "s.reason, s.report, s.build_log, s.received, s.updated"
+    )
+
+    def _submissions(self, where: str, args: Sequence[Any] = ()) -> list[Submission]:
+        rows = self._rows(
+            f"SELECT {self._COLUMNS} FROM submissions s JOIN authors a ON a.id=s.author_id {where}", args
+        )
+        return [
+            Submission(
+                r[0],
+                r[1],
+                r[2],
+                r[3],
+                tuple(json.loads(r[4])),
+                None if r[5] is None else tuple(json.loads(r[5])),
+                r[6],
+                r[7],
+                State(r[8]),
+                r[9],
+                None if r[10] is None else json.loads(r[10]),
+                r[11],
+                r[12],
+                r[13],
+            )
+            for r in rows
+        ]
+
+    def submission(self, sid: int) -> Submission | None:
+        """Submission ``sid``, or None."""
+        found = self._submissions("WHERE s.id=?", (sid,))
+        return found[0] if found else None
+
+    def submissions(self) -> list[Submission]:
+        """Every submission, oldest first."""
+        return self._submissions("ORDER BY s.id")
+
+    def pending(self) -> list[Submission]:
+        """The submissions the queue has still to finish, oldest first."""
+        states = [s.value for s in State if s.pending]
+        return self._submissions(f"WHERE s.state IN ({','.join('?' * len(states))}) ORDER BY s.id", states)
+
+    def recent(self, author: Author, since: float) -> tuple[list[float], int]:
+        """When ``author`` submitted since ``since`` (oldest first), and the archive bytes of those."""
+        rows = self._rows(
+            "SELECT received, archive_bytes FROM submissions WHERE author_id=? AND received>=? ORDER BY received",
+            (author.id, since),
+        )
+        return [r[0] for r in rows], sum(r[1] for r in rows)
+
+    # The ladder's own switches ------------------------------------------------------------
+
+    def paused(self) -> bool:
+        """Whether the organiser paused the ladder (it takes versions, but checks none)."""
+        row = self._rows("SELECT value FROM meta WHERE key='paused'")
+        return bool(row) and row[0][0] == "1"
+
+    def set_paused(self, paused: bool, by: str | None) -> None:
+        """Pause or resume the ladder (kept across restarts)."""
+        with self._tx() as c:
+            c.execute("INSERT OR REPLACE INTO meta VALUES ('paused', ?)", ("1" if paused else "0",))
+            self._log(c, by, "pause" if paused else "resume", "ladder", "")
+
+    # The action log ---------------------------------------------------------------------
+
+    def _log(self, c: sqlite3.Connection, who: str | None, action: str, subject: str, detail: str) -> None:
+        c.execute(
+            "INSERT INTO actions (at, author, action, subject, detail) VALUES (?,?,?,?,?)",
+            (time.time(), who, action, subject, detail),
+        )
+
+    def log(self, who: str | None, action: str, subject: str, detail: str = "") -> None:
+        """Record that ``who`` (None: the ladder itself) did ``action`` to ``subject``."""
+        with self._tx() as c:
+            self._log(c, who, action, subject, detail)
+
+    def actions(self) -> list[dict[str, Any]]:
+        """The action log, oldest first."""
+        keys = ("at", "author", "action", "subject", "detail")
+        return [
+            dict(zip(keys, r, strict=True))
+            for r in self._rows(f"SELECT {', '.join(keys)} FROM actions ORDER BY id")
+        ]
