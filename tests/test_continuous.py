@@ -32,6 +32,7 @@ from arena.league.continuous import (
     play_out,
     ranking,
     refit_point,
+    standings_pairs,
 )
 from arena.league.schedule import ScheduledGame, derive_seed
 from arena.league.store import ResultStore
@@ -186,6 +187,21 @@ def test_it_stops_when_the_budget_is_spent_and_names_the_least_certain_pair() ->
         f"budget of 31 games spent; not settled: {stop.least.above} vs {stop.least.below} "
         f"P={stop.least.p:.2f} (and 1 more)"
     )
+
+
+def test_the_standings_name_each_pair_ordered_tied_or_open() -> None:
+    strength = {"top": 6.0, "x": 0.0, "y": 0.0}
+    league = new_league(list(strength), indifference=150, max_games=100_000)
+    play_out(league, strengths_play(strength))
+    _top, tie = league.pairs()
+    rows = [("top", 0.99), (tie.above, 0.6), (tie.below, None)]
+    assert standings_pairs(league, rows) == (
+        f"at 95%: ordered top > {tie.above}; tied within 150 Elo: {tie.above} ~ {tie.below}"
+    )
+    # Rows the other way round than the tests say: neither pair is settled (top and the
+    # other met once only).
+    upside = [(tie.above, 0.99), ("top", 0.4), (tie.below, None)]
+    assert standings_pairs(league, upside) == f"at 95%: not settled: top vs {tie.below} P=0.40 (and 1 more)"
 
 
 def test_the_error_is_split_over_every_two_bots() -> None:
@@ -366,6 +382,8 @@ def test_a_continuous_run_stops_once_the_order_is_sure(tmp_path: Path, marker: s
     standings = CliRunner().invoke(main, ["standings", str(tmp_path / "results" / "t"), "--format", "json"])
     rows = json.loads(standings.output)["rows"]
     assert [r["bot"] for r in rows] == ["greedy", "random", "crash"]
+    plain = CliRunner().invoke(main, ["standings", str(tmp_path / "results" / "t")])
+    assert "pairs at 95%: ordered greedy > random, random > crash" in plain.output
     # Run again: nothing more to play.
     again = CliRunner().invoke(main, ["run", str(path)])
     assert again.exit_code == 0 and settled in again.output

@@ -405,6 +405,17 @@ class SetScores:
         return PairEvidence.of(games, halves)
 
 
+def standings_pairs(league: ContinuousLeague, rows: Sequence[tuple[str, float | None]]) -> str:
+    """How each two neighbours of the standings' ``rows`` (bot, P(better than the next))
+    stand by their pair test: ``at 95%: ordered a > b; tied within 20 Elo: b ~ c; not
+    settled: c vs d P=0.81``."""
+    pairs = [
+        Pair(a, b, p or 0.0, league.verdict(a, b)) for (a, p), (b, _q) in itertools.pairwise(rows)
+    ]
+    text = describe_pairs(pairs, league.settings.indifference)
+    return f"at {league.settings.confidence:.0%}: {text}" if text else ""
+
+
 def play_out(
     league: ContinuousLeague,
     play: Callable[[ScheduledGame], Seats],
