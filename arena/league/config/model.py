@@ -24,7 +24,7 @@ class Format(enum.StrEnum):
 
     ROUND_ROBIN = "round_robin"  # every meeting, ``rounds`` times
     GAUNTLET = "gauntlet"  # the challengers against the field
-    CONTINUOUS = "continuous"  # chosen as it goes, until the order is sure
+    CONTINUOUS = "continuous"  # chosen as it goes, until every adjacent pair is settled
 
 
 class SeatOrder(enum.StrEnum):

@@ -60,7 +60,7 @@ def read_rounds(top: Reader, fmt: Format) -> tuple[int, Format]:
         top.check(
             "rounds",
             not top.has("rounds"),
-            "does not apply to format: continuous (it plays until the order is sure or "
+            "does not apply to format: continuous (it plays until every adjacent pair is settled or "
             "'max_games' are played; leave 'rounds' out or write rounds: until_stable)",
         )
         return 1, fmt
