@@ -204,6 +204,20 @@ def test_the_standings_name_each_pair_ordered_tied_or_open() -> None:
     assert standings_pairs(league, upside) == f"at 95%: not settled: top vs {tie.below} P=0.40 (and 1 more)"
 
 
+def test_a_league_the_old_rule_stopped_after_4_0_goes_on() -> None:
+    # 4-0 gave P(better) = 0.95: a results folder of the old rule stopped there, sure at 95%.
+    play = strengths_play({"x": 0.0, "y": 0.0})
+    first = new_league(["x", "y"])
+    sets = first.next_games(1) + first.next_games(1)
+    assert len(sets) == 4
+    done = [(g.index, [(b, 1 if b == "x" else 2) for b in g.seats]) for g in sets]  # x won all four
+    resumed = ContinuousLeague(["x", "y"], 2, 1, "all", ContinuousConfig(), RatingConfig(), sets, done)
+    assert resumed.pairs()[0].p > 0.95 and resumed.pairs()[0].verdict is PairVerdict.OPEN
+    more = resumed.next_games(1)
+    assert more and resumed.stop is None  # it plays on, from the games it has
+    assert play_out(resumed, play, planned=more, limit=20)
+
+
 def test_the_error_is_split_over_every_two_bots() -> None:
     assert pair_error(0.95, 2) == pytest.approx(0.05)
     assert pair_error(0.95, 5) == pytest.approx(0.005)  # ten pairs: any two may end up adjacent
