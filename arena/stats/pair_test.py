@@ -32,6 +32,7 @@ two equal bots) is at most ``error``, and the chance of ever calling two bots
 from __future__ import annotations
 
 import enum
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -115,6 +116,8 @@ class PairEvidence:
         return [h / (2 * self.games) for h in range(2 * self.games + 1)]
 
 
+# A league asks again after every game about pairs whose sets have not changed: remembered.
+@functools.lru_cache(maxsize=4096)
 def verdict(evidence: PairEvidence, indifference: float, error: float) -> PairVerdict:
     """What the four tests of ``evidence`` say, each pair claim wrong with chance at most
     ``error`` (``indifference`` in Elo, above 0)."""
