@@ -473,8 +473,9 @@ class LeagueRun:
             games = f"{state.total} games, {len(self.todo)} to play"
         else:
             games = (
-                f"continuous league: until the order is sure at "
-                f"{config.continuous.confidence:.0%}, at most {state.total:,} games"
+                f"continuous league: until every adjacent pair is settled at "
+                f"{config.continuous.confidence:.0%} (ordered, or tied within "
+                f"{config.continuous.indifference:g} Elo), at most {state.total:,} games"
             )
         self.echo(
             f"{games}; time control {config.time_control.describe()}; sandbox {sandbox_summary(config)}"

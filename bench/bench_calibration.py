@@ -5,10 +5,11 @@ Each table draws results from bots of known Elo and runs the arena's own code on
 - **continuous**: the continuous league's chooser and stopping rule
   (:class:`arena.league.continuous.ContinuousLeague` via ``play_out``), games drawn
   from the bots' true Elo (logistic, 10% draws).  Per case: the share of leagues that
-  stopped "sure", the share whose sure stop has an adjacent pair in the wrong order
+  stopped settled, the share whose settled stop has an adjacent pair in the wrong order
   (two equal bots put in any order count as wrong: only "tied" is right for them),
-  the share that tied the equal or near-equal pair, the games played, and the games a
-  round robin needs to give every meeting what the busiest pair got.
+  the share that tied a pair, and that tied one ``--indifference`` or more apart, the
+  games played, and the games a round robin needs to give every meeting what the
+  busiest pair got.
 - **sprt**: ``arena check --sprt``'s test (its LLR and bounds, checked after every board
   pair) on board pairs drawn at a true Elo (10% draws): the share of passes, fails and
   runs out of games, how often the 95% Elo interval printed after the stop covers the
@@ -26,6 +27,7 @@ Each table draws results from bots of known Elo and runs the arena's own code on
   the share of intervals that hold the true (centred) Elo.
 
     PYTHONPATH=. python bench/bench_calibration.py [--runs 100] [--only continuous,sprt,pbetter,elo] [--seed 1]
+        [--indifference 20] [--cases "2 bots,5 bots"]
 
 Each table prints as it is done; ``--runs`` sets the runs per case (the error rates'
 own noise is about sqrt(p (1 - p) / runs)).
@@ -48,6 +50,7 @@ from arena.league.continuous import ContinuousLeague, StopReason, play_out
 from arena.league.schedule import ScheduledGame
 from arena.stats import sprt
 from arena.stats.game_table import Seats
+from arena.stats.pair_test import PairVerdict
 from arena.stats.settings import RatingConfig
 from arena.stats.sprt import elo_to_score
 from arena.stats.stopped import stopped_elo
@@ -76,26 +79,38 @@ def elo_play(elo: Mapping[str, float], rng: random.Random) -> Callable[[Schedule
 CONTINUOUS_CASES: dict[str, dict[str, float]] = {
     "2 equal bots": {"x": 0.0, "y": 0.0},
     "2 bots 10 Elo apart": {"x": 10.0, "y": 0.0},
+    "2 bots 20 Elo apart": {"x": 20.0, "y": 0.0},
+    "2 bots 50 Elo apart": {"x": 50.0, "y": 0.0},
+    "2 bots 100 Elo apart": {"x": 100.0, "y": 0.0},
     "5 bots, an equal pair": {"a": 200.0, "b": 100.0, "c": 0.0, "d": 0.0, "e": -100.0},
     "5 bots, a 10-Elo pair": {"a": 200.0, "b": 100.0, "c": 10.0, "d": 0.0, "e": -100.0},
+    "5 bots, a 20-Elo pair": {"a": 200.0, "b": 100.0, "c": 20.0, "d": 0.0, "e": -100.0},
     "5 bots 50 Elo apart": {"a": 100.0, "b": 50.0, "c": 0.0, "d": -50.0, "e": -100.0},
+    "5 bots 100 Elo apart": {"a": 200.0, "b": 100.0, "c": 0.0, "d": -100.0, "e": -200.0},
 }
 
 
-def continuous_table(runs: int, seed: int, confidence: float, budget: int) -> None:
-    print(f"\ncontinuous league: {runs} leagues a case, confidence {confidence:g}, max_games {budget}")
+def continuous_table(
+    runs: int, seed: int, confidence: float, budget: int, indifference: float, cases: str
+) -> None:
     print(
-        f"{'case':24} {'sure':>6} {'wrong':>6} {'games mean':>10} {'median':>7} "
-        f"{'round robin':>11} {'s/league':>8}"
+        f"\ncontinuous league: {runs} leagues a case, confidence {confidence:g}, "
+        f"indifference {indifference:g} Elo, max_games {budget}"
+    )
+    print(
+        f"{'case':24} {'settled':>7} {'wrong':>6} {'tied':>6} {'false tie':>9} {'games mean':>10} "
+        f"{'median':>7} {'round robin':>11} {'ratio':>6} {'s/league':>8}"
     )
     for name, elo in CONTINUOUS_CASES.items():
+        if cases and not any(c in name for c in cases.split(",")):
+            continue
         began = time.monotonic()
-        sure = wrong = 0
+        sure = wrong = tied = false_tie = 0
         games: list[int] = []
         robin: list[int] = []
         for run in range(runs):
             rng = random.Random(f"{seed}:{name}:{run}")
-            cfg = ContinuousConfig(confidence, budget, 1)
+            cfg = ContinuousConfig(confidence, budget, 1, indifference)
             league = ContinuousLeague(list(elo), 2, seed * 100_003 + run, "all", cfg, RatingConfig())
             played = play_out(league, elo_play(elo, rng))
             games.append(len(played))
@@ -106,19 +121,26 @@ def continuous_table(runs: int, seed: int, confidence: float, budget: int) -> No
             if stop is None or stop.reason is not StopReason.CONFIDENT:
                 continue
             sure += 1
-            if any(elo[p.above] <= elo[p.below] for p in league.pairs()):
+            pairs = league.pairs()
+            ties = [p for p in pairs if p.verdict is PairVerdict.TIED]
+            tied += bool(ties)
+            false_tie += any(abs(elo[p.above] - elo[p.below]) >= indifference for p in ties)
+            if any(elo[p.above] <= elo[p.below] for p in pairs if p.verdict is PairVerdict.A_STRONGER):
                 wrong += 1
         seconds = (time.monotonic() - began) / runs
         print(
-            f"{name:24} {sure / runs:6.1%} {wrong / runs:6.1%} "
+            f"{name:24} {sure / runs:7.1%} {wrong / runs:6.1%} {tied / runs:6.1%} {false_tie / runs:9.1%} "
             f"{statistics.mean(games):10.0f} {statistics.median(games):7.0f} "
-            f"{statistics.mean(robin):11.0f} {seconds:8.2f}",
+            f"{statistics.mean(robin):11.0f} {statistics.mean(robin) / statistics.mean(games):6.2f} "
+            f"{seconds:8.2f}",
             flush=True,
         )
     print(
-        "sure: stopped with the order sure; wrong: a sure stop with a pair ordered the wrong way round\n"
-        "or an equal pair ordered (the target is at most 1 - confidence); round robin: games for every\n"
-        "meeting to get the busiest pair's sets."
+        "settled: stopped with every adjacent pair ordered or tied; wrong: a settled stop with a pair\n"
+        "ordered the wrong way round, or an equal pair ordered (the target: at most 1 - confidence);\n"
+        "tied: a settled stop with a pair tied; false tie: one tied though `indifference` or more\n"
+        "apart (also at most 1 - confidence); round robin: games for every meeting to get the\n"
+        "busiest pair's sets; ratio: round robin / games."
     )
 
 
@@ -308,13 +330,15 @@ def main() -> None:
     parser.add_argument("--only", default="continuous,sprt,pbetter,elo", help="tables to print, comma-separated")
     parser.add_argument("--confidence", type=float, default=0.95)
     parser.add_argument("--max-games", type=int, default=40_000, help="the continuous league's budget")
+    parser.add_argument("--indifference", type=float, default=20.0, help="the continuous league's, in Elo")
+    parser.add_argument("--cases", default="", help="continuous cases whose name holds one of these, comma-separated")
     args = parser.parse_args()
     only = set(args.only.split(","))
     if "sprt" in only:
         sprt_table(args.runs, args.seed, 0.0, 50.0, 1200)
         sprt_table(args.runs, args.seed, 0.0, 50.0, 400)
     if "continuous" in only:
-        continuous_table(args.runs, args.seed, args.confidence, args.max_games)
+        continuous_table(args.runs, args.seed, args.confidence, args.max_games, args.indifference, args.cases)
     if "pbetter" in only:
         pbetter_table(args.runs, args.seed)
     if "elo" in only:

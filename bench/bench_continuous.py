@@ -7,14 +7,15 @@ at random otherwise, for P = 1, 0.75, 0.5, 0.25, 0 (their true order; in 100
 games per pair each beats the next down 60-75% of the time).  For each seed:
 
 - the **continuous** league (``format: continuous``, ``confidence``) plays
-  until its standings' order is sure at that confidence (every adjacent pair
-  at 1 - (1 - confidence) / 4: four pairs); its figure is the games it played,
-  and whether its order is the true one;
+  until every adjacent pair of its standings is settled (ordered, or tied
+  within 20 Elo, by the pair test of :mod:`arena.stats.pair_test`); its
+  figure is the games it played, and whether its order is the true one;
 - the **round robin** (2 players, both seat orders per board, 20 games a round)
   is played ``--step`` rounds at a time; after each round the standings of
-  the games so far (the same batch TrueSkill fit) are checked, and its figure
-  is the games of the first round after which its order is sure by the same
-  test, and whether that order is the true one.
+  the games so far (the same batch TrueSkill fit and pair tests, a round's
+  two games of a board being a set) are checked, and its figure is the games
+  of the first round after which its standings are settled by the same test,
+  and whether that order is the true one.
 
 Both stop on the same test, so the figure compares how fast each gets there.
 Reported: per seed, then the median and range of each and the ratio of the
@@ -32,10 +33,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from arena.league.config import load_config
-from arena.league.continuous import adjacent_pairs, pair_confidence, ranking
+from arena.league.config import DEFAULT_INDIFFERENCE, load_config
+from arena.league.continuous import adjacent_pairs, pair_error, ranking
 from arena.league.store import ResultStore
-from arena.stats.game_table import GameTable
+from arena.stats.game_table import GameTable, Seats
+from arena.stats.pair_test import PairEvidence, PairVerdict, verdict
 from arena.stats.settings import RatingConfig
 from arena.stats.trueskill_fit import fit
 from arena.tournament import run_tournament
@@ -65,16 +67,32 @@ def quiet(_text: str) -> None:
     pass
 
 
-def ordered_at(games: list[list[tuple[str, int]]], confidence: float) -> tuple[bool, list[str]]:
-    """Whether these games' standings are ordered at ``confidence`` (every adjacent pair at
-    the level the continuous league asks of it); the order."""
+def settled_at(rounds: list[list[Seats]], confidence: float) -> tuple[bool, list[str]]:
+    """Whether the standings of these rounds' games are settled as a continuous league judges
+    them (each adjacent pair ordered as ranked, or tied, by the pair test on the two games of
+    their board in each round); the order."""
     table = GameTable(TRUE_ORDER)
-    for seats in games:
-        table.add(seats)
+    halves: dict[tuple[str, str], list[int]] = {}
+    for games in rounds:
+        boards: dict[frozenset[str], list[dict[str, int]]] = {}
+        for seats in games:
+            table.add(seats)
+            boards.setdefault(frozenset(n for n, _ in seats), []).append(dict(seats))
+        for meeting, ranks in boards.items():
+            a, b = sorted(meeting)
+            score = sum(2 if r[a] < r[b] else 1 if r[a] == r[b] else 0 for r in ranks)
+            halves.setdefault((a, b), []).append(score)
     ratings = fit(table, TRUE_ORDER, RatingConfig()).ratings
     order = ranking(ratings, TRUE_ORDER)
-    level = pair_confidence(confidence, len(TRUE_ORDER) - 1)
-    return all(p.p >= level for p in adjacent_pairs(ratings, order)), order
+    error = pair_error(confidence, len(TRUE_ORDER))
+    for pair in adjacent_pairs(ratings, order):
+        a, b = sorted((pair.above, pair.below))
+        found = verdict(PairEvidence.of(2, halves.get((a, b), [])), DEFAULT_INDIFFERENCE, error)
+        if a != pair.above:
+            found = found.flipped()
+        if found not in (PairVerdict.A_STRONGER, PairVerdict.TIED):
+            return False, order
+    return True, order
 
 
 def continuous(seed: int, confidence: float, jobs: int, budget: int) -> tuple[int, bool, str]:
@@ -95,14 +113,13 @@ def round_robin(seed: int, confidence: float, jobs: int, step: int, max_rounds: 
             run_tournament(load_config(path), echo=quiet)
             with ResultStore.open(Path(tmp) / "out") as store:
                 round_of = {g.index: g.round for g in store.schedule()}
-                by_round: dict[int, list[list[tuple[str, int]]]] = {}
+                by_round: dict[int, list[Seats]] = {}
                 for index, _board, seats in store.fit_games():
                     by_round.setdefault(round_of[index], []).append(list(seats))
             for r in range(checked + 1, rounds + 1):
-                games = [g for k in range(1, r + 1) for g in by_round[k]]
-                ok, order = ordered_at(games, confidence)
+                ok, order = settled_at([by_round[k] for k in range(1, r + 1)], confidence)
                 if ok:
-                    return len(games), order == TRUE_ORDER
+                    return sum(len(by_round[k]) for k in range(1, r + 1)), order == TRUE_ORDER
             checked = rounds
     return 0, False
 

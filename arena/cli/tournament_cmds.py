@@ -21,11 +21,21 @@ from arena.cli.faults import fault_json, first_faults, print_fault_evidence
 from arena.cli.progress import Progress, game_line
 from arena.errors import ConfigError, ResultsWriteError, StoreError
 from arena.game.record import FaultKind, GameRecord
-from arena.league.config import ExecutorKind, TournamentConfig, load_config, scheduler_problem
+from arena.league.config import (
+    DEFAULT_CONFIDENCE,
+    DEFAULT_INDIFFERENCE,
+    ContinuousConfig,
+    ExecutorKind,
+    TournamentConfig,
+    load_config,
+    scheduler_problem,
+)
+from arena.league.continuous import ContinuousLeague, standings_pairs
 from arena.league.game_summary import GameSummary
 from arena.league.standings import FORMATS, render
 from arena.league.store import STORE_NAME, ResultStore, store_path
 from arena.league.table import retired_bots, stored_standings
+from arena.league.tally import Standings
 from arena.rules import PLAYER_LETTERS
 from arena.stats.settings import RatingConfig
 from arena.tournament import RunState, run_tournament, standings_bots, without
@@ -323,7 +333,10 @@ def standings_cmd(results: Path, fmt: str, wide: bool) -> None:
     players: won, drawn, lost); Ptnml(0-2) (2 players) counts board pairs (one
     board, seats swapped) scoring 0, 0.5, 1, 1.5, 2. A bot marked (retired)
     gets no new games; its games played count. A WARNING line says when the
-    rating fit or the Elo fit stopped at its limit without converging.
+    rating fit or the Elo fit stopped at its limit without converging. For a
+    continuous league (plain format) a last line, pairs at 95%: ..., says how each
+    two neighbours stand by their pair test: ordered, tied within the league's
+    indifference (Elo), or not settled.
 
     The JSON format (the same as standings.json) is an object: format (4),
     games, players, sort, rating (the model's settings), model (name, better:
@@ -338,7 +351,33 @@ def standings_cmd(results: Path, fmt: str, wide: bool) -> None:
     store, bots, rating = _open_results(results)
     with store:
         st = stored_standings(store, bots, rating, retired_bots(store))
+        pairs = _continuous_pairs(store, st) if fmt == "plain" else ""
     click.echo(render(st, fmt, terminal_width(), wide))
+    if pairs:
+        click.echo(f"pairs {printable(pairs)}")
+
+
+def _continuous_pairs(store: ResultStore, st: Standings) -> str:
+    """A continuous league's pairs of neighbours in the standings, ordered, tied or open by
+    their tests; "" for another league, or a stored file whose settings cannot be read."""
+    raw = store.get_meta("config") or {}
+    if not isinstance(raw, dict) or not (raw.get("format") == "continuous" or raw.get("rounds") == "until_stable"):
+        return ""
+    try:
+        settings = ContinuousConfig(
+            confidence=float(raw.get("confidence", DEFAULT_CONFIDENCE)),
+            indifference=float(raw.get("indifference", DEFAULT_INDIFFERENCE)),
+        )
+        if not (0.5 < settings.confidence < 1 and settings.indifference > 0):
+            return ""
+    except (TypeError, ValueError):
+        return ""
+    rows = [r for r in st.rows if not r.retired]
+    league = ContinuousLeague(
+        [r.bot for r in rows], 2, 0, "all", settings, RatingConfig(), store.schedule(),
+        ((index, seats) for index, _board, seats in store.fit_games()),
+    )
+    return standings_pairs(league, [(r.bot, r.better_than_next) for r in rows])
 
 
 def _game_json(g: GameSummary, store: ResultStore | None = None) -> dict[str, Any]:

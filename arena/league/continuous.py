@@ -1,29 +1,37 @@
-"""The continuous league (``format: continuous``): play where the standings are least sure.
+"""The continuous league (``format: continuous``): play where the standings are least settled.
 
 A round robin gives every meeting the same number of games, even those whose
 result is plain after a few (the best bot against the worst).  A continuous
 league plays each meeting ``min_meetings`` times, then keeps choosing the
-meeting whose order in the standings is least certain: among the windows of
+meeting whose order in the standings is least settled: among the windows of
 ``players`` bots next to each other in the ranking, the one whose adjacent
-pairs are furthest from being ordered (the sum of 1 - P(better) over its pairs
-not yet ordered), divided by the square root of the sets that meeting has had
-(played or on their way: so a pair of equals, which no number of games orders,
-does not take every game, and several workers spread over the close pairs).
-It stops when the whole order is sure at ``confidence`` (every one of the n - 1
-adjacent pairs at 1 - (1 - confidence) / (n - 1), :func:`pair_confidence`) or
-``max_games`` are scheduled.
+pairs not yet settled are furthest from being ordered (the sum of 1 - P(better),
+at least OPEN_DOUBT a pair), divided by the square root of the sets that meeting
+has had (played or on their way: so several workers spread over the open pairs).
+
+It stops when every one of the n - 1 adjacent pairs of the ranking is *settled*
+by its pair test (:mod:`arena.stats.pair_test`, on the two bots' scores against
+each other in the sets both played): ordered as ranked, or tied within
+``indifference`` Elo.  The league looks after every set, which a fixed-sample
+P(better) does not allow (two equal bots cross 95% in a large share of leagues);
+the pair test does.  Its error, 1 - ``confidence`` split over every two bots
+(:func:`pair_error`: any two may end up next to each other), bounds the chance
+that a settled league has a pair in the wrong order, or tied when they are
+``indifference`` apart or more.  Or it stops when ``max_games`` are scheduled.
 
 Games come in *sets*: one meeting on one board in its seat orders (both orders
 for 2 players, the balanced orders for 3-4), so the first seat's advantage
 cancels as in a round robin.  Set ``n`` of meeting ``group`` has ids ``cN-g001``...,
-round ``n`` and the seed ``derive_seed(seed, "c", n, *group)``.
+round ``n`` and the seed ``derive_seed(seed, "c", n, *group)``.  A set counts for
+the pair tests once all its games finished.
 
 Choices are a function of the games finished when they are made: the ratings
 are the batch fit of the first ``refit_point(F)`` of the ``F`` finished games
 (in the order they finished, those of earlier runs first in schedule order;
 refits at fixed counts keep the cost per game flat), or of
-all ``F`` when that one already says "ordered" (the league only stops on a fit
-of every game).  With one worker a set is chosen when the last one finished,
+all ``F`` when that one already says "settled" (the league only stops on a fit
+of every game); the pair tests depend only on how many sets scored what, not on
+their order.  With one worker a set is chosen when the last one finished,
 so a league, and one interrupted and resumed, makes the same choices from the
 same seed (unless a game was given up after its retries: a resumed run plays
 it again first); with several workers a choice depends on which games had finished
@@ -36,9 +44,9 @@ from __future__ import annotations
 import itertools
 import math
 import re
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
 
 import trueskill
@@ -48,58 +56,90 @@ from arena.league.rating import conservative
 from arena.league.schedule import ScheduledGame, derive_seed, groups, seat_orders
 from arena.league.tally import better_than
 from arena.stats.game_table import GameTable, Seats
+from arena.stats.pair_test import PairEvidence, PairVerdict, verdict
 from arena.stats.settings import RatingConfig
 
 # The chooser's fit is redone after this share of new games (at least REFIT_MIN_STEP): the
 # fit of a few thousand games costs some 20 ms (bench/bench_rating.py has larger leagues).
 REFIT_SHARE = 0.05
 REFIT_MIN_STEP = 2
+# The least doubt an open pair counts for: one whose P(better) is near 1 still needs the
+# sets its test asks for, and is played, not left until the closer pairs are done.
+OPEN_DOUBT = 0.1
 CONTINUOUS_ID = re.compile(r"c(\d+)-g(\d+)")  # a continuous league's game ids, unlike r2-g017
 
 
 @dataclass(frozen=True)
 class Pair:
-    """Two bots next to each other in the ranking, and P(the upper one's skill is higher)."""
+    """Two bots next to each other in the ranking, P(the upper one's skill is higher), and
+    what their pair test says (``above`` as its first bot; None: no test, P is judged alone)."""
 
     above: str
     below: str
     p: float
+    verdict: PairVerdict | None = None
+
+    def settled(self, confidence: float = 1.0) -> bool:
+        """Ordered as ranked or tied by its test (without one: P at ``confidence``)."""
+        if self.verdict is None:
+            return self.p >= confidence
+        return self.verdict in (PairVerdict.A_STRONGER, PairVerdict.TIED)
 
 
 class StopReason(Enum):
     """Why a continuous league stopped scheduling games."""
-    CONFIDENT = "confident"  # every adjacent pair ordered with the asked confidence
+    CONFIDENT = "confident"  # every adjacent pair settled: ordered, or tied within the indifference
     BUDGET = "budget"  # max_games scheduled
 
 
 @dataclass(frozen=True)
 class Stop:
-    """Why a continuous league stopped choosing games."""
+    """Why a continuous league stopped choosing games, and what its adjacent pairs are."""
 
     reason: StopReason
     games: int  # finished when it stopped
     confidence: float  # asked of the whole order
     budget: int
-    least: Pair | None  # the least certain adjacent pair
-    per_pair: float = 0.0  # what each adjacent pair had to reach (see pair_confidence)
+    pairs: tuple[Pair, ...]  # the adjacent pairs of the ranking of every finished game
+    indifference: float  # Elo within which a pair may be called tied
+
+    @property
+    def least(self) -> Pair | None:
+        """The least certain adjacent pair not settled (when every one is: of all)."""
+        return least_certain(self.pairs)
 
     def describe(self) -> str:
-        """``the order is sure at 95% (every adjacent pair at 98.8%) after 340 games`` or
-        ``budget of 2,000 games spent; uncertain: a vs b P=0.81``."""
+        """``the standings are settled at 95% after 340 games: ordered a > b, b > c`` (``; tied
+        within 20 Elo: c ~ d``) or ``budget of 2,000 games spent; ...; not settled: a vs b P=0.81``."""
+        text = describe_pairs(self.pairs, self.indifference)
         if self.reason is StopReason.CONFIDENT:
-            return (
-                f"the order is sure at {self.confidence:.0%} (every adjacent pair at "
-                f"{self.per_pair:.1%}) after {self.games:,} games"
-            )
-        text = f"budget of {self.budget:,} games spent"
-        if self.least is not None and self.least.p < self.per_pair:
-            text += f"; uncertain: {self.least.above} vs {self.least.below} P={self.least.p:.2f}"
-        return text
+            return f"the standings are settled at {self.confidence:.0%} after {self.games:,} games: {text}"
+        return f"budget of {self.budget:,} games spent" + (f"; {text}" if text else "")
+
+
+def describe_pairs(pairs: Sequence[Pair], indifference: float) -> str:
+    """``ordered a > b; tied within 20 Elo: b ~ c; not settled: c vs d P=0.81`` (parts with
+    no pair left out; the open pair named is the least certain one)."""
+    ordered = [f"{p.above} > {p.below}" for p in pairs if p.settled() and p.verdict is not PairVerdict.TIED]
+    tied = [f"{p.above} ~ {p.below}" for p in pairs if p.verdict is PairVerdict.TIED]
+    parts = []
+    if ordered:
+        parts.append("ordered " + ", ".join(ordered))
+    if tied:
+        parts.append(f"tied within {indifference:g} Elo: " + ", ".join(tied))
+    least = least_certain(pairs)
+    if least is not None and not least.settled():
+        still = sum(not p.settled() for p in pairs)
+        parts.append(f"not settled: {least.above} vs {least.below} P={least.p:.2f}" + (
+            f" (and {still - 1} more)" if still > 1 else ""
+        ))
+    return "; ".join(parts)
 
 
 def ranking(ratings: Mapping[str, trueskill.Rating], bots: Iterable[str]) -> list[str]:
-    """``bots`` in the standings' order: conservative rating, then mu, then name."""
-    return sorted(bots, key=lambda b: (-conservative(ratings[b]), -ratings[b].mu, b))
+    """``bots`` in the standings' order (:func:`arena.league.rating.ranking`): mu, then the
+    conservative rating, then name; so the pairs it settles are the table's neighbours."""
+    return sorted(bots, key=lambda b: (-ratings[b].mu, -conservative(ratings[b]), b))
 
 
 def adjacent_pairs(ratings: Mapping[str, trueskill.Rating], order: Sequence[str]) -> list[Pair]:
@@ -107,35 +147,35 @@ def adjacent_pairs(ratings: Mapping[str, trueskill.Rating], order: Sequence[str]
     return [Pair(a, b, better_than(ratings[a], ratings[b])) for a, b in itertools.pairwise(order)]
 
 
-def pair_confidence(confidence: float, pairs: int) -> float:
-    """What each of ``pairs`` adjacent pairs must reach for the whole order to hold at
-    ``confidence`` (Bonferroni: the chances that some pair is the wrong way round add up).
-
-    Asked of each pair alone, 95% left the whole order of five graded bots wrong on one
-    seed in nine in ``bench/bench_continuous.py``: four pairs, each with its own chance.
-    """
-    return 1 - (1 - confidence) / max(1, pairs)
+def pair_error(confidence: float, bots: int) -> float:
+    """The error each pair test may make for a league of ``bots`` to be settled at ``confidence``:
+    1 - ``confidence`` split over every two bots (Bonferroni over the pairs that may end up next
+    to each other in the ranking; which pairs do depends on the games)."""
+    return (1 - confidence) / max(1, bots * (bots - 1) // 2)
 
 
 def least_certain(pairs: Sequence[Pair]) -> Pair | None:
-    """The adjacent pair with the lowest P(better) (the highest one of equals)."""
-    return min(pairs, key=lambda p: p.p, default=None)
+    """The adjacent pair not settled with the lowest P(better) (the highest one of equals);
+    when every pair is settled, the lowest of all."""
+    open_pairs = [p for p in pairs if not p.settled()] or list(pairs)
+    return min(open_pairs, key=lambda p: p.p, default=None)
 
 
 def choose_group(
     order: Sequence[str],
     pairs: Sequence[Pair],
     players: int,
-    confidence: float,
+    confidence: float = 1.0,
     sets: Mapping[frozenset[str], int] | None = None,
 ) -> tuple[str, ...] | None:
     """The ``players`` bots next to each other in ``order`` whose meeting would settle the most:
-    the window with the most doubt (1 - P summed over its pairs below ``confidence``), over the
-    square root of its ``sets`` so far; the highest window of equals; None when every pair is
-    ordered."""
+    the window with the most doubt (1 - P, at least OPEN_DOUBT, summed over its pairs not
+    settled, see :meth:`Pair.settled`), over the square root of its ``sets`` so far; the
+    highest window of equals; None when every pair is settled."""
     best: tuple[float, int] | None = None
     for start in range(len(order) - players + 1):
-        doubt = sum(1 - p.p for p in pairs[start : start + players - 1] if p.p < confidence)
+        window = pairs[start : start + players - 1]
+        doubt = sum(max(1 - p.p, OPEN_DOUBT) for p in window if not p.settled(confidence))
         if doubt <= 0:
             continue
         score = doubt / math.sqrt(max(1, (sets or {}).get(frozenset(order[start : start + players]), 0)))
@@ -196,7 +236,11 @@ class ContinuousLeague:
         self.sets: Counter[frozenset[str]] = Counter()  # sets planned per meeting
         for meeting in {g.round: frozenset(g.seats) for g in schedule}.values():
             self.sets[meeting] += 1
+        self.scores = SetScores()
+        self.scores.plan(schedule)
         self.done: list[tuple[int, Seats]] = sorted(results, key=lambda r: r[0])
+        for index, seats in self.done:
+            self.scores.add(index, seats)
         self._fits: dict[int, dict[str, trueskill.Rating]] = {}
         self.stop: Stop | None = None
 
@@ -205,6 +249,7 @@ class ContinuousLeague:
     def add(self, index: int, seats: Seats) -> None:
         """A planned game finished."""
         self.done.append((index, seats))
+        self.scores.add(index, seats)
 
     # -- ratings ----------------------------------------------------------------------
 
@@ -220,10 +265,26 @@ class ContinuousLeague:
             self._fits[games] = fit(table, self.bots, self.rating).ratings
         return self._fits[games]
 
+    def error(self) -> float:
+        """What each pair test may get wrong (see :func:`pair_error`)."""
+        return pair_error(self.settings.confidence, len(self.bots))
+
+    def verdict(self, above: str, below: str) -> PairVerdict:
+        """What the pair test of these two says, ``above`` as its first bot."""
+        evidence = self.scores.evidence(above, below)
+        if evidence is None:
+            return PairVerdict.OPEN
+        return verdict(evidence, self.settings.indifference, self.error())
+
+    def ranked_pairs(self, ratings: Mapping[str, trueskill.Rating]) -> tuple[list[str], list[Pair]]:
+        """The ranking of ``ratings`` and its adjacent pairs with their tests' verdicts."""
+        order = ranking(ratings, self.bots)
+        pairs = [replace(p, verdict=self.verdict(p.above, p.below)) for p in adjacent_pairs(ratings, order)]
+        return order, pairs
+
     def pairs(self) -> list[Pair]:
-        """The adjacent pairs of the ranking of every finished game."""
-        ratings = self.ratings(len(self.done))
-        return adjacent_pairs(ratings, ranking(ratings, self.bots))
+        """The adjacent pairs of the ranking of every finished game, with their verdicts."""
+        return self.ranked_pairs(self.ratings(len(self.done)))[1]
 
     # -- choosing ---------------------------------------------------------------------
 
@@ -246,6 +307,7 @@ class ContinuousLeague:
         games = set_games(
             self.next_number, group, self.seed, self.seat_mode, self.sets[meeting], self.next_index
         )
+        self.scores.plan(games)
         self.next_number += 1
         self.next_index += len(games)
         self.planned += len(games)
@@ -256,37 +318,103 @@ class ContinuousLeague:
         self.stop = None
         cfg = self.settings
         finished = len(self.done)
-        level = pair_confidence(cfg.confidence, len(self.bots) - 1)
         if self.planned + self.set_size() > cfg.max_games:
-            least = least_certain(self.pairs()) if finished else None
-            self.stop = Stop(StopReason.BUDGET, finished, cfg.confidence, cfg.max_games, least, level)
+            self.stop = self._stop(StopReason.BUDGET, self.pairs() if finished else [])
             return None
         short = [g for g in groups(self.bots, self.players) if self.sets[frozenset(g)] < cfg.min_meetings]
         if short:
             return min(short, key=lambda g: self.sets[frozenset(g)])
-        ratings = self.ratings(refit_point(finished))
-        order = ranking(ratings, self.bots)
-        pairs = adjacent_pairs(ratings, order)
-        if all(p.p >= level for p in pairs):
-            # Stop only on a fit of every finished game; choose from it if it disagrees.
-            ratings = self.ratings(finished)
-            order = ranking(ratings, self.bots)
-            pairs = adjacent_pairs(ratings, order)
-            if all(p.p >= level for p in pairs):
-                self.stop = Stop(
-                    StopReason.CONFIDENT, finished, cfg.confidence, cfg.max_games, least_certain(pairs), level
-                )
+        order, pairs = self.ranked_pairs(self.ratings(refit_point(finished)))
+        if all(p.settled() for p in pairs):
+            # Stop only on the ranking of every finished game; choose from it if it disagrees.
+            order, pairs = self.ranked_pairs(self.ratings(finished))
+            if all(p.settled() for p in pairs):
+                self.stop = self._stop(StopReason.CONFIDENT, pairs)
                 return None
-        return choose_group(order, pairs, self.players, level, self.sets)
+        return choose_group(order, pairs, self.players, sets=self.sets)
+
+    def _stop(self, reason: StopReason, pairs: Sequence[Pair]) -> Stop:
+        cfg = self.settings
+        return Stop(reason, len(self.done), cfg.confidence, cfg.max_games, tuple(pairs), cfg.indifference)
 
     def note(self) -> str:
-        """For progress lines: the least certain adjacent pair of the chooser's last fit."""
+        """For progress lines: the least certain open pair of the chooser's last fit, and how
+        many adjacent pairs are settled."""
         fits = sorted(self._fits)
         if not fits or not fits[-1]:
             return ""
-        ratings = self._fits[fits[-1]]
-        least = least_certain(adjacent_pairs(ratings, ranking(ratings, self.bots)))
-        return "" if least is None else f"least sure: {least.above} vs {least.below} P={least.p:.2f}"
+        pairs = self.ranked_pairs(self._fits[fits[-1]])[1]
+        least = least_certain(pairs)
+        if least is None:
+            return ""
+        settled = sum(p.settled() for p in pairs)
+        text = f"{settled}/{len(pairs)} pairs settled"
+        if not least.settled():
+            text = f"open: {least.above} vs {least.below} P={least.p:.2f}; {text}"
+        return text
+
+
+class SetScores:
+    """Each two bots' scores against each other in the sets they finished, for their pair test.
+
+    A set counts once every game planned in it finished; then each two bots in it get
+    the first one's half points against the other over its games (ranked above 2, level 1).
+    Only how many sets scored what is kept: the tests do not depend on the order.
+    """
+
+    def __init__(self) -> None:
+        self._set_of: dict[int, int] = {}  # schedule index -> its set (round)
+        self._size: Counter[int] = Counter()  # set -> games planned in it
+        self._waiting: defaultdict[int, list[Seats]] = defaultdict(list)  # set -> its finished games
+        # (a, b), a < b -> the games per set they shared -> a's half points -> sets
+        self._scores: dict[tuple[str, str], dict[int, Counter[int]]] = {}
+
+    def plan(self, games: Iterable[ScheduledGame]) -> None:
+        """Games planned (whose results will come to :meth:`add`)."""
+        for game in games:
+            if game.index not in self._set_of:
+                self._set_of[game.index] = game.round
+                self._size[game.round] += 1
+
+    def add(self, index: int, seats: Seats) -> None:
+        """A planned game finished (one not planned, as by an older league, counts for nothing)."""
+        number = self._set_of.get(index)
+        if number is None:
+            return
+        waiting = self._waiting[number]
+        waiting.append(seats)
+        if len(waiting) < self._size[number]:
+            return
+        del self._waiting[number]
+        ranks = [dict(s) for s in waiting]
+        for a, b in itertools.combinations(sorted(ranks[0]), 2):
+            if not all(a in r and b in r for r in ranks):
+                continue
+            half = sum(2 if r[a] < r[b] else 1 if r[a] == r[b] else 0 for r in ranks)
+            by_size = self._scores.setdefault((a, b), {})
+            by_size.setdefault(len(ranks), Counter())[half] += 1
+
+    def evidence(self, above: str, below: str) -> PairEvidence | None:
+        """The sets of ``above`` and ``below`` with ``above`` first (those of the size they
+        played most, should a league hold sets of several sizes); None before any."""
+        a, b = sorted((above, below))
+        by_size = self._scores.get((a, b))
+        if not by_size:
+            return None
+        games, counts = max(by_size.items(), key=lambda kv: (sum(kv[1].values()), kv[0]))
+        halves = [h if a == above else 2 * games - h for h, n in counts.items() for _ in range(n)]
+        return PairEvidence.of(games, halves)
+
+
+def standings_pairs(league: ContinuousLeague, rows: Sequence[tuple[str, float | None]]) -> str:
+    """How each two neighbours of the standings' ``rows`` (bot, P(better than the next))
+    stand by their pair test: ``at 95%: ordered a > b; tied within 20 Elo: b ~ c; not
+    settled: c vs d P=0.81``."""
+    pairs = [
+        Pair(a, b, p or 0.0, league.verdict(a, b)) for (a, p), (b, _q) in itertools.pairwise(rows)
+    ]
+    text = describe_pairs(pairs, league.settings.indifference)
+    return f"at {league.settings.confidence:.0%}: {text}" if text else ""
 
 
 def play_out(

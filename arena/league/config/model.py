@@ -24,7 +24,7 @@ class Format(enum.StrEnum):
 
     ROUND_ROBIN = "round_robin"  # every meeting, ``rounds`` times
     GAUNTLET = "gauntlet"  # the challengers against the field
-    CONTINUOUS = "continuous"  # chosen as it goes, until the order is sure
+    CONTINUOUS = "continuous"  # chosen as it goes, until every adjacent pair is settled
 
 
 class SeatOrder(enum.StrEnum):
@@ -56,7 +56,8 @@ FORMATS = tuple(f.value for f in Format)
 UNTIL_STABLE = "until_stable"
 DEFAULT_CONFIDENCE = 0.95
 DEFAULT_MAX_GAMES = 2000
-CONTINUOUS_KEYS = ("confidence", "max_games", "min_meetings")
+DEFAULT_INDIFFERENCE = 20.0  # Elo: two bots closer than this may be called tied
+CONTINUOUS_KEYS = ("confidence", "max_games", "min_meetings", "indifference")
 # Keys that change how a run goes, not how its games are played: they may change between runs.
 RUN_ONLY_KEYS = frozenset(
     {
@@ -107,15 +108,17 @@ class BotConfig:
 class ContinuousConfig:
     """When a continuous league (``format: continuous``) stops, and the least it plays.
 
-    It stops once the ranking's whole order is sure with probability ``confidence``
-    (each of the n - 1 adjacent pairs at 1 - (1 - confidence) / (n - 1)), or when
-    ``max_games`` are scheduled; before choosing by
-    uncertainty, every meeting is played ``min_meetings`` times.
+    It stops once every adjacent pair of the ranking is settled, as ordered or as
+    within ``indifference`` Elo of each other, by a sequential test whose errors over
+    the n - 1 pairs add up to at most 1 - ``confidence``; or when ``max_games`` are
+    scheduled.  Before choosing by uncertainty, every meeting is played
+    ``min_meetings`` times.
     """
 
     confidence: float = DEFAULT_CONFIDENCE
     max_games: int = DEFAULT_MAX_GAMES
     min_meetings: int = 1
+    indifference: float = DEFAULT_INDIFFERENCE
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ from arena.league.config.model import (
     BOT_PLACEMENTS,
     CONTINUOUS_KEYS,
     DEFAULT_CONFIDENCE,
+    DEFAULT_INDIFFERENCE,
     DEFAULT_MAX_GAMES,
     EXECUTORS,
     MAX_LIMIT,
@@ -59,7 +60,7 @@ def read_rounds(top: Reader, fmt: Format) -> tuple[int, Format]:
         top.check(
             "rounds",
             not top.has("rounds"),
-            "does not apply to format: continuous (it plays until the order is sure or "
+            "does not apply to format: continuous (it plays until every adjacent pair is settled or "
             "'max_games' are played; leave 'rounds' out or write rounds: until_stable)",
         )
         return 1, fmt
@@ -140,7 +141,7 @@ def read_limits(r: Reader | None, default: ResourceLimits, default_tmp_mb: int) 
 
 
 def read_continuous(top: Reader, fmt: Format) -> ContinuousConfig:
-    """``confidence``, ``max_games`` and ``min_meetings``: only with format: continuous."""
+    """``confidence``, ``max_games``, ``min_meetings`` and ``indifference``: only with format: continuous."""
     for key in CONTINUOUS_KEYS:
         top.check(key, not top.has(key) or fmt == Format.CONTINUOUS, "only applies to format: continuous")
     confidence = float(top.get("confidence", (int, float), DEFAULT_CONFIDENCE))
@@ -149,7 +150,13 @@ def read_continuous(top: Reader, fmt: Format) -> ContinuousConfig:
     top.check("max_games", 1 <= max_games <= 10_000_000, "must be from 1 to 10000000")
     min_meetings = top.get("min_meetings", int, 1)
     top.check("min_meetings", 1 <= min_meetings <= 1000, "must be from 1 to 1000")
-    return ContinuousConfig(confidence, max_games, min_meetings)
+    indifference = float(top.get("indifference", (int, float), DEFAULT_INDIFFERENCE))
+    top.check(
+        "indifference",
+        1 <= indifference <= 400,
+        "must be an Elo difference from 1 to 400, like 20 (bots closer than this may be called tied)",
+    )
+    return ContinuousConfig(confidence, max_games, min_meetings, indifference)
 
 
 def check_first_phase(
