@@ -128,3 +128,19 @@ def test_a_plain_users_bots_each_get_their_own_share_of_the_users_inotify_instan
     assert first == f"{bound} Too many open files", (first, second)
     # ... and the second, while the first still holds them, got its own share.
     assert second == f"{bound} Too many open files", (first, second)
+
+
+def test_bounds_that_cannot_be_set_let_the_bot_start_with_a_warning(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    # The arena's own failure (nsenter refused, a slow namespace) is not the bot's: no
+    # startup failure is charged, and the log says the bound is missing.
+    from arena.game.sandbox import ucounts
+
+    def refuse(pid: int) -> None:
+        raise OSError("cannot bound the bot's inotify use in its user namespace: Permission denied")
+
+    monkeypatch.setattr(ucounts, "_bound", refuse)
+    with caplog.at_level("WARNING", logger=ucounts.__name__):
+        ucounts.bound_namespace(1)
+    assert "the bot's inotify use is not bounded: cannot bound" in caplog.text

@@ -16,6 +16,7 @@ Under root each bot already has a user of its own, and these are not needed.
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 import subprocess
@@ -38,11 +39,20 @@ def bounds() -> dict[str, int]:
 
 def bound_namespace(init_pid: int) -> None:
     """Set the per-user pools' maxima in the user namespace of the sandbox whose init is
-    ``init_pid`` (before its command starts); raises OSError when they cannot be set.
+    ``init_pid`` (before its command starts); where they cannot be set, says so in a
+    warning and lets the bot start unbounded, as it would without this module: the
+    arena's own failure is never charged to the bot as a failure to start.
 
     bubblewrap reports its init a moment before that init has mapped its users: until
     then nothing entering the namespace is root there, so the write is tried again
     (for up to NSENTER_S) until it takes."""
+    try:
+        _bound(init_pid)
+    except OSError as e:
+        logging.getLogger(__name__).warning("the bot's inotify use is not bounded: %s", e)
+
+
+def _bound(init_pid: int) -> None:
     limits = bounds()
     if not limits:
         return  # a kernel without per-namespace counts: nothing to set
