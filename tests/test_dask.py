@@ -42,7 +42,13 @@ from arena.league.store import ResultStore
 from arena.rules import Params
 
 from .flaky_settings import FlakySettings
-from .process_helpers import interrupt_when_stored, stored_games, wait_for_games, wait_no_leftovers
+from .process_helpers import (
+    ARENA_WITH_SIGINT,
+    interrupt_when_stored,
+    stored_games,
+    wait_for_games,
+    wait_no_leftovers,
+)
 
 REPO = Path(__file__).resolve().parent.parent
 GREEDY = REPO / "sample_bots" / "c" / "greedy"
@@ -526,7 +532,10 @@ def test_ctrl_c_keeps_finished_games_and_the_same_command_resumes(
     )
     store_file = tmp_path / "out-int" / "results.sqlite"
     command = [sys.executable, "-m", "arena", "run", str(path), "--scheduler", cli_cluster.address]
-    proc = subprocess.Popen(command, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # (with Python's Ctrl-C handler set in the child: a suite started with SIGINT ignored
+    # passes that on, and the arena would play on to the end)
+    interruptible = [sys.executable, "-c", ARENA_WITH_SIGINT, *command[3:]]
+    proc = subprocess.Popen(interruptible, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     out, err = interrupt_when_stored(proc, store_file, 3)
     assert proc.returncode == 130, out + err
     assert "interrupted: finished games are saved" in err
