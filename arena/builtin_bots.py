@@ -4,8 +4,8 @@ A bot command spells one ``arena:NAME`` (``arena play arena:random my_bot``):
 the same on every machine, where the interpreter's path is not.
 
 ``random``   a seeded random legal move (like sample_bots/random_bot.py)
-``forfeit``  random moves, then an illegal move at its second sheep move: the
-             bot under test must play on alone after an opponent forfeits
+``forfeit``  places its herd at random, then makes an illegal first sheep move:
+             the bot under test must play on alone after an opponent forfeits
 """
 
 from __future__ import annotations
@@ -24,18 +24,17 @@ def random_move(turn: Turn) -> Move:
 
 
 class Forfeiter:
-    """The ``forfeit`` bot: random moves, then an illegal one at its second sheep move."""
+    """The ``forfeit`` bot: a random herd, then an illegal first sheep move.
 
-    def __init__(self) -> None:
-        self.sheep_moves = 0
+    At its first: a strong opponent can leave it no second move (every stack walled in), and
+    the check's game where an opponent forfeits would then see no forfeit at all.
+    """
 
     def __call__(self, turn: Turn) -> Move:
         move = random_move(turn)
         if isinstance(move, SheepMove):
-            self.sheep_moves += 1
-            if self.sheep_moves == 2:
-                h = turn.state.height[turn.state.board.index[move.source]]
-                return SheepMove(move.q, move.r, move.direction, h)  # no sheep left behind: illegal
+            h = turn.state.height[turn.state.board.index[move.source]]
+            return SheepMove(move.q, move.r, move.direction, h)  # no sheep left behind: illegal
         return move
 
 
