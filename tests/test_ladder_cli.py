@@ -14,8 +14,8 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
-from arena.cli.ladder_cmds import _is_loopback
 from arena.ladder.store import LadderStore
+from arena.league.config.sections import is_loopback_host
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -122,4 +122,4 @@ def test_submit_to_a_server_that_hangs_up_says_so(tmp_path: Path, monkeypatch: p
     [("127.0.0.1", True), ("::1", True), ("localhost", True), ("127.1.2.3", True), ("0.0.0.0", False), ("192.0.2.1", False), ("example.org", False)],
 )
 def test_only_loopback_addresses_serve_without_a_warning(host: str, loopback: bool) -> None:
-    assert _is_loopback(host) is loopback
+    assert is_loopback_host(host) is loopback

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import ipaddress
 import os
 import re
 import signal
@@ -18,19 +17,11 @@ import click
 from arena.cli.common import ExitCode, echo_printable, main
 from arena.errors import ConfigError
 from arena.league import results_folder
+from arena.league.config.sections import is_loopback_host
 from arena.untrusted import printable
 
 TOKEN_ENV = "ARENA_TOKEN"
 DEFAULT_WAIT = "30m"
-
-
-def _is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 @main.command("serve")
@@ -105,7 +96,7 @@ def _serve(ladder: Any, ladder_file: Path, host: str, port: int) -> None:
     from arena.ladder.app import make_app
     from arena.ladder.store import LadderStore
 
-    if not _is_loopback(host):
+    if not is_loopback_host(host):
         click.echo(
             f"warning: --host {host} is reachable from other machines, without TLS; "
             "serve on 127.0.0.1 behind a reverse proxy with TLS (see the README)",

@@ -281,7 +281,7 @@ def scheduler_problem(address: str, tls: bool, insecure: bool) -> str | None:
         return f"{address!r} is TLS: give 'security' (ca, cert, key files)"
     if scheme == "tcp" and tls:
         return f"{address!r} is plain tcp:// but 'security' is given: write tls://"
-    if scheme == "tcp" and not insecure and not _loopback(host):
+    if scheme == "tcp" and not insecure and not is_loopback_host(host):
         return (
             f"{address!r} is plain tcp:// off loopback: anyone who reaches it can run code on the "
             "cluster; use tls:// with 'security', or say 'insecure: true'"
@@ -289,7 +289,8 @@ def scheduler_problem(address: str, tls: bool, insecure: bool) -> str | None:
     return None
 
 
-def _loopback(host: str) -> bool:
+def is_loopback_host(host: str) -> bool:
+    """Whether ``host`` (a name or an address) is this machine's loopback: ``localhost``, 127/8, ::1."""
     if host == "localhost":
         return True
     try:
