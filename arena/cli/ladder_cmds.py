@@ -138,7 +138,7 @@ def _token(token_file: Path | None) -> str:
 
 
 def _default_name(folder: Path) -> str:
-    name = re.sub(r"[^A-Za-z0-9_.+-]", "-", folder.resolve().name)[:64]
+    name = re.sub(r"[^A-Za-z0-9_.+-]", "-", folder.resolve().name)[:56]
     return name or "bot"
 
 
@@ -167,10 +167,10 @@ def submit_cmd(
     """
     from arena.durations import parse_duration_ms
     from arena.ladder.client import SubmissionRefused, submit, wait_for_verdict
-    from arena.ladder.settings import check_author_name
+    from arena.ladder.settings import check_bot_name
 
     token = _token(token_file)
-    bot = check_author_name(name or _default_name(folder))
+    bot = check_bot_name(name or _default_name(folder))
     timeout_s = parse_duration_ms(timeout, "--timeout") / 1000
     try:
         answer = submit(url, token, folder, bot, command, build)
