@@ -110,6 +110,9 @@ def test_the_league_file_is_a_tournament_file_that_grows_only_at_its_end(tmp_pat
     assert after[:2] == before[:2] and after[2] == {**before[2], "retired": True}
     assert after[3]["name"] == "ant.v2" and len(after) == 4
     assert [b.name for b in load_config(first).bots if not b.retired] == ["house-a", "house-b", "ant.v2"]
+    # max_games is a budget per roster: it counts from the games the league had when it changed.
+    assert yaml.safe_load(league_text(ladder, store))["max_games"] == 2000
+    assert load_config(write_league_file(ladder, league_text(ladder, store, 1234))).continuous.max_games == 3234
 
 
 def test_a_version_1_ladder_store_is_upgraded_with_everything_kept(tmp_path: Path) -> None:
@@ -176,6 +179,7 @@ def test_passed_versions_join_the_served_league_and_survive_kill_9_and_sigterm(
     assert v1_games > 0  # its games keep counting
     league_file = yaml.safe_load((results / "ladder-league.yaml").read_text())
     assert [(b["name"], b.get("retired", False)) for b in league_file["bots"][2:]] == [("rnd.v1", True), ("rnd.v2", False)]
+    assert league_file["max_games"] > 400  # the budget counts from the games before rnd.v2 joined
 
     # kill -9 while the league plays: every game and verdict is kept, the league resumes.
     assert _league(first.url)["state"] == "playing"

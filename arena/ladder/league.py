@@ -15,6 +15,7 @@ logged and shown on the ladder's health.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import re
 import signal
@@ -29,6 +30,7 @@ from arena.ladder.league_job import EXIT_ENDED, EXIT_INTERRUPTED
 from arena.ladder.roster import league_text, write_league_file
 from arena.ladder.settings import Ladder
 from arena.ladder.store import LadderStore
+from arena.league.store import STORE_NAME, ResultStore
 
 LOG_FILE = "ladder-league.log"
 LOG_KEEP_BYTES = 256 * 1024  # of the log, kept when it passes LOG_MAX_BYTES at a start
@@ -120,7 +122,7 @@ class LeagueLoop:
         self._launch(text)
 
     def _launch(self, text: str) -> None:
-        path = write_league_file(self.ladder, text)
+        path = write_league_file(self.ladder, league_text(self.ladder, self.store, self._budget_base(text)))
         log = self.ladder.folder / LOG_FILE
         _trim(log)
         with log.open("ab") as out:
@@ -135,6 +137,20 @@ class LeagueLoop:
         self._running_text = text
         self._failed = None
         self._set("playing", "the league is playing")
+
+    def _budget_base(self, text: str) -> int:
+        """The games the league had when its roster became ``text`` (kept across restarts):
+        the ladder's ``max_games`` counts from there."""
+        digest = hashlib.sha256(text.encode()).hexdigest()
+        if self.store.kept("league.roster") == digest:
+            return int(self.store.kept("league.games_before") or 0)
+        base = 0
+        if (self.ladder.folder / STORE_NAME).is_file():
+            with ResultStore.open(self.ladder.folder) as results:
+                base = results.schedule_size()
+        self.store.keep("league.games_before", str(base))
+        self.store.keep("league.roster", digest)
+        return base
 
     def _ended(self, code: int) -> None:
         """The league's process ended by itself with ``code``."""

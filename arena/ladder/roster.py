@@ -78,12 +78,18 @@ def roster(store: LadderStore) -> list[Entry]:
     return out
 
 
-def league_data(ladder: Ladder, entries: list[Entry]) -> dict[str, Any]:
+def league_data(ladder: Ladder, entries: list[Entry], games_before: int = 0) -> dict[str, Any]:
     """The league's tournament file as data: the ladder file's league, with absolute paths,
-    then one bot per passed version."""
+    then one bot per passed version.
+
+    The ladder's ``max_games`` is a budget per roster: the league plays at most that many
+    games more than the ``games_before`` it had when the roster last changed, so a ladder that
+    spent its budget on two bots it cannot tell apart still plays the next version's games.
+    """
     data = dict(ladder.league.raw)
     data["output"] = str(ladder.folder)
     data["cwd"] = str(ladder.cwd)
+    data["max_games"] = games_before + ladder.league.continuous.max_games
     bots: list[Any] = list(data.get("bots") or [])
     for e in entries:
         bot: dict[str, Any] = {
@@ -99,9 +105,10 @@ def league_data(ladder: Ladder, entries: list[Entry]) -> dict[str, Any]:
     return data
 
 
-def league_text(ladder: Ladder, store: LadderStore) -> str:
-    """The text of the league's file as the store stands now."""
-    return HEADER + yaml.safe_dump(league_data(ladder, roster(store)), sort_keys=False, allow_unicode=False)
+def league_text(ladder: Ladder, store: LadderStore, games_before: int = 0) -> str:
+    """The text of the league's file as the store stands now (see :func:`league_data`)."""
+    data = league_data(ladder, roster(store), games_before)
+    return HEADER + yaml.safe_dump(data, sort_keys=False, allow_unicode=False)
 
 
 def write_league_file(ladder: Ladder, text: str) -> Path:

@@ -426,6 +426,18 @@ class LadderStore:
         """Each flagged bot's (newest version retired, banned)."""
         return {n: (int(r), bool(b)) for n, r, b in self._rows("SELECT name, retired_through, banned FROM bots")}
 
+    # What the service keeps between its runs ------------------------------------------------
+
+    def kept(self, key: str) -> str | None:
+        """The value the service kept under ``key`` (see :meth:`keep`), or None."""
+        row = self._rows("SELECT value FROM meta WHERE key=?", (f"kept.{key}",))
+        return str(row[0][0]) if row else None
+
+    def keep(self, key: str, value: str) -> None:
+        """Keep ``value`` under ``key`` across restarts."""
+        with self._tx() as c:
+            c.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (f"kept.{key}", value))
+
     # The ladder's own switches ------------------------------------------------------------
 
     def paused(self) -> bool:
