@@ -146,24 +146,54 @@ def adopt_orphans() -> bool:
     return _adopting
 
 
+def children(pid: int) -> list[int]:
+    """The children of ``pid``, whichever of its threads started them ([] once it is gone)."""
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return []
+    out: list[int] = []
+    for tid in tasks:
+        with contextlib.suppress(OSError, ValueError):
+            out.extend(_children(pid, tid))
+    return out
+
+
 def descendants(root: int) -> list[int]:
     """Every process below ``root``, from the kernel's per-thread ``children`` lists."""
     out: list[int] = []
     todo = [root]
     while todo:
-        pid = todo.pop()
-        try:
-            tasks = os.listdir(f"/proc/{pid}/task")
-        except OSError:
-            continue  # gone meanwhile
-        for tid in tasks:
-            try:
-                kids = _children(pid, tid)
-            except (OSError, ValueError):
-                continue
-            out.extend(kids)
-            todo.extend(kids)
+        kids = children(todo.pop())
+        out.extend(kids)
+        todo.extend(kids)
     return out
+
+
+def cpu_seconds(pid: int) -> tuple[float, float]:
+    """CPU time of ``pid`` itself (utime + stime) and of the children it has waited for, with
+    theirs (cutime + cstime), in seconds; (0, 0) once it is gone."""
+    try:
+        utime, stime, cutime, cstime = (int(x) for x in _stat_fields(pid)[11:15])
+    except (OSError, IndexError, ValueError):
+        return 0.0, 0.0
+    return (utime + stime) / _TICKS_PER_S, (cutime + cstime) / _TICKS_PER_S
+
+
+def tree_cpu_total(root: int) -> float:
+    """All the CPU time the tree of ``root`` has used, in seconds: each live process's own,
+    and that of the children each has waited for (so a finished child still counts)."""
+    return sum(sum(cpu_seconds(pid)) for pid in (root, *descendants(root)))
+
+
+def command_line(pid: int) -> list[str]:
+    """The arguments ``pid`` was started with ([] once it is gone), undecodable bytes replaced."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            raw = f.read()
+    except OSError:
+        return []
+    return [a.decode("utf-8", "replace") for a in raw.split(b"\0")[:-1]]
 
 
 def reap_adopted() -> None:
