@@ -27,10 +27,13 @@ medians.  Run from the repository root (builds sample_bots/c first):
 from __future__ import annotations
 
 import argparse
+import resource
 import statistics
 import subprocess
 import tempfile
 import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from arena.league.config import DEFAULT_INDIFFERENCE, load_config
@@ -48,14 +51,18 @@ TRUE_ORDER = list(GRADES)  # strongest first
 GAMES_PER_ROUND = 20  # 10 pairs, both seat orders
 
 
-def tournament_yaml(folder: Path, seed: int, jobs: int, league: str) -> Path:
+def tournament_yaml(
+    folder: Path, seed: int, jobs: int, league: str, grades: Mapping[str, str] = GRADES, move: str = "2s"
+) -> Path:
+    """A 2-player tournament of the graded bots ``grades`` (name: P) in ``folder``, its
+    results in ``folder/out``; ``league`` holds its format's lines."""
     bots = "".join(
         f"  - {{name: {name}, command: [sample_bots/c/greedy, --greedy, '{p}']}}\n"
-        for name, p in GRADES.items()
+        for name, p in grades.items()
     )
     text = (
         f"name: bench\nseed: {seed}\nplayers: 2\n{league}\ncwd: {ROOT}\nconcurrency: {jobs}\n"
-        f"time_control: {{move: 2s, startup: 10s}}\nend_grace: 200ms\noutput: {folder / 'out'}\n"
+        f"time_control: {{move: {move}, startup: 10s}}\nend_grace: 200ms\noutput: {folder / 'out'}\n"
         f"bots:\n{bots}"
     )
     path = folder / "t.yaml"
@@ -67,11 +74,13 @@ def quiet(_text: str) -> None:
     pass
 
 
-def settled_at(rounds: list[list[Seats]], confidence: float) -> tuple[bool, list[str]]:
-    """Whether the standings of these rounds' games are settled as a continuous league judges
-    them (each adjacent pair ordered as ranked, or tied, by the pair test on the two games of
-    their board in each round); the order."""
-    table = GameTable(TRUE_ORDER)
+def open_pairs(
+    rounds: list[list[Seats]], confidence: float, bots: Sequence[str] = TRUE_ORDER
+) -> tuple[list[str], list[str]]:
+    """The adjacent pairs of these rounds' standings that a continuous league would not call
+    settled (ordered as ranked, or tied, by the pair test on the two games of their board in
+    each round), as ``a vs b``; and the order."""
+    table = GameTable(list(bots))
     halves: dict[tuple[str, str], list[int]] = {}
     for games in rounds:
         boards: dict[frozenset[str], list[dict[str, int]]] = {}
@@ -82,17 +91,25 @@ def settled_at(rounds: list[list[Seats]], confidence: float) -> tuple[bool, list
             a, b = sorted(meeting)
             score = sum(2 if r[a] < r[b] else 1 if r[a] == r[b] else 0 for r in ranks)
             halves.setdefault((a, b), []).append(score)
-    ratings = fit(table, TRUE_ORDER, RatingConfig()).ratings
-    order = ranking(ratings, TRUE_ORDER)
-    error = pair_error(confidence, len(TRUE_ORDER))
+    ratings = fit(table, list(bots), RatingConfig()).ratings
+    order = ranking(ratings, bots)
+    error = pair_error(confidence, len(bots))
+    still = []
     for pair in adjacent_pairs(ratings, order):
         a, b = sorted((pair.above, pair.below))
         found = verdict(PairEvidence.of(2, halves.get((a, b), [])), DEFAULT_INDIFFERENCE, error)
         if a != pair.above:
             found = found.flipped()
         if found not in (PairVerdict.A_STRONGER, PairVerdict.TIED):
-            return False, order
-    return True, order
+            still.append(f"{pair.above} vs {pair.below}")
+    return still, order
+
+
+def settled_at(rounds: list[list[Seats]], confidence: float) -> tuple[bool, list[str]]:
+    """Whether the standings of these rounds' games are settled as a continuous league judges
+    them (:func:`open_pairs`); the order."""
+    still, order = open_pairs(rounds, confidence)
+    return not still, order
 
 
 def continuous(seed: int, confidence: float, jobs: int, budget: int) -> tuple[int, bool, str]:
@@ -104,24 +121,71 @@ def continuous(seed: int, confidence: float, jobs: int, budget: int) -> tuple[in
         return state.done, order == TRUE_ORDER, state.stopped or "?"
 
 
-def round_robin(seed: int, confidence: float, jobs: int, step: int, max_rounds: int) -> tuple[int, bool]:
-    """The games of the first round after which the standings are ordered (0: not by max_rounds)."""
+@dataclass(frozen=True)
+class RoundRobin:
+    """How a round robin played by rounds went: ``games`` to its first settled round (or all
+    it played, ``max_rounds`` of them, when none was), and the order and open pairs then."""
+
+    games: int
+    rounds: int
+    settled: bool
+    order: list[str]
+    still_open: list[str]
+    # After each run: (rounds played so far, wall s, CPU s of this process and its children),
+    # counting the runs only, not the checks between them.
+    cost: list[tuple[int, float, float]]
+
+
+def play_round_robin(
+    seed: int,
+    confidence: float,
+    jobs: int,
+    step: int,
+    max_rounds: int,
+    grades: Mapping[str, str] = GRADES,
+    move: str = "2s",
+) -> RoundRobin:
+    """Play the graded bots' round robin ``step`` rounds at a time (each run resumes the last,
+    through :func:`run_tournament`), until the standings of its first R rounds are settled by
+    :func:`open_pairs`, or ``max_rounds`` are played."""
+    bots = list(grades)
     with tempfile.TemporaryDirectory() as tmp:
-        checked = 0
-        for rounds in range(step, max_rounds + 1, step):
-            path = tournament_yaml(Path(tmp), seed, jobs, f"rounds: {rounds}")
+        checked, still, order = 0, bots, bots
+        by_round: dict[int, list[Seats]] = {}
+        cost: list[tuple[int, float, float]] = []
+        wall = cpu = 0.0
+        for rounds in [*range(step, max_rounds, step), max_rounds]:
+            path = tournament_yaml(Path(tmp), seed, jobs, f"rounds: {rounds}", grades, move)
+            began, cpu_began = time.monotonic(), cpu_seconds()
             run_tournament(load_config(path), echo=quiet)
+            wall, cpu = wall + time.monotonic() - began, cpu + cpu_seconds() - cpu_began
+            cost.append((rounds, wall, cpu))
             with ResultStore.open(Path(tmp) / "out") as store:
                 round_of = {g.index: g.round for g in store.schedule()}
-                by_round: dict[int, list[Seats]] = {}
+                by_round = {}
                 for index, _board, seats in store.fit_games():
                     by_round.setdefault(round_of[index], []).append(list(seats))
             for r in range(checked + 1, rounds + 1):
-                ok, order = settled_at([by_round[k] for k in range(1, r + 1)], confidence)
-                if ok:
-                    return sum(len(by_round[k]) for k in range(1, r + 1)), order == TRUE_ORDER
+                still, order = open_pairs([by_round[k] for k in range(1, r + 1)], confidence, bots)
+                if not still:
+                    return RoundRobin(
+                        sum(len(by_round[k]) for k in range(1, r + 1)), r, True, order, [], cost
+                    )
             checked = rounds
-    return 0, False
+    return RoundRobin(sum(len(g) for g in by_round.values()), max_rounds, False, order, still, cost)
+
+
+def cpu_seconds() -> float:
+    """User and system CPU time of this process and of its children waited for (the workers,
+    and with theirs the bots)."""
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def round_robin(seed: int, confidence: float, jobs: int, step: int, max_rounds: int) -> tuple[int, bool]:
+    """The games of the first round after which the standings are ordered (0: not by max_rounds)."""
+    rr = play_round_robin(seed, confidence, jobs, step, max_rounds)
+    return (rr.games, rr.order == TRUE_ORDER) if rr.settled else (0, False)
 
 
 def spread(values: list[int]) -> str:
