@@ -29,9 +29,14 @@ def env() -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": str(REPO)}
 
 
-def ladder_file(folder: Path, max_games: int = 2000, house_b: str = f"{sys.executable} sample_bots/random_bot.py") -> Path:
-    """A 2-player ladder in ``folder`` whose league stops after ``max_games``; the house bots
-    start at the repository's root."""
+def ladder_file(
+    folder: Path,
+    max_games: int = 2000,
+    house_b: str = f"{sys.executable} sample_bots/random_bot.py",
+    move: str = "3s",
+) -> Path:
+    """A 2-player ladder in ``folder`` whose league stops after ``max_games``, ``move`` a move;
+    the house bots start at the repository's root."""
     path = folder / "ladder.yaml"
     path.write_text(
         f"""\
@@ -39,7 +44,7 @@ name: served
 players: 2
 format: continuous
 max_games: {max_games}
-time_control: {{move: 3s, startup: 30s}}
+time_control: {{move: {move}, startup: 30s}}
 output: results
 cwd: {REPO}
 bots:

@@ -1,0 +1,130 @@
+"""A bounded load test of ``arena serve`` on loopback: many readers of its read endpoints while
+its league plays.  Every answer is right and none is slow beyond a generous bound, and no
+game played meanwhile was slowed past its clock (a bot forfeited on time).
+
+The figures themselves (latency percentiles with and without games, CPU) are the bench's:
+``bench/bench_ladder.py``, in docs/PERFORMANCE.md.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from arena.game.record import FaultKind
+from arena.league.store import STORE_NAME, ResultStore
+from tests.ladder_helpers import Server, ladder_file, wait_until
+
+READERS = 16
+LOAD_S = 10.0
+SLOWEST_S = 5.0  # one answer, at most: generous, the machine is shared and noisy
+MOVE = "1s"  # the games' clock: a reader that slowed a bot this much would show as a time fault
+
+
+def _bots(body: Any) -> bool:
+    return isinstance(body, dict) and isinstance(body.get("bots"), list)
+
+
+def _ladder(body: Any) -> bool:
+    return (
+        isinstance(body, dict)
+        and body.get("name") == "served"
+        and body.get("paused") is False
+        and isinstance(body.get("league"), dict)
+        and body["league"].get("state") in {"playing", "idle"}
+    )
+
+
+# What a reader reads, and what a right answer holds.
+PAGES = {"/api/bots": _bots, "/api/ladder": _ladder}
+
+
+@dataclass
+class Answers:
+    """What the readers saw: each answer's time, and every one that was wrong."""
+
+    seconds: list[float] = field(default_factory=list)
+    wrong: list[str] = field(default_factory=list)
+
+
+async def _read(url: str, seconds: float) -> Answers:
+    """``READERS`` readers, one connection each, reading the pages in turn for ``seconds``.
+
+    Each connection is made and used once before the clock starts: on a shared machine a
+    loopback connect now and then goes unanswered for seconds whatever the server (seen with
+    an idle ``python -m http.server``), and the bound is on the server's answers."""
+    answers = Answers()
+    paths = list(PAGES)
+    clients = [httpx.AsyncClient(base_url=url, timeout=60) for _ in range(READERS)]
+
+    async def reader(client: httpx.AsyncClient, first: int, deadline: float) -> None:
+        k = first
+        while time.monotonic() < deadline:
+            path = paths[k % len(paths)]
+            k += 1
+            began = time.monotonic()
+            try:
+                r = await client.get(path)
+            except httpx.HTTPError as e:
+                answers.wrong.append(f"{path}: {e!r}")
+                continue
+            finally:
+                answers.seconds.append(time.monotonic() - began)
+            try:
+                body = json.loads(r.content)
+            except ValueError:
+                body = None
+            if r.status_code != 200 or not PAGES[path](body):
+                answers.wrong.append(f"{path}: {r.status_code} {r.text[:200]!r}")
+
+    try:
+        await asyncio.gather(*(c.get(paths[0]) for c in clients))
+        deadline = time.monotonic() + seconds
+        await asyncio.gather(*(reader(c, i, deadline) for i, c in enumerate(clients)))
+    finally:
+        await asyncio.gather(*(c.aclose() for c in clients))
+    return answers
+
+
+def _finished(results: Path) -> dict[str, list[FaultKind]]:
+    """Every finished game's id, with the kinds of its faults ({} before the store exists)."""
+    if not (results / STORE_NAME).is_file():
+        return {}
+    with ResultStore.open(results) as store:
+        return {g.game_id: [s.fault.kind for s in g.seats if s.fault is not None] for g in store.summaries()}
+
+
+@pytest.mark.slow
+def test_many_readers_while_the_league_plays_get_right_answers_in_time_and_slow_no_game(
+    tmp_path: Path, marker: str, servers: list[Server]
+) -> None:
+    home = tmp_path / marker  # every process of the ladder names it: none may outlive the test
+    home.mkdir()
+    # Two random bots: their league is far from settled (and from its budget) for the whole test.
+    ladder = ladder_file(home, max_games=3000, move=MOVE)
+    results = home / "results"
+    server = Server(ladder)
+    servers.append(server)
+    played = wait_until(lambda: _finished(results), lambda g: len(g) >= 3, 180)
+    assert len(played) >= 3, "the league did not start playing"
+
+    answers = asyncio.run(_read(server.url, LOAD_S))
+
+    assert not answers.wrong, answers.wrong[:5]
+    assert len(answers.seconds) > READERS  # each reader was answered, and more than once
+    assert max(answers.seconds) < SLOWEST_S, sorted(answers.seconds)[-5:]
+    after = _finished(results)
+    during = {g: faults for g, faults in after.items() if g not in played}
+    assert during, "no game finished while the readers read: the load test tested nothing"
+    slowed = {g: faults for g, faults in during.items() if FaultKind.TIMEOUT in faults}
+    assert not slowed, f"games whose bot lost on time while the readers read: {slowed}"
+    league = httpx.get(f"{server.url}/api/ladder", timeout=60).json()["league"]
+    assert league["state"] == "playing", league
+    assert server.stop() == 0
