@@ -411,3 +411,45 @@ class LadderStore:
             dict(zip(keys, r, strict=True))
             for r in self._rows(f"SELECT {', '.join(keys)} FROM actions ORDER BY id")
         ]
+
+    # What the web pages read ----------------------------------------------------------------
+
+    def session_secret(self) -> bytes:
+        """The key that signs the pages' session cookies and form tokens: drawn at the first
+        start that asks, then kept (a restart keeps everyone signed in)."""
+        with self._tx() as c:
+            c.execute("INSERT OR IGNORE INTO meta VALUES ('session_secret', ?)", (secrets.token_hex(32),))
+            value = c.execute("SELECT value FROM meta WHERE key='session_secret'").fetchone()[0]
+        return bytes.fromhex(str(value))
+
+    def author_named(self, name: str) -> Author | None:
+        """The author called ``name``, or None."""
+        rows = self._rows("SELECT id, name, admin, banned FROM authors WHERE name=?", (name,))
+        return Author(rows[0][0], rows[0][1], bool(rows[0][2]), bool(rows[0][3])) if rows else None
+
+    def versions_of(self, bot: str) -> list[Submission]:
+        """Every version of ``bot``, oldest first."""
+        return self._submissions("WHERE s.bot=? ORDER BY s.version", (bot,))
+
+    def version(self, bot: str, number: int) -> Submission | None:
+        """Version ``number`` of ``bot``, or None."""
+        found = self._submissions("WHERE s.bot=? AND s.version=?", (bot, number))
+        return found[0] if found else None
+
+    def bot_owners(self) -> dict[str, str]:
+        """Each submitted bot's author (no report is read: cheap enough for every page)."""
+        return dict(
+            self._rows("SELECT DISTINCT s.bot, a.name FROM submissions s JOIN authors a ON a.id=s.author_id")
+        )
+
+    def latest_versions(self) -> list[tuple[str, str, int, State, float]]:
+        """Each submitted bot's newest version: (bot, author, version, state, updated), by bot name."""
+        rows = self._rows(
+            "SELECT s.bot, a.name, s.version, s.state, s.updated FROM submissions s JOIN authors a ON a.id=s.author_id "
+            "WHERE s.version = (SELECT max(version) FROM submissions t WHERE t.bot = s.bot) ORDER BY s.bot"
+        )
+        return [(r[0], r[1], r[2], State(r[3]), r[4]) for r in rows]
+
+    def state_counts(self) -> dict[State, int]:
+        """How many versions are in each state."""
+        return {State(s): n for s, n in self._rows("SELECT state, count(*) FROM submissions GROUP BY state")}
