@@ -34,6 +34,7 @@ from starlette.routing import Route
 from starlette.types import Message
 
 from arena.errors import ArchiveRefused, ConfigError, LadderError
+from arena.ladder.pages import page_routes
 from arena.ladder.queue import ARCHIVE_FILE, BOT_FOLDER, CheckQueue, submission_folder
 from arena.ladder.settings import Ladder, SubmitPolicy, check_author_name
 from arena.ladder.store import SUBMISSIONS_FOLDER, Author, LadderStore, State
@@ -359,6 +360,7 @@ def make_app(ladder: Ladder, store: LadderStore, start_queue: bool = True) -> St
             Route("/api/ladder/resume", _handler(resume), methods=["POST"]),
             Route("/api/authors/{name}/ban", _handler(ban), methods=["POST", "DELETE"]),
             Route("/api/log", _handler(action_log), methods=["GET"]),
+            *page_routes(),
         ],
         exception_handlers={404: not_found, 405: not_found},
         lifespan=lifespan,
