@@ -370,6 +370,12 @@ def run_tournament(
         return _play_tournament(config, restart, echo, on_progress)
 
 
+def play_held(config: TournamentConfig, echo: Callable[[str], None] = print) -> RunState:
+    """Play the league in a results folder the caller already holds: ``arena serve`` holds
+    its ladder's for as long as it serves, and plays its league in a process of its own."""
+    return _play_tournament(config, False, echo, None)
+
+
 def _play_tournament(
     config: TournamentConfig,
     restart: bool,

@@ -11,6 +11,8 @@ from collections.abc import Iterator
 import pytest
 from hypothesis import settings
 
+from tests.ladder_helpers import servers  # noqa: F401 (the ladder tests' fixture)
+
 from .process_helpers import wait_no_leftovers
 
 # Property tests: in CI (the CI variable set, as GitHub Actions and most services do) every

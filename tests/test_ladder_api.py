@@ -248,9 +248,17 @@ def test_unknown_things_answer_json_404s(ladder: Ladder) -> None:
 
 @pytest.mark.parametrize(
     ("method", "url"),
-    [("POST", "/api/ladder/pause"), ("POST", "/api/ladder/resume"), ("POST", "/api/authors/bob/ban"), ("GET", "/api/log")],
+    [
+        ("POST", "/api/ladder/pause"),
+        ("POST", "/api/ladder/resume"),
+        ("POST", "/api/authors/bob/ban"),
+        ("GET", "/api/log"),
+        ("POST", "/api/bots/greedy/retire"),
+        ("POST", "/api/bots/greedy/ban"),
+    ],
 )
 def test_the_organisers_actions_need_an_admin_token(ladder: Ladder, method: str, url: str) -> None:
+    assert ladder.submit("bob", bot_archive()).status_code == 202  # the bot the bot actions act on
     assert ladder.request(method, url).status_code == 401
     r = ladder.request(method, url, "alice")
     assert r.status_code == 403 and "not an admin" in r.json()["error"]
@@ -259,7 +267,9 @@ def test_the_organisers_actions_need_an_admin_token(ladder: Ladder, method: str,
 
 
 def test_an_admin_pauses_bans_and_every_action_is_logged(ladder: Ladder) -> None:
-    assert ladder.request("GET", "/api/ladder").json() == {"name": "t", "paused": False, "submit": "authors", "waiting": 0}
+    status = ladder.request("GET", "/api/ladder").json()
+    assert {k: v for k, v in status.items() if k != "league"} == {"name": "t", "paused": False, "submit": "authors", "waiting": 0}
+    assert status["league"]["state"] == "stopped"  # this app's league loop was not started
     assert ladder.request("POST", "/api/ladder/pause", "org").json() == {"paused": True}
     assert ladder.store.paused()
     assert ladder.submit("alice", bot_archive()).status_code == 202  # paused: still taken, not checked
@@ -284,3 +294,41 @@ def test_an_admin_pauses_bans_and_every_action_is_logged(ladder: Ladder) -> None
         ("org", "resume", "ladder"),
     ]
     assert not ladder.store.paused()
+
+
+def test_an_admin_retires_and_bans_a_bot_and_a_banned_bot_takes_no_new_version(ladder: Ladder) -> None:
+    assert ladder.submit("alice", bot_archive()).status_code == 202
+    r = ladder.request("POST", "/api/bots/greedy/retire", "org")
+    assert r.status_code == 200 and r.json() == {"bot": "greedy", "retired_through": 1}
+    assert ladder.submit("alice", bot_archive()).status_code == 202  # a later version joins again
+    assert ladder.request("POST", "/api/bots/greedy/ban", "org").json() == {"bot": "greedy", "banned": True}
+    r = ladder.submit("alice", bot_archive())
+    assert r.status_code == 403 and "bot 'greedy' is banned" in r.json()["error"]
+    assert ladder.request("DELETE", "/api/bots/greedy/ban", "org").json()["banned"] is False
+    assert ladder.submit("alice", bot_archive()).status_code == 202
+    for url in ("/api/bots/nobody/retire", "/api/bots/nobody/ban"):
+        r = ladder.request("POST", url, "org")
+        assert r.status_code == 404 and "no bot 'nobody'" in r.json()["error"]
+    log = [(a["author"], a["action"], a["subject"], a["detail"]) for a in ladder.request("GET", "/api/log", "org").json()["actions"]]
+    assert ("org", "retire", "greedy", "versions 1-1") in log
+    assert ("org", "ban-bot", "greedy", "") in log and ("org", "unban-bot", "greedy", "") in log
+
+
+@pytest.mark.parametrize(
+    ("name", "status", "needle"),
+    [
+        ("b" * 57, 400, "at most 56 characters"),  # the league adds '.vN' to the 64 a name may have
+        ("one", 409, "a bot of the league itself"),
+        ("bad name", 400, "must be 1-64 of"),
+    ],
+)
+def test_a_bot_name_that_cannot_play_in_the_league_is_refused(ladder: Ladder, name: str, status: int, needle: str) -> None:
+    r = ladder.submit("alice", bot_archive(), name=name)
+    assert r.status_code == status and needle in r.json()["error"]
+    assert ladder.store.submissions() == []
+
+
+def test_a_house_bot_named_like_a_version_keeps_its_name_free(tmp_path: Path) -> None:
+    ladder = Ladder(tmp_path, LEAGUE.replace("name: one,", "name: ant.v1,"))
+    r = ladder.submit("alice", bot_archive(), name="ant")  # ant's v1 would play as 'ant.v1'
+    assert r.status_code == 409 and "a bot of the league itself" in r.json()["error"]

@@ -35,7 +35,10 @@ def serve_cmd(ladder_file: Path, host: str, port: int, add_author: str | None, a
     """Serve the ladder of LADDER_FILE, where authors submit bots.
 
     Each version sent is unpacked under the ladder's limits, built in the sandbox and
-    checked like 'arena check'.
+    checked like 'arena check'. A version that passes joins the ladder's continuous
+    league as BOT.vN and retires the bot's previous version; the league plays while the
+    service runs ('arena standings', 'games', 'replay' and 'report' work on its results
+    folder meanwhile).
 
     \b
     The API (JSON; see docs/ladder-api.md):
@@ -44,7 +47,8 @@ def serve_cmd(ladder_file: Path, host: str, port: int, add_author: str | None, a
       GET  /api/submissions/ID     a version's state; its author also sees the check's report
       GET  /api/ladder             paused or not, versions waiting
     Admin tokens also: POST /api/ladder/pause|resume, POST|DELETE /api/authors/NAME/ban,
-    GET /api/log (every action with its author).
+    POST /api/bots/BOT/retire, POST|DELETE /api/bots/BOT/ban, GET /api/log (every action
+    with its author).
     Everything is kept in the league's results folder (ladder.sqlite, submissions/):
     a restart takes up the submissions left half checked.
     """
@@ -138,7 +142,7 @@ def _token(token_file: Path | None) -> str:
 
 
 def _default_name(folder: Path) -> str:
-    name = re.sub(r"[^A-Za-z0-9_.+-]", "-", folder.resolve().name)[:64]
+    name = re.sub(r"[^A-Za-z0-9_.+-]", "-", folder.resolve().name)[:56]
     return name or "bot"
 
 
@@ -167,10 +171,10 @@ def submit_cmd(
     """
     from arena.durations import parse_duration_ms
     from arena.ladder.client import SubmissionRefused, submit, wait_for_verdict
-    from arena.ladder.settings import check_author_name
+    from arena.ladder.settings import check_bot_name
 
     token = _token(token_file)
-    bot = check_author_name(name or _default_name(folder))
+    bot = check_bot_name(name or _default_name(folder))
     timeout_s = parse_duration_ms(timeout, "--timeout") / 1000
     try:
         answer = submit(url, token, folder, bot, command, build)

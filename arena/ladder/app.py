@@ -34,9 +34,11 @@ from starlette.routing import Route
 from starlette.types import Message
 
 from arena.errors import ArchiveRefused, ConfigError, LadderError
+from arena.ladder.league import LeagueLoop
 from arena.ladder.pages import page_routes
 from arena.ladder.queue import ARCHIVE_FILE, BOT_FOLDER, CheckQueue, submission_folder
-from arena.ladder.settings import Ladder, SubmitPolicy, check_author_name
+from arena.ladder.roster import version_of
+from arena.ladder.settings import Ladder, SubmitPolicy, check_bot_name
 from arena.ladder.store import SUBMISSIONS_FOLDER, Author, LadderStore, State
 from arena.ladder.unpack import unpack
 
@@ -63,6 +65,7 @@ class Service:
     ladder: Ladder
     store: LadderStore
     queue: CheckQueue
+    league: LeagueLoop
 
 
 def _error(e: HttpError) -> JSONResponse:
@@ -200,11 +203,14 @@ async def _post_form(service: Service, author: Author, form: dict[str, Any]) -> 
     if len(data) > limits.max_bytes:
         raise HttpError(413, f"the archive passes {limits.max_bytes} bytes, this ladder's limit")
     try:
-        name = check_author_name(str(form.get("name") or ""))
+        name = check_bot_name(str(form.get("name") or ""))
     except ConfigError as e:
         raise HttpError(400, f"bot {e}") from None
-    if name in {b.name for b in service.ladder.league.bots}:
+    house = {b.name for b in service.ladder.league.bots}
+    if name in house or any((version_of(h) or ("",))[0] == name for h in house):
         raise HttpError(409, f"bot {name!r} is a bot of the league itself; choose another name")
+    if service.store.bot_flags().get(name, (0, False))[1]:
+        raise HttpError(403, f"bot {name!r} is banned from this ladder")
     command = _words(form, "command", required=True)
     assert command is not None
     build = _words(form, "build", required=False)
@@ -286,12 +292,14 @@ def _admin(service: Service, request: Request) -> Author:
 async def ladder_status(service: Service, request: Request) -> JSONResponse:
     """The ladder's name, whether it is paused, who may submit, and how many versions wait."""
     pending = await run_in_threadpool(service.store.pending)
+    status = service.league.status
     return JSONResponse(
         {
             "name": service.ladder.league.name,
             "paused": service.store.paused(),
             "submit": service.ladder.settings.submit.value,
             "waiting": len(pending),
+            "league": {"state": status.state, "detail": status.detail, "since": status.since},
         }
     )
 
@@ -300,6 +308,7 @@ async def pause(service: Service, request: Request) -> JSONResponse:
     """Admins: stop checking versions (they are still taken), kept across restarts."""
     admin = _admin(service, request)
     service.store.set_paused(True, admin.name)
+    service.league.changed()
     return JSONResponse({"paused": True})
 
 
@@ -308,6 +317,7 @@ async def resume(service: Service, request: Request) -> JSONResponse:
     admin = _admin(service, request)
     service.store.set_paused(False, admin.name)
     service.queue.wake()
+    service.league.changed()
     return JSONResponse({"paused": False})
 
 
@@ -322,7 +332,34 @@ async def ban(service: Service, request: Request) -> JSONResponse:
         service.store.set_banned(name, banned, admin.name)
     except LadderError as e:
         raise HttpError(404, str(e)) from None
+    service.league.changed()  # a banned author's bots play no more
     return JSONResponse({"author": name, "banned": banned})
+
+
+async def retire_bot(service: Service, request: Request) -> JSONResponse:
+    """Admins: retire every version of a bot so far (its games keep counting; a later
+    version joins again)."""
+    admin = _admin(service, request)
+    name = request.path_params["bot"]
+    try:
+        newest = service.store.retire_bot(name, admin.name)
+    except LadderError as e:
+        raise HttpError(404, str(e)) from None
+    service.league.changed()
+    return JSONResponse({"bot": name, "retired_through": newest})
+
+
+async def ban_bot(service: Service, request: Request) -> JSONResponse:
+    """Admins: ban (``POST``) a bot, retiring it and refusing its new versions, or lift the ban (``DELETE``)."""
+    admin = _admin(service, request)
+    name = request.path_params["bot"]
+    banned = request.method == "POST"
+    try:
+        service.store.set_bot_banned(name, banned, admin.name)
+    except LadderError as e:
+        raise HttpError(404, str(e)) from None
+    service.league.changed()
+    return JSONResponse({"bot": name, "banned": banned})
 
 
 async def action_log(service: Service, request: Request) -> JSONResponse:
@@ -338,17 +375,22 @@ async def not_found(request: Request, exc: Exception) -> JSONResponse:
 
 
 def make_app(ladder: Ladder, store: LadderStore, start_queue: bool = True) -> Starlette:
-    """The application over ``store``; with ``start_queue`` its check queue runs while it serves."""
-    queue = CheckQueue(ladder, store)
+    """The application over ``store``; with ``start_queue`` its check queue and its league
+    run while it serves (and are stopped, in that order, when it stops)."""
+    league = LeagueLoop(ladder, store)
+    queue = CheckQueue(ladder, store, on_verdict=league.changed)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         if start_queue:
             queue.start()
+            league.start()
         try:
             yield
         finally:
             await run_in_threadpool(queue.stop)
+            if start_queue:
+                await run_in_threadpool(league.stop)
 
     app = Starlette(
         routes=[
@@ -359,11 +401,13 @@ def make_app(ladder: Ladder, store: LadderStore, start_queue: bool = True) -> St
             Route("/api/ladder/pause", _handler(pause), methods=["POST"]),
             Route("/api/ladder/resume", _handler(resume), methods=["POST"]),
             Route("/api/authors/{name}/ban", _handler(ban), methods=["POST", "DELETE"]),
+            Route("/api/bots/{bot}/retire", _handler(retire_bot), methods=["POST"]),
+            Route("/api/bots/{bot}/ban", _handler(ban_bot), methods=["POST", "DELETE"]),
             Route("/api/log", _handler(action_log), methods=["GET"]),
             *page_routes(),
         ],
         exception_handlers={404: not_found, 405: not_found},
         lifespan=lifespan,
     )
-    app.state.service = Service(ladder, store, queue)
+    app.state.service = Service(ladder, store, queue, league)
     return app

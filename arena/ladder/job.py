@@ -57,14 +57,14 @@ def run_job(folder: Path) -> dict[str, Any]:
     }
 
 
-def _interrupt_group(signum: int, frame: object) -> None:
+def interrupt_group(signum: int, frame: object) -> None:
     """The service is gone (or stops us): end the check like Ctrl-C ends ``arena check``."""
     os.killpg(os.getpgrp(), signal.SIGINT)
 
 
-def _die_with_service(parent: int) -> bool:
+def die_with_service(parent: int) -> bool:
     """Ask Linux for SIGTERM when the service dies (a kill -9 too); False if it is gone already."""
-    signal.signal(signal.SIGTERM, _interrupt_group)
+    signal.signal(signal.SIGTERM, interrupt_group)
     # Not Linux: the service's own stop still ends us.
     with contextlib.suppress(OSError, AttributeError):
         ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
@@ -75,7 +75,7 @@ def main(argv: list[str]) -> int:
     """Run the job of the submission folder ``argv[0]`` for the service of pid ``argv[1]``;
     0 when a result was written, 3 when the service was gone before it started."""
     folder = Path(argv[0])
-    if not _die_with_service(int(argv[1])):
+    if not die_with_service(int(argv[1])):
         return 3
     result = run_job(folder)
     tmp = folder / (RESULT_FILE + ".part")

@@ -17,7 +17,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from arena.errors import ArchiveRefused
@@ -54,9 +54,10 @@ def submission_folder(ladder: Ladder, sid: int) -> Path:
 class CheckQueue:
     """The thread that takes pending submissions in fair order and stores their verdicts."""
 
-    def __init__(self, ladder: Ladder, store: LadderStore) -> None:
+    def __init__(self, ladder: Ladder, store: LadderStore, on_verdict: Callable[[], None] = lambda: None) -> None:
         self.ladder = ladder
         self.store = store
+        self.on_verdict = on_verdict  # a version passed or failed: the league's roster may change
         self.intake = threading.Lock()  # held while a submission is stored and its folder made
         self._wake = threading.Event()
         self._stop = threading.Event()
@@ -157,6 +158,7 @@ class CheckQueue:
         if code == 0 and result_file.is_file():
             r = json.loads(result_file.read_text(encoding="utf-8"))
             self.store.set_state(sub.id, State(r["state"]), r["reason"], r["report"], r["build_log"])
+            self.on_verdict()
             return
         if code is None:
             why = f"the build and check took longer than {self.ladder.settings.check.timeout_ms / 1000:g} s"

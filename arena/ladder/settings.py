@@ -249,3 +249,15 @@ def check_author_name(name: str) -> str:
     if not NAME_RE.fullmatch(name):
         raise ConfigError(f"name {name!r}: must be 1-64 of A-Z a-z 0-9 _ . + -")
     return name
+
+
+# A version plays in the league as ``BOT.vN``: a bot's name leaves room for the suffix.
+BOT_NAME_MAX = 56
+
+
+def check_bot_name(name: str) -> str:
+    """``name`` if it is a fit bot name (1-56 of A-Z a-z 0-9 _ . + -), else ConfigError."""
+    check_author_name(name)
+    if len(name) > BOT_NAME_MAX:
+        raise ConfigError(f"name {name!r}: at most {BOT_NAME_MAX} characters (the league adds '.vN')")
+    return name

@@ -25,8 +25,18 @@ from arena.errors import LadderError
 
 LADDER_STORE_NAME = "ladder.sqlite"
 SUBMISSIONS_FOLDER = "submissions"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+# Version 2 added ``bots``: the organiser's retire and ban of a bot (a version 1 store is
+# upgraded in place: the table starts empty).
 TOKEN_BYTES = 32
+
+_BOTS_TABLE = """
+CREATE TABLE bots (
+    name TEXT PRIMARY KEY,
+    retired_through INTEGER NOT NULL DEFAULT 0,
+    banned INTEGER NOT NULL DEFAULT 0
+);
+"""
 
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -66,7 +76,7 @@ CREATE TABLE actions (
     subject TEXT NOT NULL,
     detail TEXT NOT NULL
 );
-"""
+""" + _BOTS_TABLE
 
 
 class State(enum.StrEnum):
@@ -184,6 +194,12 @@ class LadderStore:
         except sqlite3.DatabaseError as e:
             raise LadderError(f"{str(self.path)!r} is not a ladder store: {e}") from None
         version = str(row[0]) if row else None
+        if version == "1":
+            # Version 1 to 2: the bots table, in one transaction (a crash leaves version 1).
+            self._conn.executescript(
+                f"BEGIN; {_BOTS_TABLE} UPDATE meta SET value='{SCHEMA_VERSION}' WHERE key='schema'; COMMIT;"
+            )
+            return
         if version != str(SCHEMA_VERSION):
             why = (
                 "newer than this arena"
@@ -377,6 +393,50 @@ class LadderStore:
             (author.id, since),
         )
         return [r[0] for r in rows], sum(r[1] for r in rows)
+
+    # The organiser's retire and ban of a bot ------------------------------------------------
+
+    def retire_bot(self, bot: str, by: str | None) -> int:
+        """Retire every version of ``bot`` submitted so far (a later one joins again); the
+        newest version retired, 0 when the bot has none."""
+        with self._tx() as c:
+            newest = int(c.execute("SELECT coalesce(max(version), 0) FROM submissions WHERE bot=?", (bot,)).fetchone()[0])
+            if newest == 0:
+                raise LadderError(f"no bot {bot!r}")
+            c.execute(
+                "INSERT INTO bots (name, retired_through) VALUES (?, ?) "
+                "ON CONFLICT(name) DO UPDATE SET retired_through=excluded.retired_through",
+                (bot, newest),
+            )
+            self._log(c, by, "retire", bot, f"versions 1-{newest}")
+        return newest
+
+    def set_bot_banned(self, bot: str, banned: bool, by: str | None) -> None:
+        """Ban ``bot`` (every version retired, no new one taken) or lift the ban."""
+        with self._tx() as c:
+            if c.execute("SELECT 1 FROM submissions WHERE bot=? LIMIT 1", (bot,)).fetchone() is None:
+                raise LadderError(f"no bot {bot!r}")
+            c.execute(
+                "INSERT INTO bots (name, banned) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET banned=excluded.banned",
+                (bot, int(banned)),
+            )
+            self._log(c, by, "ban-bot" if banned else "unban-bot", bot, "")
+
+    def bot_flags(self) -> dict[str, tuple[int, bool]]:
+        """Each flagged bot's (newest version retired, banned)."""
+        return {n: (int(r), bool(b)) for n, r, b in self._rows("SELECT name, retired_through, banned FROM bots")}
+
+    # What the service keeps between its runs ------------------------------------------------
+
+    def kept(self, key: str) -> str | None:
+        """The value the service kept under ``key`` (see :meth:`keep`), or None."""
+        row = self._rows("SELECT value FROM meta WHERE key=?", (f"kept.{key}",))
+        return str(row[0][0]) if row else None
+
+    def keep(self, key: str, value: str) -> None:
+        """Keep ``value`` under ``key`` across restarts."""
+        with self._tx() as c:
+            c.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (f"kept.{key}", value))
 
     # The ladder's own switches ------------------------------------------------------------
 

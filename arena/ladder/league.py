@@ -1,0 +1,201 @@
+"""The league loop of ``arena serve``: one continuous league that keeps playing.
+
+A thread watches the roster (:mod:`arena.ladder.roster`): the versions that passed their
+checks, which of them are retired, whether the ladder is paused.  While the league has
+games to play it runs in a child process (:mod:`arena.ladder.league_job`); when the roster
+changes the child is stopped like Ctrl-C stops ``arena run`` (finished games kept) and
+started again on the new league file, so the new version plays next: the league gives every
+new meeting its first sets before it goes back to the least sure pairs.  When the league
+stops by itself (every adjacent pair settled, or its budget spent) the loop is idle until
+the roster changes.  A league that fails (a house bot that does not build, a ladder file
+edited in a way the stored games forbid) is tried again after a pause, and the failure is
+logged and shown on the ladder's health.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from arena.ladder.league_job import EXIT_ENDED, EXIT_INTERRUPTED
+from arena.ladder.roster import league_text, write_league_file
+from arena.ladder.settings import Ladder
+from arena.ladder.store import LadderStore
+from arena.league.store import STORE_NAME, ResultStore
+
+LOG_FILE = "ladder-league.log"
+LOG_KEEP_BYTES = 256 * 1024  # of the log, kept when it passes LOG_MAX_BYTES at a start
+LOG_MAX_BYTES = 1024 * 1024
+POLL_S = 1.0  # how often the roster is looked at (a passed check wakes the loop at once)
+RETRY_AFTER_S = 60.0  # after a league that failed, before it is tried again on the same file
+STOP_GRACE_S = 30.0  # from SIGINT to SIGKILL of the league's process
+
+
+@dataclass(frozen=True)
+class LeagueStatus:
+    """What the league loop is doing, for the ladder's health."""
+
+    state: str  # "playing", "idle", "paused", "failed" or "stopped"
+    detail: str
+    since: float
+
+
+class LeagueLoop:
+    """The thread that keeps the ladder's league playing on the current roster."""
+
+    def __init__(self, ladder: Ladder, store: LadderStore) -> None:
+        self.ladder = ladder
+        self.store = store
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._running_text: str | None = None
+        self._ended_text: str | None = None  # the file the league last stopped on by itself
+        self._failed: tuple[str, float] | None = None  # the file that failed, and when to retry
+        self._status = LeagueStatus("stopped", "not started", time.time())
+        self._thread = threading.Thread(target=self._run, name="ladder-league", daemon=True)
+
+    @property
+    def status(self) -> LeagueStatus:
+        return self._status
+
+    def start(self) -> None:
+        """Start the loop: the league resumes (or stays idle if it had ended on this roster)."""
+        self._thread.start()
+
+    def changed(self) -> None:
+        """Say the roster may have changed (a version passed, a bot was retired...)."""
+        self._wake.set()
+
+    def stop(self, timeout_s: float = STOP_GRACE_S + 15) -> None:
+        """Stop the league (finished games kept, games in flight abandoned) and the loop."""
+        self._stop.set()
+        self._wake.set()
+        self._thread.join(timeout_s)
+
+    def _set(self, state: str, detail: str) -> None:
+        if (state, detail) != (self._status.state, self._status.detail):
+            self._status = LeagueStatus(state, detail, time.time())
+
+    def _run(self) -> None:
+        try:
+            while not self._stop.is_set():
+                try:
+                    self._step()
+                except Exception as e:  # the ladder's own failure (a full disk...): tried again
+                    self._halt()
+                    self._set("failed", f"the league could not start: {e!r}")
+                    self._failed = ("", time.time() + RETRY_AFTER_S)
+                self._wake.wait(POLL_S)
+                self._wake.clear()
+        finally:
+            self._halt()
+            self._set("stopped", "the service stopped")
+
+    def _step(self) -> None:
+        if self.store.paused():
+            if self._proc is not None:
+                self._halt()
+            self._set("paused", "the organiser paused the ladder")
+            return
+        text = league_text(self.ladder, self.store)
+        if self._proc is not None:
+            code = self._proc.poll()
+            if code is None:
+                if text != self._running_text:
+                    self._halt()  # started again on the new file at the next step
+                return
+            self._ended(code)
+        if text == self._ended_text:
+            return
+        if self._failed is not None and (self._failed[0] in ("", text)) and time.time() < self._failed[1]:
+            return
+        self._launch(text)
+
+    def _launch(self, text: str) -> None:
+        path = write_league_file(self.ladder, league_text(self.ladder, self.store, self._budget_base(text)))
+        log = self.ladder.folder / LOG_FILE
+        _trim(log)
+        with log.open("ab") as out:
+            self._proc = subprocess.Popen(
+                [sys.executable, "-m", "arena.ladder.league_job", str(path), str(os.getpid())],
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=out,
+                start_new_session=True,
+                env={**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)},
+            )
+        self._running_text = text
+        self._failed = None
+        self._set("playing", "the league is playing")
+
+    def _budget_base(self, text: str) -> int:
+        """The games the league had when its roster became ``text`` (kept across restarts):
+        the ladder's ``max_games`` counts from there."""
+        digest = hashlib.sha256(text.encode()).hexdigest()
+        if self.store.kept("league.roster") == digest:
+            return int(self.store.kept("league.games_before") or 0)
+        base = 0
+        if (self.ladder.folder / STORE_NAME).is_file():
+            with ResultStore.open(self.ladder.folder) as results:
+                base = results.schedule_size()
+        self.store.keep("league.games_before", str(base))
+        self.store.keep("league.roster", digest)
+        return base
+
+    def _ended(self, code: int) -> None:
+        """The league's process ended by itself with ``code``."""
+        text, self._proc, self._running_text = self._running_text, None, None
+        if code == EXIT_ENDED:
+            self._ended_text = text
+            self._set("idle", _last_line(self.ladder.folder / LOG_FILE) or "the league stopped")
+            return
+        why = _last_line(self.ladder.folder / LOG_FILE) or f"exit code {code}"
+        self._failed = (text or "", time.time() + RETRY_AFTER_S)
+        self._set("failed", f"the league ended with exit code {code}: {why}")
+        self.store.log(None, "league-failed", "league", why)
+
+    def _halt(self) -> None:
+        """Stop the league's process like Ctrl-C, then kill its group if it does not end."""
+        proc, self._proc, self._running_text = self._proc, None, None
+        if proc is None:
+            return
+        for sig, wait in ((signal.SIGINT, STOP_GRACE_S), (signal.SIGKILL, 10.0)):
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, sig)
+            try:
+                code = proc.wait(wait)
+            except subprocess.TimeoutExpired:
+                continue
+            if code not in (EXIT_ENDED, EXIT_INTERRUPTED, -signal.SIGKILL):
+                self.store.log(None, "league-stopped", "league", f"exit code {code}")
+            return
+
+
+def _trim(log: Path) -> None:
+    """Keep the log's tail when it grew past LOG_MAX_BYTES."""
+    with contextlib.suppress(OSError):
+        if log.stat().st_size > LOG_MAX_BYTES:
+            with log.open("rb") as f:
+                f.seek(-LOG_KEEP_BYTES, os.SEEK_END)
+                tail = f.read()
+            log.write_bytes(tail)
+
+
+def _last_line(log: Path) -> str:
+    """The log's last line (the league's own words on why it stopped)."""
+    with contextlib.suppress(OSError), log.open("rb") as f:
+        f.seek(max(0, log.stat().st_size - 4096))
+        lines = f.read().decode("utf-8", "replace").strip().splitlines()
+        # Without the time the league job puts in front of each of its lines.
+        return re.sub(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d ", "", lines[-1])[:500] if lines else ""
+    return ""

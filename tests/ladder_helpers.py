@@ -1,0 +1,144 @@
+"""What the ladder's tests share: a ladder file, a bot folder, an ``arena serve`` process on a
+loopback port, and waiting for a submission's state."""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+ARENA = [sys.executable, "-m", "arena"]
+PENDING = {"received", "unpacked", "built", "checking"}
+VERDICTS = {"passed", "failed", "refused"}
+
+
+def env() -> dict[str, str]:
+    """The environment the arena's processes get: this checkout first on the path."""
+    return {**os.environ, "PYTHONPATH": str(REPO)}
+
+
+def ladder_file(folder: Path, max_games: int = 2000, house_b: str = f"{sys.executable} sample_bots/random_bot.py") -> Path:
+    """A 2-player ladder in ``folder`` whose league stops after ``max_games``; the house bots
+    start at the repository's root."""
+    path = folder / "ladder.yaml"
+    path.write_text(
+        f"""\
+name: served
+players: 2
+format: continuous
+max_games: {max_games}
+time_control: {{move: 3s, startup: 30s}}
+output: results
+cwd: {REPO}
+bots:
+  - {{name: house-a, command: {sys.executable} sample_bots/random_bot.py}}
+  - {{name: house-b, command: {house_b}}}
+ladder:
+  check: {{conformance_games: 23, concurrency: 2, timeout: 10m}}
+"""
+    )
+    return path
+
+
+def bot_folder(folder: Path) -> Path:
+    """A folder holding the sample random bot (``python3 random_bot.py``)."""
+    folder.mkdir()
+    shutil.copy(REPO / "sample_bots" / "random_bot.py", folder / "random_bot.py")
+    return folder
+
+
+def add_author(ladder: Path, name: str, admin: bool = False) -> str:
+    """Add an author with ``arena serve --add-author``; their token."""
+    added = subprocess.run(
+        [*ARENA, "serve", str(ladder), "--add-author", name, *(["--admin"] if admin else [])],
+        capture_output=True, text=True, env=env(), timeout=60,
+    )  # fmt: skip
+    assert added.returncode == 0 and "shown only this once" in added.stderr, added.stderr
+    return added.stdout.strip()
+
+
+class Server:
+    """One ``arena serve --port 0`` process and the URL it printed."""
+
+    def __init__(self, ladder: Path) -> None:
+        self.proc = subprocess.Popen(
+            [*ARENA, "serve", str(ladder), "--port", "0"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            env=env(),
+            start_new_session=True,
+        )
+        assert self.proc.stdout is not None
+        ready, _, _ = select.select([self.proc.stdout], [], [], 60)
+        line = self.proc.stdout.readline() if ready else ""
+        assert "serving on http://127.0.0.1:" in line, line
+        self.url = line.split("serving on ")[1].split()[0]
+
+    def stop(self, sig: int = signal.SIGTERM) -> int | None:
+        """Send ``sig`` and wait for the exit code (None: it had to be killed)."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+        try:
+            return self.proc.wait(90)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(10)
+            return None
+        finally:
+            assert self.proc.stdout is not None
+            self.proc.stdout.close()
+
+
+@pytest.fixture
+def servers() -> Iterator[list[Server]]:
+    """The servers a test starts; each is killed at the end (when the test did not stop it)."""
+    started: list[Server] = []
+    yield started
+    for s in started:
+        if s.proc.poll() is None:
+            s.stop(signal.SIGKILL)
+
+
+def submission(url: str, sid: int, token: str) -> dict[str, Any]:
+    """``GET /api/submissions/SID`` as ``token`` sees it."""
+    r = httpx.get(f"{url}/api/submissions/{sid}", headers={"Authorization": f"Bearer {token}"}, timeout=30)
+    r.raise_for_status()
+    body: dict[str, Any] = r.json()
+    return body
+
+
+def wait_for_state(url: str, sid: int, token: str, states: set[str], seconds: float) -> dict[str, Any]:
+    """The submission once it is in one of ``states``, or as it is after ``seconds``."""
+    return wait_until(lambda: submission(url, sid, token), lambda s: s["state"] in states, seconds)
+
+
+def wait_until(get: Callable[[], Any], done: Callable[[Any], bool], seconds: float, every: float = 0.5) -> Any:
+    """``get()`` once ``done`` holds for it, or its last value after ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while True:
+        value = get()
+        if done(value) or time.monotonic() > deadline:
+            return value
+        time.sleep(every)
+
+
+def standings_rows(results: Path) -> dict[str, dict[str, Any]]:
+    """The rows of ``results/standings.json`` by bot ({} before it is written)."""
+    try:
+        data = json.loads((results / "standings.json").read_text())
+    except (OSError, ValueError):
+        return {}
+    return {r["bot"]: r for r in data.get("rows", [])}
