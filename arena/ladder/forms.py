@@ -20,7 +20,7 @@ from starlette.routing import BaseRoute, Route
 
 from arena.ladder.render import page, secure
 from arena.ladder.session import CSRF_COOKIE, CSRF_FIELD, SESSION_COOKIE, SESSION_S, csrf_ok, session_cookie
-from arena.ladder.settings import SubmitPolicy
+from arena.ladder.settings import BOT_NAME_MAX, SubmitPolicy
 from arena.ladder.site import Site, Viewer, site_of
 from arena.ladder.store import Author
 
@@ -41,9 +41,10 @@ class FormRefused(Exception):
 
 
 async def _small_form(request: Request) -> dict[str, str]:
-    """A urlencoded form of at most :data:`SMALL_FORM_BYTES`, its fields' last values."""
+    """A urlencoded form of at most :data:`SMALL_FORM_BYTES`, its fields' last values; a body
+    of another type has no fields (so its CSRF token is missing: refused)."""
     if request.headers.get("content-type", "").split(";")[0].strip() != "application/x-www-form-urlencoded":
-        raise FormRefused(400, "send the form as application/x-www-form-urlencoded")
+        return {}
     body = b""
     async for chunk in request.stream():
         body += chunk
@@ -143,6 +144,7 @@ def _submit_context(site: Site, viewer: Viewer) -> dict[str, Any]:
     ]
     return {
         "max_mb": a.max_bytes // (1024 * 1024),
+        "name_max": BOT_NAME_MAX,
         "policy": site.ladder.settings.submit.value,
         "mine": [{"bot": b, "version": n, "state": s.value} for b, _a, n, s, _u in mine],
         "sent": None,

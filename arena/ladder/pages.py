@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlencode
 
+from markupsafe import Markup
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -233,9 +234,12 @@ def _bot(bot: str) -> Gather:
         if not versions and bot not in site.house and not rows:
             raise NotFound(f"no bot {bot!r} on this ladder")
         games, total = find_games(site.ladder.folder, GameFilter(bots=tuple(names)), 0, BOT_GAMES)
+        retired_through, banned = site.store.bot_flags().get(bot, (0, False))
         return {
             "bot": bot,
             "house": bot in site.house,
+            "retired_through": retired_through,
+            "banned": banned,
             "author": versions[0].author if versions and bot not in site.house else None,
             "versions": [_version_row(v, rows) for v in reversed(versions)],
             "rows": [{"shown": shown_row(r), "page": bot_page(bot)} for r in rows],
@@ -368,8 +372,9 @@ def _game(game_id: str) -> Gather:
             "record": shown,
             "seats": _seat_rows(shown, owners, viewer),
             "moves": [(i + 1, PLAYER_LETTERS[m.player], m.move, m.ms) for i, m in enumerate(shown.moves)],
-            "data_json": script_json(
-                {"kind": "replay", "running": False, "refresh_s": 0, "games": [shown.to_dict()]}
+            # Safe inside <script> as it is (script_json escapes < > &): not HTML-escaped again.
+            "data_json": Markup(
+                script_json({"kind": "replay", "running": False, "refresh_s": 0, "games": [shown.to_dict()]})
             ),
             "report": None,  # the viewer's template: not the report's (shown, not hidden)
         }
@@ -411,8 +416,10 @@ def health(site: Site) -> dict[str, Any]:
     since = (dt.datetime.now(dt.UTC) - dt.timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M:%SZ")
     states = site.store.state_counts()
     league = site.ladder.league
+    status = site.service.league.status
     answer: dict[str, Any] = {
         "ok": True,
+        "league": {"state": status.state, "detail": printable(status.detail), "since": status.since},
         "paused": site.store.paused(),
         "waiting": sum(n for s, n in states.items() if s.pending),
         "checking": states.get(State.CHECKING, 0),

@@ -13,7 +13,6 @@ may not see, before the record reaches a page.
 from __future__ import annotations
 
 import json
-import re
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
@@ -23,6 +22,7 @@ from urllib.parse import quote
 
 from arena.errors import StoreError
 from arena.game.record import GameRecord
+from arena.ladder.roster import version_of
 from arena.league.continuous import stored_pairs
 from arena.league.game_filter import GameFilter
 from arena.league.game_summary import GameSummary
@@ -32,14 +32,6 @@ from arena.league.tally import probability_text
 
 STANDINGS_FILE = "standings.json"
 MAX_STANDINGS_BYTES = 64 * 1024 * 1024  # a league of thousands of bots stays far below
-# BOT.vN, the name a passed version plays under (arena.ladder.roster.league_name).
-_VERSION_NAME = re.compile(r"(?P<bot>.+)\.v(?P<version>[1-9][0-9]{0,8})")
-
-
-def split_league_name(name: str) -> tuple[str, int] | None:
-    """``(bot, version)`` of a league name ``BOT.vN``; None for any other name."""
-    m = _VERSION_NAME.fullmatch(name)
-    return None if m is None else (m["bot"], int(m["version"]))
 
 
 def bot_page(name: str) -> str:
@@ -59,7 +51,7 @@ class Owners:
         """The bot whose page shows league name ``name``: ``BOT`` for ``BOT.vN``, else itself."""
         if name in self.house:
             return name
-        split = split_league_name(name)
+        split = version_of(name)
         return split[0] if split is not None and split[0] in self.authors else name
 
     def owner(self, name: str) -> str | None:
