@@ -461,7 +461,7 @@ def _ladder(site: Site, viewer: Viewer) -> dict[str, Any]:
     if league.format.value == "continuous":
         c = league.continuous
         stops = f"every neighbour pair settled at {c.confidence:.0%} (tied: within {c.indifference:g} Elo)"
-        rows.append(("stops when", f"{stops}, or after {c.max_games} games"))
+        rows.append(("stops when", f"{stops}, or {c.max_games} games after the last version joined"))
     gate = settings.check
     check = [
         ("conformance games", str(gate.conformance_games)),

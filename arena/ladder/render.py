@@ -61,11 +61,18 @@ def lines(value: Any, most: int = 20_000) -> Markup:
     return escape(printable_lines(text))
 
 
-def when(seconds: Any) -> str:
-    """A time (seconds since 1970, or an ISO text) in UTC, to the second."""
-    if isinstance(seconds, int | float):
-        return str(dt.datetime.fromtimestamp(seconds, dt.UTC).strftime("%Y-%m-%d %H:%M:%S UTC"))
-    return "" if seconds is None else str(seconds).replace("T", " ").replace("Z", " UTC")
+def when(value: Any) -> str:
+    """A time (seconds since 1970, or an ISO text as the stores keep) in UTC, to the second;
+    a text that is no time, as it is."""
+    if isinstance(value, int | float):
+        moment = dt.datetime.fromtimestamp(value, dt.UTC)
+    else:
+        try:
+            moment = dt.datetime.fromisoformat(str(value))
+        except ValueError:
+            return "" if value is None else str(value)
+        moment = moment.replace(tzinfo=moment.tzinfo or dt.UTC).astimezone(dt.UTC)
+    return moment.strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
 @cache
