@@ -46,6 +46,9 @@ def serve_cmd(ladder_file: Path, host: str, port: int, add_author: str | None, a
       GET  /api/bots               every bot and its versions
       GET  /api/submissions/ID     a version's state; its author also sees the check's report
       GET  /api/ladder             paused or not, versions waiting
+      GET  /api/standings          the standings; /api/health: games per hour, queue
+    Web pages: / (the live standings), /bots, /games, /ladder (settings and health);
+    /login with a token, then /submit; an author sees their own bots' logs there.
     Admin tokens also: POST /api/ladder/pause|resume, POST|DELETE /api/authors/NAME/ban,
     POST /api/bots/BOT/retire, POST|DELETE /api/bots/BOT/ban, GET /api/log (every action
     with its author).

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -32,6 +33,7 @@ from arena.league.tally import probability_text
 
 STANDINGS_FILE = "standings.json"
 MAX_STANDINGS_BYTES = 64 * 1024 * 1024  # a league of thousands of bots stays far below
+PAIRS_EVERY_S = 15.0
 
 
 def bot_page(name: str) -> str:
@@ -102,12 +104,18 @@ class StandingsView:
 
 
 class StandingsReader:
-    """``standings.json`` of a results folder, read again only when it changed."""
+    """``standings.json`` of a results folder, read again only when it changed.
+
+    The pairs line reads every game of the store: it is made again at most every
+    :data:`PAIRS_EVERY_S` while the league plays (a file rewritten after each game), and at
+    once when the bots in the table change.
+    """
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # held while the file is read: one reader, the others wait
         self._cached: StandingsView | None = None
+        self._pairs_of: tuple[tuple[str, ...], float, str] | None = None  # bots, when, the line
 
     def read(self) -> StandingsView | None:
         """The standings, or None before the league wrote any (or while it writes a broken file)."""
@@ -118,41 +126,48 @@ class StandingsReader:
             return None
         signature = f"{stat.st_mtime_ns:x}-{stat.st_size:x}"
         with self._lock:
-            if self._cached is not None and self._cached.signature == signature:
-                return self._cached
-        view = self._load(path, signature, stat.st_mtime, stat.st_size)
-        with self._lock:
-            self._cached = view or self._cached
-        return view or self._cached
+            if self._cached is None or self._cached.signature != signature:
+                # A file that cannot be read (a foreign one: the league writes it in one step)
+                # leaves the last good one standing.
+                self._cached = self._load(path, signature, stat.st_mtime, stat.st_size) or self._cached
+            return self._cached
 
     def _load(self, path: Path, signature: str, mtime: float, size: int) -> StandingsView | None:
         if size > MAX_STANDINGS_BYTES:
             return None
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return None  # written atomically, so only a foreign file; the last good one stands
-        if not isinstance(data, dict) or not isinstance(data.get("rows"), list):
+            rows = tuple(r for r in data["rows"] if isinstance(r, dict))
+            crosstable = data.get("crosstable")
+            return StandingsView(
+                signature=signature,
+                updated=mtime,
+                games=int(data.get("games") or 0),
+                players=int(data.get("players") or 0),
+                rows=rows,
+                crosstable=crosstable if isinstance(crosstable, dict) else {},
+                pairs=self._pairs(rows),
+            )
+        except (OSError, ValueError, TypeError, KeyError):
             return None
-        rows = tuple(r for r in data["rows"] if isinstance(r, dict))
-        crosstable = data.get("crosstable") if isinstance(data.get("crosstable"), dict) else {}
-        return StandingsView(
-            signature=signature,
-            updated=mtime,
-            games=int(data.get("games") or 0),
-            players=int(data.get("players") or 0),
-            rows=rows,
-            crosstable=crosstable or {},
-            pairs=self._pairs(rows),
-        )
 
     def _pairs(self, rows: tuple[dict[str, Any], ...]) -> str:
         playing = [(str(r.get("bot")), r.get("better_than_next")) for r in rows if not r.get("retired")]
+        bots = tuple(sorted(b for b, _p in playing))
+        now = time.monotonic()
+        if (
+            self._pairs_of is not None
+            and self._pairs_of[0] == bots
+            and now - self._pairs_of[1] < PAIRS_EVERY_S
+        ):
+            return self._pairs_of[2]
         try:
             with ResultStore.open(self.folder) as store:
-                return stored_pairs(store, playing)
+                line = stored_pairs(store, playing)
         except StoreError:
-            return ""
+            line = ""
+        self._pairs_of = (bots, now, line)
+        return line
 
 
 def open_results(folder: Path) -> ResultStore | None:
