@@ -181,6 +181,11 @@ def test_passed_versions_join_the_served_league_and_survive_kill_9_and_sigterm(
     assert [(b["name"], b.get("retired", False)) for b in league_file["bots"][2:]] == [("rnd.v1", True), ("rnd.v2", False)]
     assert league_file["max_games"] > 400  # the budget counts from the games before rnd.v2 joined
 
+    # The organiser's console shows what happened, a line each.
+    console = "\n".join(first.lines)
+    assert "alice: submit rnd v1" in console and "ladder: passed submission 1: passed the check" in console
+    assert "ladder: league-playing league: the league is playing: 2 house bots and 1 versions" in console
+
     # kill -9 while the league plays: every game and verdict is kept, the league resumes.
     assert _league(first.url)["state"] == "playing"
     before = _games(results)

@@ -15,7 +15,7 @@ import secrets
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -162,6 +162,9 @@ class LadderStore:
         self.path = path
         self._conn = conn
         self._lock = threading.Lock()
+        # Told of each action once it is stored (``arena serve`` prints them on its console).
+        self.on_action: Callable[[dict[str, Any]], None] | None = None
+        self._logged: list[dict[str, Any]] = []
 
     @classmethod
     def open(cls, folder: Path) -> LadderStore:
@@ -223,11 +226,16 @@ class LadderStore:
             try:
                 yield self._conn
             except BaseException:
+                self._logged.clear()
                 if self._conn.in_transaction:
                     self._conn.execute("ROLLBACK")
                 raise
             if self._conn.in_transaction:
                 self._conn.execute("COMMIT")
+            logged, self._logged = self._logged, []
+        if self.on_action is not None:
+            for action in logged:
+                self.on_action(action)
 
     def _rows(self, sql: str, args: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         with self._lock:
@@ -454,10 +462,12 @@ class LadderStore:
     # The action log ---------------------------------------------------------------------
 
     def _log(self, c: sqlite3.Connection, who: str | None, action: str, subject: str, detail: str) -> None:
+        at = time.time()
         c.execute(
             "INSERT INTO actions (at, author, action, subject, detail) VALUES (?,?,?,?,?)",
-            (time.time(), who, action, subject, detail),
+            (at, who, action, subject, detail),
         )
+        self._logged.append({"at": at, "author": who, "action": action, "subject": subject, "detail": detail})
 
     def log(self, who: str | None, action: str, subject: str, detail: str = "") -> None:
         """Record that ``who`` (None: the ladder itself) did ``action`` to ``subject``."""
