@@ -35,7 +35,7 @@ from arena.league.store import STORE_NAME, ResultStore
 LOG_FILE = "ladder-league.log"
 LOG_KEEP_BYTES = 256 * 1024  # of the log, kept when it passes LOG_MAX_BYTES at a start
 LOG_MAX_BYTES = 1024 * 1024
-POLL_S = 1.0  # how often the roster is looked at (a passed check wakes the loop at once)
+POLL_S = 2.0  # how often the roster is looked at (the service's own changes wake the loop at once)
 RETRY_AFTER_S = 60.0  # after a league that failed, before it is tried again on the same file
 STOP_GRACE_S = 30.0  # from SIGINT to SIGKILL of the league's process
 

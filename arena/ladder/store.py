@@ -389,6 +389,23 @@ class LadderStore:
         """Every submission, oldest first."""
         return self._submissions("ORDER BY s.id")
 
+    def passed(self) -> list[Submission]:
+        """The versions that passed their checks, oldest first, without their reports and build
+        logs (the league's roster is read often)."""
+        rows = self._rows(
+            "SELECT s.id, a.name, s.bot, s.version, s.command, s.build, s.archive_name, s.archive_bytes, "
+            "s.received, s.updated FROM submissions s JOIN authors a ON a.id=s.author_id "
+            "WHERE s.state=? ORDER BY s.id",
+            (State.PASSED.value,),
+        )
+        return [
+            Submission(
+                r[0], r[1], r[2], r[3], tuple(json.loads(r[4])), None if r[5] is None else tuple(json.loads(r[5])),
+                r[6], r[7], State.PASSED, None, None, None, r[8], r[9],
+            )
+            for r in rows
+        ]
+
     def pending(self) -> list[Submission]:
         """The submissions the queue has still to finish, oldest first."""
         states = [s.value for s in State if s.pending]
