@@ -8,6 +8,7 @@ import re
 import signal
 import socket
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -119,6 +120,7 @@ def _serve(ladder: Any, ladder_file: Path, host: str, port: int) -> None:
         raise ConfigError(f"--host {host} --port {port}: cannot listen there: {e.strerror or e}") from None
     with results_folder.hold(ladder.folder, str(ladder_file)):
         store = LadderStore.open(ladder.folder)
+        store.on_action = _print_action
         try:
             bound = sock.getsockname()[1]
             shown = f"[{host}]" if family == socket.AF_INET6 else host
@@ -129,6 +131,14 @@ def _serve(ladder: Any, ladder_file: Path, host: str, port: int) -> None:
         finally:
             store.close()
             sock.close()
+
+
+def _print_action(action: dict[str, Any]) -> None:
+    """One line on the console per action the ladder logs: versions, verdicts, the league."""
+    when = time.strftime("%H:%M:%S", time.localtime(action["at"]))
+    detail = f": {action['detail']}" if action["detail"] else ""
+    echo_printable(f"{when} {action['author'] or 'ladder'}: {action['action']} {action['subject']}{detail}"[:2000])
+    sys.stdout.flush()
 
 
 def _token(token_file: Path | None) -> str:

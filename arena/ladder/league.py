@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.ladder.league_job import EXIT_ENDED, EXIT_INTERRUPTED
-from arena.ladder.roster import league_text, write_league_file
+from arena.ladder.roster import league_text, roster, write_league_file
 from arena.ladder.settings import Ladder
 from arena.ladder.store import LadderStore
 from arena.league.store import STORE_NAME, ResultStore
@@ -35,7 +35,7 @@ from arena.league.store import STORE_NAME, ResultStore
 LOG_FILE = "ladder-league.log"
 LOG_KEEP_BYTES = 256 * 1024  # of the log, kept when it passes LOG_MAX_BYTES at a start
 LOG_MAX_BYTES = 1024 * 1024
-POLL_S = 1.0  # how often the roster is looked at (a passed check wakes the loop at once)
+POLL_S = 2.0  # how often the roster is looked at (the service's own changes wake the loop at once)
 RETRY_AFTER_S = 60.0  # after a league that failed, before it is tried again on the same file
 STOP_GRACE_S = 30.0  # from SIGINT to SIGKILL of the league's process
 
@@ -85,6 +85,8 @@ class LeagueLoop:
     def _set(self, state: str, detail: str) -> None:
         if (state, detail) != (self._status.state, self._status.detail):
             self._status = LeagueStatus(state, detail, time.time())
+            if state != "stopped":  # the service's own stop is not the league's news
+                self.store.log(None, f"league-{state}", "league", detail)
 
     def _run(self) -> None:
         try:
@@ -136,7 +138,9 @@ class LeagueLoop:
             )
         self._running_text = text
         self._failed = None
-        self._set("playing", "the league is playing")
+        house = [b for b in self.ladder.league.bots if not b.retired]
+        versions = [e.name for e in roster(self.store) if e.active]
+        self._set("playing", f"the league is playing: {len(house)} house bots and {len(versions)} versions")
 
     def _budget_base(self, text: str) -> int:
         """The games the league had when its roster became ``text`` (kept across restarts):
@@ -162,7 +166,6 @@ class LeagueLoop:
         why = _last_line(self.ladder.folder / LOG_FILE) or f"exit code {code}"
         self._failed = (text or "", time.time() + RETRY_AFTER_S)
         self._set("failed", f"the league ended with exit code {code}: {why}")
-        self.store.log(None, "league-failed", "league", why)
 
     def _halt(self) -> None:
         """Stop the league's process like Ctrl-C, then kill its group if it does not end."""

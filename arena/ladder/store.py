@@ -15,7 +15,7 @@ import secrets
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -162,6 +162,9 @@ class LadderStore:
         self.path = path
         self._conn = conn
         self._lock = threading.Lock()
+        # Told of each action once it is stored (``arena serve`` prints them on its console).
+        self.on_action: Callable[[dict[str, Any]], None] | None = None
+        self._logged: list[dict[str, Any]] = []
 
     @classmethod
     def open(cls, folder: Path) -> LadderStore:
@@ -223,11 +226,16 @@ class LadderStore:
             try:
                 yield self._conn
             except BaseException:
+                self._logged.clear()
                 if self._conn.in_transaction:
                     self._conn.execute("ROLLBACK")
                 raise
             if self._conn.in_transaction:
                 self._conn.execute("COMMIT")
+            logged, self._logged = self._logged, []
+        if self.on_action is not None:
+            for action in logged:
+                self.on_action(action)
 
     def _rows(self, sql: str, args: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         with self._lock:
@@ -381,6 +389,23 @@ class LadderStore:
         """Every submission, oldest first."""
         return self._submissions("ORDER BY s.id")
 
+    def passed(self) -> list[Submission]:
+        """The versions that passed their checks, oldest first, without their reports and build
+        logs (the league's roster is read often)."""
+        rows = self._rows(
+            "SELECT s.id, a.name, s.bot, s.version, s.command, s.build, s.archive_name, s.archive_bytes, "
+            "s.received, s.updated FROM submissions s JOIN authors a ON a.id=s.author_id "
+            "WHERE s.state=? ORDER BY s.id",
+            (State.PASSED.value,),
+        )
+        return [
+            Submission(
+                r[0], r[1], r[2], r[3], tuple(json.loads(r[4])), None if r[5] is None else tuple(json.loads(r[5])),
+                r[6], r[7], State.PASSED, None, None, None, r[8], r[9],
+            )
+            for r in rows
+        ]
+
     def pending(self) -> list[Submission]:
         """The submissions the queue has still to finish, oldest first."""
         states = [s.value for s in State if s.pending]
@@ -454,10 +479,12 @@ class LadderStore:
     # The action log ---------------------------------------------------------------------
 
     def _log(self, c: sqlite3.Connection, who: str | None, action: str, subject: str, detail: str) -> None:
+        at = time.time()
         c.execute(
             "INSERT INTO actions (at, author, action, subject, detail) VALUES (?,?,?,?,?)",
-            (time.time(), who, action, subject, detail),
+            (at, who, action, subject, detail),
         )
+        self._logged.append({"at": at, "author": who, "action": action, "subject": subject, "detail": detail})
 
     def log(self, who: str | None, action: str, subject: str, detail: str = "") -> None:
         """Record that ``who`` (None: the ladder itself) did ``action`` to ``subject``."""
