@@ -253,6 +253,8 @@ def test_every_page_renders_with_the_bots_and_the_headers_of_a_page(site: Site) 
         for needle in needles:
             assert needle in r.text, (url, needle)
     assert '<a href="/bots/alicebot">alicebot.v1</a>' in c.get("/").text  # a version links to its bot
+    moved = c.get("/bots/alicebot.v2")  # a version's league name: its page
+    assert moved.status_code == 303 and moved.headers["location"] == "/bots/alicebot/v2"
     assert c.get("/static/live.js").status_code == 200 and c.get("/static/viewer.js").status_code == 200
 
 

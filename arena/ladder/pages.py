@@ -18,7 +18,7 @@ from urllib.parse import urlencode
 from markupsafe import Markup
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
@@ -36,7 +36,7 @@ from arena.ladder.results import (
     shown_record,
     shown_row,
 )
-from arena.ladder.roster import league_name
+from arena.ladder.roster import league_name, version_of
 from arena.ladder.site import Site, Viewer, site_of
 from arena.ladder.store import State, Submission
 from arena.league.game_filter import FAULT_CHOICES, GameFilter
@@ -70,6 +70,10 @@ class BadRequest(Exception):
     """A page asked for with a parameter that cannot be read: its one line names it."""
 
 
+class Moved(Exception):
+    """A page that is elsewhere: its path."""
+
+
 Gather = Callable[[Site, Viewer], dict[str, Any]]
 
 
@@ -82,6 +86,8 @@ async def _show(request: Request, template: str, gather: Gather) -> Response:
         viewer = site.viewer(request)
         try:
             return viewer, 200, template, gather(site, viewer)
+        except Moved as e:
+            return viewer, 303, "", {"location": str(e)}
         except NotFound as e:
             return viewer, 404, "error.html.j2", {"title": "Not found", "message": str(e)}
         except BadRequest as e:
@@ -95,6 +101,8 @@ async def _show(request: Request, template: str, gather: Gather) -> Response:
             )
 
     viewer, status, name, context = await run_in_threadpool(work)
+    if status == 303:
+        return RedirectResponse(context["location"], status_code=303)
     return page(request, site, viewer, name, status, **context)
 
 
@@ -230,6 +238,9 @@ def _bot(bot: str) -> Gather:
         view = site.standings.read()
         owners = site.owners()
         names = [league_name(v) for v in versions] if versions and bot not in site.house else [bot]
+        split = version_of(bot)
+        if not versions and bot not in site.house and split and site.store.version(*split):
+            raise Moved(f"{bot_page(split[0])}/v{split[1]}")  # a version's league name: its page
         rows = [r for r in (view.rows if view else ()) if r.get("bot") in names]
         if not versions and bot not in site.house and not rows:
             raise NotFound(f"no bot {bot!r} on this ladder")
