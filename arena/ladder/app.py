@@ -102,6 +102,13 @@ def author_of(service: Service, request: Request, required: bool) -> Author | No
     return author
 
 
+def may_submit(service: Service, author: Author) -> None:
+    """Refuse (403) an author the ladder's ``submit`` setting shuts out."""
+    policy = service.ladder.settings.submit
+    if policy is SubmitPolicy.NOBODY or (policy is SubmitPolicy.ADMINS and not author.admin):
+        raise HttpError(403, f"submissions are closed to {'everyone' if policy is SubmitPolicy.NOBODY else 'authors'}")
+
+
 def check_quota(service: Service, author: Author, size: int, now: float) -> None:
     """Refuse (429, with Retry-After) a version over the author's hourly, daily or byte quota."""
     if author.admin:
@@ -183,9 +190,7 @@ async def post_bot(service: Service, request: Request) -> JSONResponse:
     """A new version of a bot: authenticated, within quota, unpacked, then queued for its check."""
     author = author_of(service, request, required=True)
     assert author is not None
-    policy = service.ladder.settings.submit
-    if policy is SubmitPolicy.NOBODY or (policy is SubmitPolicy.ADMINS and not author.admin):
-        raise HttpError(403, f"submissions are closed to {'everyone' if policy is SubmitPolicy.NOBODY else 'authors'}")
+    may_submit(service, author)
     check_quota(service, author, 0, time.time())
     limits = service.ladder.settings.archive
     body = await _bounded_body(request, limits.max_bytes + FORM_SLACK_BYTES)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import parse_qsl
 
 from starlette.concurrency import run_in_threadpool
@@ -20,12 +20,8 @@ from starlette.routing import BaseRoute, Route
 
 from arena.ladder.render import page, secure
 from arena.ladder.session import CSRF_COOKIE, CSRF_FIELD, SESSION_COOKIE, SESSION_S, csrf_ok, session_cookie
-from arena.ladder.settings import BOT_NAME_MAX, SubmitPolicy
+from arena.ladder.settings import BOT_NAME_MAX
 from arena.ladder.site import Site, Viewer, site_of
-from arena.ladder.store import Author
-
-if TYPE_CHECKING:
-    from arena.ladder.app import Service
 
 SMALL_FORM_BYTES = 8192  # signing in or out: a token and the form's own
 MAX_TOKEN_CHARS = 512
@@ -128,15 +124,6 @@ async def logout(request: Request) -> Response:
 # -- a new version ----------------------------------------------------------------------------
 
 
-def _may_submit(service: Service, author: Author) -> None:
-    """Refuse (403) an author the ladder's ``submit`` setting shuts out."""
-    policy = service.ladder.settings.submit
-    if policy is SubmitPolicy.NOBODY or (policy is SubmitPolicy.ADMINS and not author.admin):
-        raise FormRefused(
-            403, f"submissions are closed to {'everyone' if policy is SubmitPolicy.NOBODY else 'authors'}"
-        )
-
-
 def _submit_context(site: Site, viewer: Viewer) -> dict[str, Any]:
     a = site.ladder.settings.archive
     mine = [
@@ -165,7 +152,15 @@ async def submit_form(request: Request) -> Response:
 async def submit(request: Request) -> Response:
     """``POST /submit``: the API's upload, by the signed-in author; a page says what became of it."""
     # The API's module imports this one (for its routes): its functions are imported here.
-    from arena.ladder.app import FORM_SLACK_BYTES, HttpError, _bounded_body, _form, _post_form, check_quota
+    from arena.ladder.app import (
+        FORM_SLACK_BYTES,
+        HttpError,
+        _bounded_body,
+        _form,
+        _post_form,
+        check_quota,
+        may_submit,
+    )
 
     site = site_of(request)
     service = site.service
@@ -175,8 +170,8 @@ async def submit(request: Request) -> Response:
         if viewer.author is None:
             raise FormRefused(401, "sign in first: only an author's upload is taken")
         author = viewer.author
-        _may_submit(service, author)
         try:
+            may_submit(service, author)
             check_quota(service, author, 0, time.time())
             body = await _bounded_body(request, service.ladder.settings.archive.max_bytes + FORM_SLACK_BYTES)
             async with _form(request, body) as form:
