@@ -20,12 +20,12 @@ import os
 import re
 import signal
 import subprocess
-import sys
 import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from arena.ladder.child import end_child, start_child
 from arena.ladder.league_job import EXIT_ENDED, EXIT_INTERRUPTED
 from arena.ladder.roster import league_text, roster, write_league_file
 from arena.ladder.settings import Ladder
@@ -128,14 +128,7 @@ class LeagueLoop:
         log = self.ladder.folder / LOG_FILE
         _trim(log)
         with log.open("ab") as out:
-            self._proc = subprocess.Popen(
-                [sys.executable, "-m", "arena.ladder.league_job", str(path), str(os.getpid())],
-                stdin=subprocess.DEVNULL,
-                stdout=out,
-                stderr=out,
-                start_new_session=True,
-                env={**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)},
-            )
+            self._proc = start_child("arena.ladder.league_job", [str(path)], out)
         self._running_text = text
         self._failed = None
         house = [b for b in self.ladder.league.bots if not b.retired]
@@ -172,16 +165,9 @@ class LeagueLoop:
         proc, self._proc, self._running_text = self._proc, None, None
         if proc is None:
             return
-        for sig, wait in ((signal.SIGINT, STOP_GRACE_S), (signal.SIGKILL, 10.0)):
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(proc.pid, sig)
-            try:
-                code = proc.wait(wait)
-            except subprocess.TimeoutExpired:
-                continue
-            if code not in (EXIT_ENDED, EXIT_INTERRUPTED, -signal.SIGKILL):
-                self.store.log(None, "league-stopped", "league", f"exit code {code}")
-            return
+        code = end_child(proc, STOP_GRACE_S)
+        if code not in (EXIT_ENDED, EXIT_INTERRUPTED, -signal.SIGKILL):
+            self.store.log(None, "league-stopped", "league", f"exit code {code}")
 
 
 def _trim(log: Path) -> None:
