@@ -10,6 +10,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -91,6 +92,15 @@ class Server:
         line = self.proc.stdout.readline() if ready else ""
         assert "serving on http://127.0.0.1:" in line, line
         self.url = line.split("serving on ")[1].split()[0]
+        # Its console, read as it comes (an unread pipe would fill and stop the service).
+        self.lines: list[str] = []
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.lines.append(line.rstrip("\n"))
 
     def stop(self, sig: int = signal.SIGTERM) -> int | None:
         """Send ``sig`` and wait for the exit code (None: it had to be killed)."""
@@ -103,6 +113,7 @@ class Server:
             self.proc.wait(10)
             return None
         finally:
+            self._reader.join(10)
             assert self.proc.stdout is not None
             self.proc.stdout.close()
 

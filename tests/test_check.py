@@ -299,3 +299,17 @@ def test_failed_build_fails_the_check(tmp_path: Path) -> None:
     code, out = check("./nothing", "--build", "sh -c 'echo no compiler >&2; exit 4'", "--json", str(report))
     assert code == 1 and "FAIL  build" in out and "no compiler" in out
     assert json.loads(report.read_text())["checks"][0]["name"] == "build"
+
+
+def test_a_replay_command_names_no_folder_for_a_built_in_opponent(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A command printed on a CI runner or by a ladder must run in the author's own folder."""
+    from arena import builtin_bots
+    from arena.check.plan import _cwd_words
+    from arena.game.bothost import BotSpec
+
+    monkeypatch.chdir(tmp_path)
+    builtin = BotSpec("random", builtin_bots.command_of("random"), cwd=Path("/elsewhere"))
+    here = BotSpec("mine", ("python3", "bot.py"), cwd=tmp_path)
+    away = BotSpec("mine", ("python3", "bot.py"), cwd=tmp_path / "bot")
+    assert _cwd_words([builtin, here]) == [] and _cwd_words([here, builtin]) == []
+    assert _cwd_words([builtin, away]) == ["--cwd", ".", "--cwd", str(tmp_path / "bot")]

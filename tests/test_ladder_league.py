@@ -4,6 +4,7 @@ retire their previous version, and nothing is lost to a kill -9 or a SIGTERM."""
 
 from __future__ import annotations
 
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -169,6 +170,20 @@ def test_passed_versions_join_the_served_league_and_survive_kill_9_and_sigterm(
         )  # fmt: skip
         assert sent.returncode == 0 and "PASSED" in sent.stdout, sent.stdout + sent.stderr
 
+    # A broken bot is refused with the check's words, and a replay its author can run at home.
+    broken = home / "broken"
+    broken.mkdir()
+    shutil.copy(REPO / "tests" / "broken_bots" / "illegal_move.py", broken / "bot.py")
+    refused = subprocess.run(
+        [*ARENA, "submit", first.url, str(broken), "--command", "python3 bot.py", "--wait", "--timeout", "10m"],
+        capture_output=True, text=True, env=author_env, timeout=900,
+    )  # fmt: skip
+    assert refused.returncode == 1, refused.stdout + refused.stderr
+    assert "FAILED: legal-moves: fail: illegal_move" in refused.stdout
+    replay = next(line for line in refused.stdout.splitlines() if "replay it: " in line)
+    assert "arena:random" in replay and "--cwd" not in replay and str(home) not in replay and str(REPO) not in replay, replay
+    assert "broken.v1" not in yaml.safe_load((results / "ladder-league.yaml").read_text())["bots"][-1]["name"]
+
     send("rnd")
     rows = wait_until(lambda: standings_rows(results), lambda r: r.get("rnd.v1", {}).get("games", 0) > 0, 300)
     assert rows["rnd.v1"]["games"] > 0 and not rows["rnd.v1"]["retired"], rows.keys()
@@ -181,6 +196,11 @@ def test_passed_versions_join_the_served_league_and_survive_kill_9_and_sigterm(
     assert [(b["name"], b.get("retired", False)) for b in league_file["bots"][2:]] == [("rnd.v1", True), ("rnd.v2", False)]
     assert league_file["max_games"] > 400  # the budget counts from the games before rnd.v2 joined
 
+    # The organiser's console shows what happened, a line each.
+    console = "\n".join(first.lines)
+    assert "alice: submit rnd v1" in console and "ladder: passed submission 2: passed the check" in console
+    assert "ladder: league-playing league: the league is playing: 2 house bots and 1 versions" in console
+
     # kill -9 while the league plays: every game and verdict is kept, the league resumes.
     assert _league(first.url)["state"] == "playing"
     before = _games(results)
@@ -188,8 +208,8 @@ def test_passed_versions_join_the_served_league_and_survive_kill_9_and_sigterm(
     second = Server(ladder)
     servers.append(second)
     assert _games(results) >= before
-    for sid in (1, 2):
-        assert submission(second.url, sid, author_env["ARENA_TOKEN"])["state"] == "passed"
+    states = [submission(second.url, sid, author_env["ARENA_TOKEN"])["state"] for sid in (1, 2, 3)]
+    assert states == ["failed", "passed", "passed"]
     more = wait_until(lambda: _games(results), lambda n: n > before, 300)
     assert more > before
     assert standings_rows(results)["rnd.v1"]["games"] >= v1_games

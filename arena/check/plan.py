@@ -229,14 +229,18 @@ def replay_command(game: PlannedGame, opts: CheckOptions) -> str:
 
 
 def _cwd_words(specs: Sequence[BotSpec]) -> list[str]:
-    """``--cwd`` for each seat up to the last one that does not start here (none if all do)."""
+    """``--cwd`` for each seat up to the last one that does not start here (none if all do).
+
+    A built-in bot starts anywhere alike, so it counts as here: the command printed on a CI
+    runner or by a ladder then names no folder of that machine for it.
+    """
     here = Path.cwd()
-    away = [i for i, s in enumerate(specs) if s.cwd != here]
+    away = [i for i, s in enumerate(specs) if s.cwd != here and spelling(s.command) is None]
     if not away:
         return []
     words: list[str] = []
     for s in specs[: away[-1] + 1]:
-        words += ["--cwd", shlex.quote(str(s.cwd))]
+        words += ["--cwd", "." if spelling(s.command) is not None else shlex.quote(str(s.cwd))]
     return words
 
 

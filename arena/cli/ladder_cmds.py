@@ -8,6 +8,7 @@ import re
 import signal
 import socket
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -35,7 +36,10 @@ def serve_cmd(ladder_file: Path, host: str, port: int, add_author: str | None, a
     """Serve the ladder of LADDER_FILE, where authors submit bots.
 
     Each version sent is unpacked under the ladder's limits, built in the sandbox and
-    checked like 'arena check'.
+    checked like 'arena check'. A version that passes joins the ladder's continuous
+    league as BOT.vN and retires the bot's previous version; the league plays while the
+    service runs ('arena standings', 'games', 'replay' and 'report' work on its results
+    folder meanwhile).
 
     \b
     The API (JSON; see docs/ladder-api.md):
@@ -43,8 +47,12 @@ def serve_cmd(ladder_file: Path, host: str, port: int, add_author: str | None, a
       GET  /api/bots               every bot and its versions
       GET  /api/submissions/ID     a version's state; its author also sees the check's report
       GET  /api/ladder             paused or not, versions waiting
+      GET  /api/standings          the standings; /api/health: games per hour, queue
+    Web pages: / (the live standings), /bots, /games, /ladder (settings and health);
+    /login with a token, then /submit; an author sees their own bots' logs there.
     Admin tokens also: POST /api/ladder/pause|resume, POST|DELETE /api/authors/NAME/ban,
-    GET /api/log (every action with its author).
+    POST /api/bots/BOT/retire, POST|DELETE /api/bots/BOT/ban, GET /api/log (every action
+    with its author).
     Everything is kept in the league's results folder (ladder.sqlite, submissions/):
     a restart takes up the submissions left half checked.
     """
@@ -112,6 +120,7 @@ def _serve(ladder: Any, ladder_file: Path, host: str, port: int) -> None:
         raise ConfigError(f"--host {host} --port {port}: cannot listen there: {e.strerror or e}") from None
     with results_folder.hold(ladder.folder, str(ladder_file)):
         store = LadderStore.open(ladder.folder)
+        store.on_action = _print_action
         try:
             bound = sock.getsockname()[1]
             shown = f"[{host}]" if family == socket.AF_INET6 else host
@@ -122,6 +131,14 @@ def _serve(ladder: Any, ladder_file: Path, host: str, port: int) -> None:
         finally:
             store.close()
             sock.close()
+
+
+def _print_action(action: dict[str, Any]) -> None:
+    """One line on the console per action the ladder logs: versions, verdicts, the league."""
+    when = time.strftime("%H:%M:%S", time.localtime(action["at"]))
+    detail = f": {action['detail']}" if action["detail"] else ""
+    echo_printable(f"{when} {action['author'] or 'ladder'}: {action['action']} {action['subject']}{detail}"[:2000])
+    sys.stdout.flush()
 
 
 def _token(token_file: Path | None) -> str:

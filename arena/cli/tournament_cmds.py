@@ -22,15 +22,12 @@ from arena.cli.progress import Progress, game_line
 from arena.errors import ConfigError, ResultsWriteError, StoreError
 from arena.game.record import FaultKind, GameRecord
 from arena.league.config import (
-    DEFAULT_CONFIDENCE,
-    DEFAULT_INDIFFERENCE,
-    ContinuousConfig,
     ExecutorKind,
     TournamentConfig,
     load_config,
     scheduler_problem,
 )
-from arena.league.continuous import ContinuousLeague, standings_pairs
+from arena.league.continuous import stored_pairs
 from arena.league.game_summary import GameSummary
 from arena.league.standings import FORMATS, render
 from arena.league.store import STORE_NAME, ResultStore, store_path
@@ -359,25 +356,8 @@ def standings_cmd(results: Path, fmt: str, wide: bool) -> None:
 
 def _continuous_pairs(store: ResultStore, st: Standings) -> str:
     """A continuous league's pairs of neighbours in the standings, ordered, tied or open by
-    their tests; "" for another league, or a stored file whose settings cannot be read."""
-    raw = store.get_meta("config") or {}
-    if not isinstance(raw, dict) or not (raw.get("format") == "continuous" or raw.get("rounds") == "until_stable"):
-        return ""
-    try:
-        settings = ContinuousConfig(
-            confidence=float(raw.get("confidence", DEFAULT_CONFIDENCE)),
-            indifference=float(raw.get("indifference", DEFAULT_INDIFFERENCE)),
-        )
-        if not (0.5 < settings.confidence < 1 and settings.indifference > 0):
-            return ""
-    except (TypeError, ValueError):
-        return ""
-    rows = [r for r in st.rows if not r.retired]
-    league = ContinuousLeague(
-        [r.bot for r in rows], 2, 0, "all", settings, RatingConfig(), store.schedule(),
-        ((index, seats) for index, _board, seats in store.fit_games()),
-    )
-    return standings_pairs(league, [(r.bot, r.better_than_next) for r in rows])
+    their tests; "" for another league."""
+    return stored_pairs(store, [(r.bot, r.better_than_next) for r in st.rows if not r.retired])
 
 
 def _game_json(g: GameSummary, store: ResultStore | None = None) -> dict[str, Any]:

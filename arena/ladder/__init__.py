@@ -11,7 +11,12 @@ A ladder file is a tournament file with a ``ladder:`` section.  The modules:
 - ``queue``: the fair order of the submissions waiting, and the worker that unpacks, builds
   and checks them with ``arena check``'s own functions;
 - ``app``: the Starlette application of the HTTP API;
-- ``client``: what ``arena submit`` does over HTTP.
+- ``client``: what ``arena submit`` does over HTTP;
+- the web pages: ``pages`` (the read-only pages and their routes), ``forms`` (signing in
+  and out, the upload form, on the API's own path), ``session`` (the signed session cookie
+  and the forms' CSRF tokens), ``site`` (what the pages share, and who is looking),
+  ``results`` (what they read of the league's results, private logs blanked),
+  ``render`` (the Jinja2 templates and the headers every page has).
 """
 
 from __future__ import annotations

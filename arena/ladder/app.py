@@ -35,6 +35,7 @@ from starlette.types import Message
 
 from arena.errors import ArchiveRefused, ConfigError, LadderError
 from arena.ladder.league import LeagueLoop
+from arena.ladder.pages import page_routes
 from arena.ladder.queue import ARCHIVE_FILE, BOT_FOLDER, CheckQueue, submission_folder
 from arena.ladder.roster import version_of
 from arena.ladder.settings import Ladder, SubmitPolicy, check_bot_name
@@ -99,6 +100,13 @@ def author_of(service: Service, request: Request, required: bool) -> Author | No
     if author.banned:
         raise HttpError(403, f"author {author.name!r} is banned from this ladder")
     return author
+
+
+def may_submit(service: Service, author: Author) -> None:
+    """Refuse (403) an author the ladder's ``submit`` setting shuts out."""
+    policy = service.ladder.settings.submit
+    if policy is SubmitPolicy.NOBODY or (policy is SubmitPolicy.ADMINS and not author.admin):
+        raise HttpError(403, f"submissions are closed to {'everyone' if policy is SubmitPolicy.NOBODY else 'authors'}")
 
 
 def check_quota(service: Service, author: Author, size: int, now: float) -> None:
@@ -182,9 +190,7 @@ async def post_bot(service: Service, request: Request) -> JSONResponse:
     """A new version of a bot: authenticated, within quota, unpacked, then queued for its check."""
     author = author_of(service, request, required=True)
     assert author is not None
-    policy = service.ladder.settings.submit
-    if policy is SubmitPolicy.NOBODY or (policy is SubmitPolicy.ADMINS and not author.admin):
-        raise HttpError(403, f"submissions are closed to {'everyone' if policy is SubmitPolicy.NOBODY else 'authors'}")
+    may_submit(service, author)
     check_quota(service, author, 0, time.time())
     limits = service.ladder.settings.archive
     body = await _bounded_body(request, limits.max_bytes + FORM_SLACK_BYTES)
@@ -403,6 +409,7 @@ def make_app(ladder: Ladder, store: LadderStore, start_queue: bool = True) -> St
             Route("/api/bots/{bot}/retire", _handler(retire_bot), methods=["POST"]),
             Route("/api/bots/{bot}/ban", _handler(ban_bot), methods=["POST", "DELETE"]),
             Route("/api/log", _handler(action_log), methods=["GET"]),
+            *page_routes(),
         ],
         exception_handlers={404: not_found, 405: not_found},
         lifespan=lifespan,

@@ -47,6 +47,9 @@ def run_job(folder: Path) -> dict[str, Any]:
         build_log = "\n".join(result.tail(BUILD_LOG_LINES))  # made printable by tail()
         if not result.ok:
             return {"state": State.FAILED.value, "reason": f"build {result.why}", "build_log": build_log, "report": None}
+    # From the bot's own folder, so the replay command of a failure is one its author can run
+    # in theirs (it names no folder of this machine for the bot or a built-in opponent).
+    os.chdir(bot)
     report = run_check(opts, echo=lambda _line: None).to_dict()
     passed = bool(report["passed"])
     return {
@@ -74,7 +77,7 @@ def die_with_service(parent: int) -> bool:
 def main(argv: list[str]) -> int:
     """Run the job of the submission folder ``argv[0]`` for the service of pid ``argv[1]``;
     0 when a result was written, 3 when the service was gone before it started."""
-    folder = Path(argv[0])
+    folder = Path(argv[0]).resolve()
     if not die_with_service(int(argv[1])):
         return 3
     result = run_job(folder)

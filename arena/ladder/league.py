@@ -20,14 +20,14 @@ import os
 import re
 import signal
 import subprocess
-import sys
 import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from arena.ladder.child import end_child, start_child
 from arena.ladder.league_job import EXIT_ENDED, EXIT_INTERRUPTED
-from arena.ladder.roster import league_text, write_league_file
+from arena.ladder.roster import league_text, roster, write_league_file
 from arena.ladder.settings import Ladder
 from arena.ladder.store import LadderStore
 from arena.league.store import STORE_NAME, ResultStore
@@ -35,7 +35,7 @@ from arena.league.store import STORE_NAME, ResultStore
 LOG_FILE = "ladder-league.log"
 LOG_KEEP_BYTES = 256 * 1024  # of the log, kept when it passes LOG_MAX_BYTES at a start
 LOG_MAX_BYTES = 1024 * 1024
-POLL_S = 1.0  # how often the roster is looked at (a passed check wakes the loop at once)
+POLL_S = 2.0  # how often the roster is looked at (the service's own changes wake the loop at once)
 RETRY_AFTER_S = 60.0  # after a league that failed, before it is tried again on the same file
 STOP_GRACE_S = 30.0  # from SIGINT to SIGKILL of the league's process
 
@@ -85,6 +85,8 @@ class LeagueLoop:
     def _set(self, state: str, detail: str) -> None:
         if (state, detail) != (self._status.state, self._status.detail):
             self._status = LeagueStatus(state, detail, time.time())
+            if state != "stopped":  # the service's own stop is not the league's news
+                self.store.log(None, f"league-{state}", "league", detail)
 
     def _run(self) -> None:
         try:
@@ -126,17 +128,12 @@ class LeagueLoop:
         log = self.ladder.folder / LOG_FILE
         _trim(log)
         with log.open("ab") as out:
-            self._proc = subprocess.Popen(
-                [sys.executable, "-m", "arena.ladder.league_job", str(path), str(os.getpid())],
-                stdin=subprocess.DEVNULL,
-                stdout=out,
-                stderr=out,
-                start_new_session=True,
-                env={**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)},
-            )
+            self._proc = start_child("arena.ladder.league_job", [str(path)], out)
         self._running_text = text
         self._failed = None
-        self._set("playing", "the league is playing")
+        house = [b for b in self.ladder.league.bots if not b.retired]
+        versions = [e.name for e in roster(self.store) if e.active]
+        self._set("playing", f"the league is playing: {len(house)} house bots and {len(versions)} versions")
 
     def _budget_base(self, text: str) -> int:
         """The games the league had when its roster became ``text`` (kept across restarts):
@@ -162,23 +159,15 @@ class LeagueLoop:
         why = _last_line(self.ladder.folder / LOG_FILE) or f"exit code {code}"
         self._failed = (text or "", time.time() + RETRY_AFTER_S)
         self._set("failed", f"the league ended with exit code {code}: {why}")
-        self.store.log(None, "league-failed", "league", why)
 
     def _halt(self) -> None:
         """Stop the league's process like Ctrl-C, then kill its group if it does not end."""
         proc, self._proc, self._running_text = self._proc, None, None
         if proc is None:
             return
-        for sig, wait in ((signal.SIGINT, STOP_GRACE_S), (signal.SIGKILL, 10.0)):
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(proc.pid, sig)
-            try:
-                code = proc.wait(wait)
-            except subprocess.TimeoutExpired:
-                continue
-            if code not in (EXIT_ENDED, EXIT_INTERRUPTED, -signal.SIGKILL):
-                self.store.log(None, "league-stopped", "league", f"exit code {code}")
-            return
+        code = end_child(proc, STOP_GRACE_S)
+        if code not in (EXIT_ENDED, EXIT_INTERRUPTED, -signal.SIGKILL):
+            self.store.log(None, "league-stopped", "league", f"exit code {code}")
 
 
 def _trim(log: Path) -> None:

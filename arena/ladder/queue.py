@@ -10,17 +10,15 @@ start, never half joined.
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import signal
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from arena.errors import ArchiveRefused
+from arena.ladder.child import end_child, start_child
 from arena.ladder.job import JOB_FILE, RESULT_FILE
 from arena.ladder.settings import Ladder
 from arena.ladder.store import SUBMISSIONS_FOLDER, LadderStore, State, Submission
@@ -131,20 +129,13 @@ class CheckQueue:
         """Run the job to its end, its deadline or a stop: its exit code (None: not ended) and stderr."""
         err_path = folder / "job.stderr"
         with err_path.open("wb") as err:
-            self._job = proc = subprocess.Popen(
-                [sys.executable, "-m", "arena.ladder.job", str(folder), str(os.getpid())],
-                stdin=subprocess.DEVNULL,
-                stdout=err,
-                stderr=err,
-                start_new_session=True,
-                env={**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)},
-            )
+            self._job = proc = start_child("arena.ladder.job", [str(folder)], err)
             deadline = time.monotonic() + self.ladder.settings.check.timeout_ms / 1000
             while proc.poll() is None and not self._stop.is_set() and time.monotonic() < deadline:
                 self._stop.wait(0.2)
             code = proc.poll()
             if code is None:
-                _end(proc)
+                end_child(proc, STOP_GRACE_S)
             self._job = None
         with err_path.open("rb") as f:
             f.seek(max(0, err_path.stat().st_size - STDERR_TAIL))
@@ -171,16 +162,3 @@ class CheckQueue:
         last = stderr.strip().splitlines()[-1:] or [""]
         self.store.set_state(sub.id, State.FAILED, reason=f"the check could not run (exit {code}): {last[0]}")
 
-
-def _end(proc: subprocess.Popen[bytes]) -> None:
-    """Interrupt a job like Ctrl-C (it ends its games), then kill its whole group."""
-    for sig, wait in ((signal.SIGINT, STOP_GRACE_S), (signal.SIGKILL, 5.0)):
-        try:
-            os.killpg(proc.pid, sig)
-        except ProcessLookupError:
-            return
-        try:
-            proc.wait(wait)
-            return
-        except subprocess.TimeoutExpired:
-            continue

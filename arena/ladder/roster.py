@@ -22,7 +22,7 @@ from typing import Any
 import yaml
 
 from arena.ladder.settings import Ladder
-from arena.ladder.store import SUBMISSIONS_FOLDER, LadderStore, State, Submission
+from arena.ladder.store import SUBMISSIONS_FOLDER, LadderStore, Submission
 from arena.league.results_folder import write_atomic
 
 LEAGUE_FILE = "ladder-league.yaml"
@@ -59,7 +59,7 @@ class Entry:
 def roster(store: LadderStore) -> list[Entry]:
     """Every passed version in the order they passed (their submission ids), each bot's
     newest active unless the bot is retired or banned or its author is banned."""
-    passed = [s for s in store.submissions() if s.state is State.PASSED]
+    passed = store.passed()
     flags = store.bot_flags()
     banned_authors = {a.name for a in store.authors() if a.banned}
     newest: dict[str, int] = {}

@@ -15,7 +15,7 @@ import secrets
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -162,6 +162,9 @@ class LadderStore:
         self.path = path
         self._conn = conn
         self._lock = threading.Lock()
+        # Told of each action once it is stored (``arena serve`` prints them on its console).
+        self.on_action: Callable[[dict[str, Any]], None] | None = None
+        self._logged: list[dict[str, Any]] = []
 
     @classmethod
     def open(cls, folder: Path) -> LadderStore:
@@ -223,11 +226,16 @@ class LadderStore:
             try:
                 yield self._conn
             except BaseException:
+                self._logged.clear()
                 if self._conn.in_transaction:
                     self._conn.execute("ROLLBACK")
                 raise
             if self._conn.in_transaction:
                 self._conn.execute("COMMIT")
+            logged, self._logged = self._logged, []
+        if self.on_action is not None:
+            for action in logged:
+                self.on_action(action)
 
     def _rows(self, sql: str, args: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         with self._lock:
@@ -381,6 +389,23 @@ class LadderStore:
         """Every submission, oldest first."""
         return self._submissions("ORDER BY s.id")
 
+    def passed(self) -> list[Submission]:
+        """The versions that passed their checks, oldest first, without their reports and build
+        logs (the league's roster is read often)."""
+        rows = self._rows(
+            "SELECT s.id, a.name, s.bot, s.version, s.command, s.build, s.archive_name, s.archive_bytes, "
+            "s.received, s.updated FROM submissions s JOIN authors a ON a.id=s.author_id "
+            "WHERE s.state=? ORDER BY s.id",
+            (State.PASSED.value,),
+        )
+        return [
+            Submission(
+                r[0], r[1], r[2], r[3], tuple(json.loads(r[4])), None if r[5] is None else tuple(json.loads(r[5])),
+                r[6], r[7], State.PASSED, None, None, None, r[8], r[9],
+            )
+            for r in rows
+        ]
+
     def pending(self) -> list[Submission]:
         """The submissions the queue has still to finish, oldest first."""
         states = [s.value for s in State if s.pending]
@@ -454,10 +479,12 @@ class LadderStore:
     # The action log ---------------------------------------------------------------------
 
     def _log(self, c: sqlite3.Connection, who: str | None, action: str, subject: str, detail: str) -> None:
+        at = time.time()
         c.execute(
             "INSERT INTO actions (at, author, action, subject, detail) VALUES (?,?,?,?,?)",
-            (time.time(), who, action, subject, detail),
+            (at, who, action, subject, detail),
         )
+        self._logged.append({"at": at, "author": who, "action": action, "subject": subject, "detail": detail})
 
     def log(self, who: str | None, action: str, subject: str, detail: str = "") -> None:
         """Record that ``who`` (None: the ladder itself) did ``action`` to ``subject``."""
@@ -471,3 +498,45 @@ class LadderStore:
             dict(zip(keys, r, strict=True))
             for r in self._rows(f"SELECT {', '.join(keys)} FROM actions ORDER BY id")
         ]
+
+    # What the web pages read ----------------------------------------------------------------
+
+    def session_secret(self) -> bytes:
+        """The key that signs the pages' session cookies and form tokens: drawn at the first
+        start that asks, then kept (a restart keeps everyone signed in)."""
+        with self._tx() as c:
+            c.execute("INSERT OR IGNORE INTO meta VALUES ('session_secret', ?)", (secrets.token_hex(32),))
+            value = c.execute("SELECT value FROM meta WHERE key='session_secret'").fetchone()[0]
+        return bytes.fromhex(str(value))
+
+    def author_named(self, name: str) -> Author | None:
+        """The author called ``name``, or None."""
+        rows = self._rows("SELECT id, name, admin, banned FROM authors WHERE name=?", (name,))
+        return Author(rows[0][0], rows[0][1], bool(rows[0][2]), bool(rows[0][3])) if rows else None
+
+    def versions_of(self, bot: str) -> list[Submission]:
+        """Every version of ``bot``, oldest first."""
+        return self._submissions("WHERE s.bot=? ORDER BY s.version", (bot,))
+
+    def version(self, bot: str, number: int) -> Submission | None:
+        """Version ``number`` of ``bot``, or None."""
+        found = self._submissions("WHERE s.bot=? AND s.version=?", (bot, number))
+        return found[0] if found else None
+
+    def bot_owners(self) -> dict[str, str]:
+        """Each submitted bot's author (no report is read: cheap enough for every page)."""
+        return dict(
+            self._rows("SELECT DISTINCT s.bot, a.name FROM submissions s JOIN authors a ON a.id=s.author_id")
+        )
+
+    def latest_versions(self) -> list[tuple[str, str, int, State, float]]:
+        """Each submitted bot's newest version: (bot, author, version, state, updated), by bot name."""
+        rows = self._rows(
+            "SELECT s.bot, a.name, s.version, s.state, s.updated FROM submissions s JOIN authors a ON a.id=s.author_id "
+            "WHERE s.version = (SELECT max(version) FROM submissions t WHERE t.bot = s.bot) ORDER BY s.bot"
+        )
+        return [(r[0], r[1], r[2], State(r[3]), r[4]) for r in rows]
+
+    def state_counts(self) -> dict[State, int]:
+        """How many versions are in each state."""
+        return {State(s): n for s, n in self._rows("SELECT state, count(*) FROM submissions GROUP BY state")}

@@ -51,9 +51,10 @@ from enum import Enum
 
 import trueskill
 
-from arena.league.config import ContinuousConfig
+from arena.league.config import DEFAULT_CONFIDENCE, DEFAULT_INDIFFERENCE, ContinuousConfig
 from arena.league.rating import conservative
 from arena.league.schedule import ScheduledGame, derive_seed, groups, seat_orders
+from arena.league.store import ResultStore
 from arena.league.tally import better_than
 from arena.stats.game_table import GameTable, Seats
 from arena.stats.pair_test import PairEvidence, PairVerdict, verdict
@@ -415,6 +416,29 @@ def standings_pairs(league: ContinuousLeague, rows: Sequence[tuple[str, float | 
     ]
     text = describe_pairs(pairs, league.settings.indifference)
     return f"at {league.settings.confidence:.0%}: {text}" if text else ""
+
+
+def stored_pairs(store: ResultStore, rows: Sequence[tuple[str, float | None]]) -> str:
+    """:func:`standings_pairs` of a stored continuous league's ``rows`` (its bots still playing,
+    in the standings' order, with P(better than the next)); "" for another league, or a stored
+    file whose settings cannot be read."""
+    raw = store.get_meta("config") or {}
+    if not isinstance(raw, dict) or not (raw.get("format") == "continuous" or raw.get("rounds") == "until_stable"):
+        return ""
+    try:
+        settings = ContinuousConfig(
+            confidence=float(raw.get("confidence", DEFAULT_CONFIDENCE)),
+            indifference=float(raw.get("indifference", DEFAULT_INDIFFERENCE)),
+        )
+        if not (0.5 < settings.confidence < 1 and settings.indifference > 0):
+            return ""
+    except (TypeError, ValueError):
+        return ""
+    league = ContinuousLeague(
+        [bot for bot, _p in rows], 2, 0, "all", settings, RatingConfig(), store.schedule(),
+        ((index, seats) for index, _board, seats in store.fit_games()),
+    )  # fmt: skip
+    return standings_pairs(league, rows)
 
 
 def play_out(

@@ -27,6 +27,7 @@ from typing import Any
 from arena.errors import ArenaError, ResultsWriteError, StoreError
 from arena.game.record import Fault, FaultKind, GameRecord
 from arena.league import store_schema
+from arena.league.game_filter import GameFilter
 from arena.league.game_summary import GameSummary, SeatSummary
 from arena.league.rating import RatingCheckpoint
 from arena.league.schedule import ScheduledGame
@@ -490,6 +491,29 @@ class ResultStore:
                 yield GameSummary(
                     game_id, order, seed, players, moves, duration, tuple(self._seat(r[6:]) for r in seats)
                 )
+
+    def find_summaries(self, wanted: GameFilter, offset: int, limit: int) -> tuple[list[GameSummary], int]:
+        """The games ``wanted``, newest first: ``limit`` of them from the ``offset``-th, and how
+        many there are in all (filtered and paged by SQLite: a listing reads one page)."""
+        if not self.summarized:  # an older store, read as it is
+            found = [g for g in self.summaries() if wanted.matches(g)][::-1]
+            return found[offset : offset + limit], len(found)
+        condition, args = wanted.sql()
+        with self._reading():
+            count = self.conn.execute(f"SELECT count(*) FROM summaries s WHERE {condition}", args)
+            total = int(count.fetchone()[0])
+        page = f"SELECT s.game_id FROM summaries s WHERE {condition} ORDER BY s.idx DESC, s.game_id DESC LIMIT ? OFFSET ?"
+        games = list(self._summaries(f"WHERE g.game_id IN ({page})", (*args, limit, offset)))
+        return games[::-1], total
+
+    def recent_finishes(self, since: str) -> tuple[int, str | None]:
+        """How many games finished at or after ``since`` (UTC, as ``2026-01-31T12:00:00Z``), and
+        when the last one did (None: no game yet)."""
+        with self._reading():
+            count, last = self.conn.execute(
+                "SELECT coalesce(sum(finished_at >= ?), 0), max(finished_at) FROM games", (since,)
+            ).fetchone()
+        return int(count), last
 
     def _seat(self, row: tuple[Any, ...]) -> SeatSummary:
         bot, rank, hexes, fault, detail, ply, sandboxed, network = row

@@ -1,0 +1,534 @@
+"""The ladder's web pages, read-only ones: standings, bots, versions, games, a game's replay,
+the ladder's settings and health, and the two small JSON answers the pages and monitors poll.
+
+Every page is complete without JavaScript (the standings' table is redrawn by a script only
+to follow the games as they finish).  Each handler gathers what it shows in a worker thread
+(the stores are SQLite files), then renders it (:mod:`arena.ladder.render`).  The forms
+(signing in and out, an upload) are in :mod:`arena.ladder.forms`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import urlencode
+
+from markupsafe import Markup
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse, RedirectResponse, Response
+from starlette.routing import BaseRoute, Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from arena.errors import StoreError
+from arena.game.record import GameRecord
+from arena.ladder import forms
+from arena.ladder.render import page, when
+from arena.ladder.results import (
+    Owners,
+    StandingsView,
+    bot_page,
+    find_games,
+    game_record,
+    recent_games,
+    shown_record,
+    shown_row,
+)
+from arena.ladder.roster import league_name, version_of
+from arena.ladder.site import Site, Viewer, site_of
+from arena.ladder.store import State, Submission
+from arena.league.game_filter import FAULT_CHOICES, GameFilter
+from arena.league.game_summary import GameSummary
+from arena.protocol import NAME_RE
+from arena.rules import PLAYER_LETTERS
+from arena.untrusted import printable, script_json
+
+GAMES_PER_PAGE = 50
+MAX_PAGE = 100_000
+BOT_GAMES = 20  # the newest games a bot's page lists (the games page has them all)
+GAME_ID_RE = re.compile(r"[A-Za-z0-9_.+-]{1,64}")
+SHARED_FIRST = "*"  # the games filter's "won by": a first place shared
+# What /api/standings gives of each row of standings.json (besides the text each cell shows).
+STANDINGS_KEYS = (
+    "rank", "bot", "mu", "sigma", "mu_low", "mu_high", "rating", "better_than_next", "close", "games",
+    "wdl", "points", "faults", "retired",
+)  # fmt: skip
+SUBMIT_POLICY_TEXT = {
+    "authors": "every author the organisers added",
+    "admins": "the organisers only",
+    "nobody": "nobody (closed)",
+}
+
+
+class NotFound(Exception):
+    """A page of something that is not there: its one line says what."""
+
+
+class BadRequest(Exception):
+    """A page asked for with a parameter that cannot be read: its one line names it."""
+
+
+class Moved(Exception):
+    """A page that is elsewhere: its path."""
+
+
+Gather = Callable[[Site, Viewer], dict[str, Any]]
+
+
+async def _show(request: Request, template: str, gather: Gather) -> Response:
+    """``template`` with what ``gather`` finds (in a worker thread); an error page when it
+    finds nothing (404), a parameter is wrong (400) or the league's store is unreadable (503)."""
+    site = site_of(request)
+
+    def work() -> tuple[Viewer, int, str, dict[str, Any]]:
+        viewer = site.viewer(request)
+        try:
+            return viewer, 200, template, gather(site, viewer)
+        except Moved as e:
+            return viewer, 303, "", {"location": str(e)}
+        except NotFound as e:
+            return viewer, 404, "error.html.j2", {"title": "Not found", "message": str(e)}
+        except BadRequest as e:
+            return viewer, 400, "error.html.j2", {"title": "Bad request", "message": str(e)}
+        except StoreError as e:
+            return (
+                viewer,
+                503,
+                "error.html.j2",
+                {"title": "The league's results cannot be read", "message": str(e)},
+            )
+
+    viewer, status, name, context = await run_in_threadpool(work)
+    if status == 303:
+        return RedirectResponse(context["location"], status_code=303)
+    return page(request, site, viewer, name, status, **context)
+
+
+def _bot_name(raw: str, what: str) -> str:
+    if not NAME_RE.fullmatch(raw):
+        raise BadRequest(f"{what} {raw[:80]!r}: not a bot's name (1-64 of A-Z a-z 0-9 _ . + -)")
+    return raw
+
+
+# -- the standings ----------------------------------------------------------------------------
+
+
+def _standings_rows(view: StandingsView | None, owners: Owners) -> list[dict[str, Any]]:
+    return [
+        {"shown": shown_row(r), "page": owners.page(str(r.get("bot", "")))}
+        for r in (view.rows if view else ())
+    ]
+
+
+def _standings(site: Site, viewer: Viewer) -> dict[str, Any]:
+    view = site.standings.read()
+    return {"view": view, "rows": _standings_rows(view, site.owners())}
+
+
+async def standings_page(request: Request) -> Response:
+    """``/``: the standings as the league last wrote them, redrawn live by the page's script."""
+    return await _show(request, "standings.html.j2", _standings)
+
+
+async def standings_json(request: Request) -> Response:
+    """``/api/standings``: the standings' rows (figures, and the text each cell shows); 304
+    when the ``If-None-Match`` names the file as it is."""
+    site = site_of(request)
+    view, owners = await run_in_threadpool(lambda: (site.standings.read(), site.owners()))
+    etag = f'"{view.signature}"' if view else '"none"'
+    if request.headers.get("if-none-match") == etag:
+        return Response(status_code=304, headers={"ETag": etag})
+    keys = STANDINGS_KEYS
+    rows = [
+        {**{k: r.get(k) for k in keys}, **shown}
+        for r, shown in zip(view.rows if view else (), _standings_rows(view, owners), strict=True)
+    ]
+    return JSONResponse(
+        {
+            "name": site.ladder.league.name,
+            "signature": view.signature if view else "",
+            "updated": view.updated if view else None,
+            "updated_text": when(view.updated) if view else "",
+            "games": view.games if view else 0,
+            "players": view.players if view else site.ladder.league.players,
+            "pairs": view.pairs if view else "",
+            "rows": rows,
+        },
+        headers={"ETag": etag, "Cache-Control": "no-cache"},
+    )
+
+
+# -- bots and their versions ------------------------------------------------------------------
+
+
+def _bots(site: Site, viewer: Viewer) -> dict[str, Any]:
+    view = site.standings.read()
+    owners = site.owners()
+    ranks: dict[str, str] = {}
+    for r in view.rows if view else ():
+        ranks.setdefault(owners.bot_of(str(r.get("bot"))), str(r.get("rank")))
+    submitted = [
+        {"bot": bot, "author": author, "version": version, "state": state.value, "updated": updated}
+        for bot, author, version, state, updated in site.store.latest_versions()
+    ]
+    return {"house": sorted(site.house), "submitted": submitted, "ranks": ranks}
+
+
+async def bots_page(request: Request) -> Response:
+    """``/bots``: every bot, the house's and the authors'."""
+    return await _show(request, "bots.html.j2", _bots)
+
+
+def _crosstable(view: StandingsView | None, names: list[str], owners: Owners) -> list[dict[str, Any]]:
+    """The crosstable rows of ``names``: against each opponent, games, points, W-D-L."""
+    rows = []
+    for name in names:
+        cells = (view.crosstable.get(name) if view else None) or {}
+        for opponent, cell in sorted(cells.items()):
+            if isinstance(cell, dict):
+                rows.append(
+                    {
+                        "bot": name,
+                        "opponent": opponent,
+                        "page": owners.page(opponent),
+                        "games": cell.get("games", 0),
+                        "points": cell.get("points", 0),
+                        "wdl": "-".join(str(n) for n in cell.get("wdl") or []),
+                        "pentanomial": " ".join(str(n) for n in cell.get("pentanomial") or []),
+                    }
+                )
+    return rows
+
+
+def _game_rows(games: list[GameSummary], owners: Owners) -> list[dict[str, Any]]:
+    """The games as a table shows them: seats with their pages, places, hexes and faults."""
+    rows = []
+    for g in games:
+        seats = [
+            {
+                "letter": PLAYER_LETTERS[i],
+                "bot": s.name,
+                "page": owners.page(s.name),
+                "rank": s.rank,
+                "hexes": s.hexes,
+            }
+            for i, s in enumerate(g.seats)
+        ]
+        rows.append(
+            {
+                "id": g.game_id,
+                "seats": seats,
+                "result": sorted(seats, key=lambda s: (s["rank"], s["letter"])),
+                "moves": g.moves,
+                "faults": [
+                    f"{PLAYER_LETTERS[p]} {g.seats[p].name}: {f.kind.value}: {f.detail}" for p, f in g.faults
+                ],
+            }
+        )
+    return rows
+
+
+def _bot(bot: str) -> Gather:
+    def gather(site: Site, viewer: Viewer) -> dict[str, Any]:
+        if not NAME_RE.fullmatch(bot):
+            raise NotFound(f"no bot {bot[:80]!r} on this ladder")
+        versions = site.store.versions_of(bot)
+        view = site.standings.read()
+        owners = site.owners()
+        names = [league_name(v) for v in versions] if versions and bot not in site.house else [bot]
+        split = version_of(bot)
+        if not versions and bot not in site.house and split and site.store.version(*split):
+            raise Moved(f"{bot_page(split[0])}/v{split[1]}")  # a version's league name: its page
+        rows = [r for r in (view.rows if view else ()) if r.get("bot") in names]
+        if not versions and bot not in site.house and not rows:
+            raise NotFound(f"no bot {bot!r} on this ladder")
+        games, total = find_games(site.ladder.folder, GameFilter(bots=tuple(names)), 0, BOT_GAMES)
+        retired_through, banned = site.store.bot_flags().get(bot, (0, False))
+        return {
+            "bot": bot,
+            "house": bot in site.house,
+            "retired_through": retired_through,
+            "banned": banned,
+            "author": versions[0].author if versions and bot not in site.house else None,
+            "versions": [_version_row(v, rows) for v in reversed(versions)],
+            "rows": [{"shown": shown_row(r), "page": bot_page(bot)} for r in rows],
+            "crosstable": _crosstable(view, names, owners),
+            "games": _game_rows(games, owners),
+            "total_games": total,
+            "games_link": "/games?" + urlencode({"bot": bot}),
+        }
+
+    return gather
+
+
+def _version_row(sub: Submission, rows: list[dict[str, Any]]) -> dict[str, Any]:
+    name = league_name(sub)
+    playing = [r for r in rows if r.get("bot") == name]
+    return {
+        "version": sub.version,
+        "state": sub.state.value,
+        "pending": sub.state.pending,
+        "reason": sub.reason or "",
+        "received": sub.received,
+        "updated": sub.updated,
+        "league_name": name,
+        "in_standings": bool(playing),
+        "retired": bool(playing and playing[0].get("retired")),
+        "page": f"{bot_page(sub.bot)}/v{sub.version}",
+    }
+
+
+async def bot_page_handler(request: Request) -> Response:
+    """``/bots/{bot}``: its versions, its standings and crosstable rows, its newest games."""
+    return await _show(request, "bot.html.j2", _bot(request.path_params["bot"]))
+
+
+def _version(bot: str, number: str) -> Gather:
+    def gather(site: Site, viewer: Viewer) -> dict[str, Any]:
+        sub = (
+            site.store.version(bot, int(number))
+            if NAME_RE.fullmatch(bot) and number.isascii() and number.isdigit() and len(number) < 10
+            else None
+        )
+        if sub is None:
+            raise NotFound(f"no version {number[:20]!r} of bot {bot[:80]!r} on this ladder")
+        view = site.standings.read()
+        rows = [r for r in (view.rows if view else ()) if r.get("bot") == league_name(sub)]
+        report = sub.report if isinstance(sub.report, dict) else None
+        return {
+            "sub": sub,
+            "row": _version_row(sub, rows),
+            "standing": [{"shown": shown_row(r), "page": bot_page(sub.bot)} for r in rows],
+            "checks": [c for c in (report or {}).get("checks", []) if isinstance(c, dict)],
+            "verdict": report,
+            "mine": viewer.may_see(sub.author),
+            "failure": (report or {}).get("first_failure") if viewer.may_see(sub.author) else None,
+            "poll": f"/api/submissions/{sub.id}" if sub.state.pending else None,
+        }
+
+    return gather
+
+
+async def version_page(request: Request) -> Response:
+    """``/bots/{bot}/v{n}``: one version's state and its check's report; for its author (and
+    the organisers) also its command, build log and the evidence of its first failure."""
+    return await _show(
+        request, "version.html.j2", _version(request.path_params["bot"], request.path_params["n"])
+    )
+
+
+# -- games ------------------------------------------------------------------------------------
+
+
+def _names_of(site: Site, bot: str) -> tuple[str, ...]:
+    """The league names a filter's bot stands for: each version of a submitted bot, else itself."""
+    if bot in site.house:
+        return (bot,)
+    versions = site.store.versions_of(bot)
+    return tuple(league_name(v) for v in versions) or (bot,)
+
+
+def _games(params: dict[str, str]) -> Gather:
+    def gather(site: Site, viewer: Viewer) -> dict[str, Any]:
+        bot = params.get("bot", "")
+        won_by = params.get("won_by", "")
+        fault = params.get("fault", "")
+        raw_page = params.get("page", "1") or "1"
+        if fault and fault not in FAULT_CHOICES:
+            raise BadRequest(f"fault {fault[:80]!r}: one of {', '.join(FAULT_CHOICES)}")
+        if not (raw_page.isascii() and raw_page.isdigit() and 1 <= int(raw_page) <= MAX_PAGE):
+            raise BadRequest(f"page {raw_page[:20]!r}: a whole number from 1 to {MAX_PAGE}")
+        number = int(raw_page)
+        wanted = GameFilter(
+            bots=_names_of(site, _bot_name(bot, "bot")) if bot else (),
+            won_by=_names_of(site, _bot_name(won_by, "won_by")) if won_by and won_by != SHARED_FIRST else (),
+            shared_first=won_by == SHARED_FIRST,
+            fault=fault or None,
+        )
+        games, total = find_games(site.ladder.folder, wanted, (number - 1) * GAMES_PER_PAGE, GAMES_PER_PAGE)
+        kept = {k: v for k, v in (("bot", bot), ("won_by", won_by), ("fault", fault)) if v}
+        pages = max(1, -(-total // GAMES_PER_PAGE))
+        return {
+            "games": _game_rows(games, site.owners()),
+            "total": total,
+            "first": (number - 1) * GAMES_PER_PAGE + 1,
+            "filters": {"bot": bot, "won_by": won_by, "fault": fault},
+            "bots": sorted({*site.house, *site.store.bot_owners()}),
+            "faults": FAULT_CHOICES,
+            "number": number,
+            "pages": pages,
+            "newer": "/games?" + urlencode({**kept, "page": number - 1}) if number > 1 else None,
+            "older": "/games?" + urlencode({**kept, "page": number + 1}) if number < pages else None,
+        }
+
+    return gather
+
+
+async def games_page(request: Request) -> Response:
+    """``/games``: the finished games, newest first, by bot, winner and fault, a page at a time."""
+    params = {k: request.query_params.get(k, "") for k in ("bot", "won_by", "fault", "page")}
+    return await _show(request, "games.html.j2", _games(params))
+
+
+def _game(game_id: str) -> Gather:
+    def gather(site: Site, viewer: Viewer) -> dict[str, Any]:
+        record = game_record(site.ladder.folder, game_id) if GAME_ID_RE.fullmatch(game_id) else None
+        if record is None:
+            raise NotFound(f"no finished game {game_id[:80]!r} on this ladder")
+        owners = site.owners()
+        shown = shown_record(record, lambda name: viewer.may_see(owners.owner(name)))
+        return {
+            "record": shown,
+            "seats": _seat_rows(shown, owners, viewer),
+            "moves": [(i + 1, PLAYER_LETTERS[m.player], m.move, m.ms) for i, m in enumerate(shown.moves)],
+            # Safe inside <script> as it is (script_json escapes < > &): not HTML-escaped again.
+            "data_json": Markup(
+                script_json({"kind": "replay", "running": False, "refresh_s": 0, "games": [shown.to_dict()]})
+            ),
+            "report": None,  # the viewer's template: not the report's (shown, not hidden)
+        }
+
+    return gather
+
+
+def _seat_rows(record: GameRecord, owners: Owners, viewer: Viewer) -> list[dict[str, Any]]:
+    places = {s.player: s for s in record.standings}
+    return [
+        {
+            "letter": PLAYER_LETTERS[i],
+            "bot": s.name,
+            "page": owners.page(s.name),
+            "rank": places[i].rank,
+            "hexes": places[i].hexes,
+            "fault": None
+            if s.fault is None
+            else f"{s.fault.kind.value} at ply {s.fault.ply}: {s.fault.detail}",
+            "exit": s.exit or "",
+            "mine": viewer.may_see(owners.owner(s.name)),
+            "stderr": s.stderr_tail,
+            "infos": s.infos,
+        }
+        for i, s in enumerate(record.seats)
+    ]
+
+
+async def game_page(request: Request) -> Response:
+    """``/games/{id}``: one game, its seats and moves as tables, and its replay in the viewer."""
+    return await _show(request, "game.html.j2", _game(request.path_params["game_id"]))
+
+
+# -- the ladder itself ------------------------------------------------------------------------
+
+
+def health(site: Site) -> dict[str, Any]:
+    """What a monitor (and the ladder's page) wants to know: the league's pace, the queue."""
+    since = (dt.datetime.now(dt.UTC) - dt.timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    states = site.store.state_counts()
+    league = site.ladder.league
+    status = site.service.league.status
+    answer: dict[str, Any] = {
+        "ok": True,
+        "league": {"state": status.state, "detail": printable(status.detail), "since": status.since},
+        "paused": site.store.paused(),
+        "waiting": sum(n for s, n in states.items() if s.pending),
+        "checking": states.get(State.CHECKING, 0),
+        "versions": {s.value: states.get(s, 0) for s in State},
+        "concurrency": league.concurrency,
+        "executor": league.executor.kind.value,
+        "check_concurrency": site.ladder.settings.check.concurrency,
+    }
+    try:
+        games, last_hour, last = recent_games(site.ladder.folder, since)
+    except StoreError as e:
+        return {**answer, "ok": False, "error": printable(str(e))}
+    return {**answer, "games": games, "games_last_hour": last_hour, "last_game_at": last}
+
+
+async def health_json(request: Request) -> Response:
+    """``/api/health``: ``ok`` and the figures of :func:`health`; 503 when the league's results
+    cannot be read."""
+    site = site_of(request)
+    answer = await run_in_threadpool(health, site)
+    return JSONResponse(
+        answer, status_code=200 if answer["ok"] else 503, headers={"Cache-Control": "no-store"}
+    )
+
+
+def _ladder(site: Site, viewer: Viewer) -> dict[str, Any]:
+    league, settings = site.ladder.league, site.ladder.settings
+    tc = league.time_control
+    p = league.params
+    rows: list[tuple[str, str]] = [
+        ("players per game", str(league.players)),
+        ("format", league.format.value),
+        ("board", league.board if league.board in ("random", "build") else "a board file"),
+        ("time control", f"{tc.describe()}; startup {tc.startup_ms} ms, margin {tc.margin_ms} ms"),
+        ("rules", f"{p.sheep} sheep and {p.tiles} tiles per player, contact {p.contact}"),
+        ("games at once", f"{league.concurrency} ({league.executor.kind.value} executor)"),
+        ("house bots", ", ".join(sorted(site.house))),
+    ]
+    if league.format.value == "continuous":
+        c = league.continuous
+        stops = f"every neighbour pair settled at {c.confidence:.0%} (tied: within {c.indifference:g} Elo)"
+        rows.append(("stops when", f"{stops}, or {c.max_games} games after the last version joined"))
+    gate = settings.check
+    check = [
+        ("conformance games", str(gate.conformance_games)),
+        ("stop at the first fault", "yes" if gate.fail_fast else "no"),
+        ("check games at once", str(gate.concurrency)),
+        ("time for the build and the check", f"{gate.timeout_ms / 60_000:g} min"),
+    ]
+    if gate.against:
+        games = f"{gate.games} games, at least {gate.min_points:g} points a game"
+        check.append(("strength: against", f"{len(gate.against)} opponent(s), {games}"))
+    if gate.sprt is not None:
+        s = gate.sprt
+        check.append(
+            ("strength: SPRT", f"elo0 {s.elo0:g}, elo1 {s.elo1:g}, alpha {s.alpha:g}, beta {s.beta:g}")
+        )
+    q, a = settings.quotas, settings.archive
+    mb = 1024 * 1024
+    per_author = (
+        f"{q.versions_per_hour} an hour, {q.versions_per_day} a day, {q.bytes_per_day // mb} MB a day"
+    )
+    archive = f"at most {a.max_bytes // mb} MB, unpacking to {a.unpacked_bytes // mb} MB"
+    limits = [
+        ("who may submit", SUBMIT_POLICY_TEXT[settings.submit.value]),
+        ("versions per author", f"{per_author} (organisers: no quota)"),
+        (
+            "an archive",
+            f"{archive}, {a.files} entries, {a.depth} folders deep, compressed {a.ratio}:1 at most",
+        ),
+    ]
+    return {"league": rows, "check": check, "limits": limits, "health": health(site)}
+
+
+async def ladder_page(request: Request) -> Response:
+    """``/ladder``: the league's settings, the check a version must pass, the quotas, and health."""
+    return await _show(request, "ladder.html.j2", _ladder)
+
+
+def page_routes() -> list[BaseRoute]:
+    """The pages' routes and their static files, for :func:`arena.ladder.app.make_app`."""
+    return [
+        Route("/", standings_page, methods=["GET"]),
+        Route("/api/standings", standings_json, methods=["GET"]),
+        Route("/api/health", health_json, methods=["GET"]),
+        Route("/bots", bots_page, methods=["GET"]),
+        Route("/bots/{bot}", bot_page_handler, methods=["GET"]),
+        Route("/bots/{bot}/v{n}", version_page, methods=["GET"]),
+        Route("/games", games_page, methods=["GET"]),
+        Route("/games/{game_id}", game_page, methods=["GET"]),
+        Route("/ladder", ladder_page, methods=["GET"]),
+        *forms.form_routes(),
+        Mount(
+            "/static",
+            StaticFiles(packages=[("arena.ladder", "static"), ("arena.report", "static")]),
+            name="static",
+        ),
+    ]
+
+
+__all__ = ["page_routes"]
