@@ -1,5 +1,5 @@
-"""A bounded load test of ``arena serve`` on loopback: many readers of its read endpoints while
-its league plays.  Every answer is right and none is slow beyond a generous bound, and no
+"""A bounded load test of ``arena serve`` on loopback: many readers of its pages (the standings,
+a game's replay) and of its JSON API while its league plays.  Every answer is right and none is slow beyond a generous bound, and no
 game played meanwhile was slowed past its clock (a bot forfeited on time).
 
 The figures themselves (latency percentiles with and without games, CPU) are the bench's:
@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,11 +29,34 @@ SLOWEST_S = 5.0  # one answer, at most: generous, the machine is shared and nois
 MOVE = "1s"  # the games' clock: a reader that slowed a bot this much would show as a time fault
 
 
-def _bots(body: Any) -> bool:
+def _json(r: httpx.Response) -> Any:
+    try:
+        return json.loads(r.content)
+    except ValueError:
+        return None
+
+
+def _html(r: httpx.Response, *holding: str) -> bool:
+    text = r.text
+    return (
+        r.headers.get("content-type", "").startswith("text/html")
+        and text.rstrip().endswith("</html>")
+        and all(h in text for h in holding)
+    )
+
+
+def _standings(r: httpx.Response) -> bool:
+    body = _json(r)
+    return isinstance(body, dict) and body.get("name") == "served" and isinstance(body.get("rows"), list)
+
+
+def _bots(r: httpx.Response) -> bool:
+    body = _json(r)
     return isinstance(body, dict) and isinstance(body.get("bots"), list)
 
 
-def _ladder(body: Any) -> bool:
+def _ladder(r: httpx.Response) -> bool:
+    body = _json(r)
     return (
         isinstance(body, dict)
         and body.get("name") == "served"
@@ -42,8 +66,22 @@ def _ladder(body: Any) -> bool:
     )
 
 
-# What a reader reads, and what a right answer holds.
-PAGES = {"/api/bots": _bots, "/api/ladder": _ladder}
+def _health(r: httpx.Response) -> bool:
+    body = _json(r)
+    return isinstance(body, dict) and body.get("ok") is True and isinstance(body.get("games"), int)
+
+
+def pages(game: str) -> dict[str, Callable[[httpx.Response], bool]]:
+    """What a reader reads (the standings and a replay page, the JSON they and tools read),
+    and what a right answer to each holds; ``game``: a finished game's id."""
+    return {
+        "/": lambda r: _html(r, "house-a", "house-b"),
+        f"/games/{game}": lambda r: _html(r, game, "house-a"),
+        "/api/standings": _standings,
+        "/api/health": _health,
+        "/api/bots": _bots,
+        "/api/ladder": _ladder,
+    }
 
 
 @dataclass
@@ -54,14 +92,14 @@ class Answers:
     wrong: list[str] = field(default_factory=list)
 
 
-async def _read(url: str, seconds: float) -> Answers:
+async def _read(url: str, seconds: float, wanted: dict[str, Callable[[httpx.Response], bool]]) -> Answers:
     """``READERS`` readers, one connection each, reading the pages in turn for ``seconds``.
 
     Each connection is made and used once before the clock starts: on a shared machine a
     loopback connect now and then goes unanswered for seconds whatever the server (seen with
     an idle ``python -m http.server``), and the bound is on the server's answers."""
     answers = Answers()
-    paths = list(PAGES)
+    paths = list(wanted)
     clients = [httpx.AsyncClient(base_url=url, timeout=60) for _ in range(READERS)]
 
     async def reader(client: httpx.AsyncClient, first: int, deadline: float) -> None:
@@ -77,11 +115,7 @@ async def _read(url: str, seconds: float) -> Answers:
                 continue
             finally:
                 answers.seconds.append(time.monotonic() - began)
-            try:
-                body = json.loads(r.content)
-            except ValueError:
-                body = None
-            if r.status_code != 200 or not PAGES[path](body):
+            if r.status_code != 200 or not wanted[path](r):
                 answers.wrong.append(f"{path}: {r.status_code} {r.text[:200]!r}")
 
     try:
@@ -115,7 +149,7 @@ def test_many_readers_while_the_league_plays_get_right_answers_in_time_and_slow_
     played = wait_until(lambda: _finished(results), lambda g: len(g) >= 3, 180)
     assert len(played) >= 3, "the league did not start playing"
 
-    answers = asyncio.run(_read(server.url, LOAD_S))
+    answers = asyncio.run(_read(server.url, LOAD_S, pages(min(played))))
 
     assert not answers.wrong, answers.wrong[:5]
     assert len(answers.seconds) > READERS  # each reader was answered, and more than once
