@@ -130,7 +130,7 @@ def test_a_newcomer_with_few_games_and_a_higher_mu_ranks_above_and_p_better_agre
     top = st.rows[0]
     assert top.better_than_next is not None and 0.5 <= top.better_than_next < 0.95 and top.close
     data = json.loads(render(st, "json"))
-    assert data["format"] == 4 and data["sort"].startswith("mu") and data["model"]["better"] == "joint"
+    assert data["format"] == 5 and data["sort"].startswith("mu") and data["model"]["better"] == "joint"
 
 
 @pytest.mark.parametrize("seed", range(6))
