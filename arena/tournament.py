@@ -36,7 +36,7 @@ from arena.league.config import (
     find_program,
 )
 from arena.league.config.reader import did_you_mean
-from arena.league.continuous import CONTINUOUS_ID, ContinuousLeague
+from arena.league.continuous import CONTINUOUS_ID, ContinuousLeague, playing_rows, standings_pairs
 from arena.league.executor import GamePool, GameSettings
 from arena.league.schedule import ScheduledGame, make_schedule
 from arena.league.standings import write_files
@@ -513,7 +513,10 @@ class LeagueRun:
         if not force and time.monotonic() - self.last_write < STANDINGS_EVERY_S:
             return
         # Exact at the end; in between the rating fit is redone as the league grows.
-        self.state.standings = self.table.standings(exact=force)
+        standings = self.table.standings(exact=force)
+        if self.league is not None:
+            standings = replace(standings, pair_tests=standings_pairs(self.league, playing_rows(standings.rows)))
+        self.state.standings = standings
         write_files(self.config.output, self.config.name, self.state.standings, self.state.total)
         self.table.save(self.store)
         self.last_write = time.monotonic()

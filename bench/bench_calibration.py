@@ -27,7 +27,7 @@ Each table draws results from bots of known Elo and runs the arena's own code on
   the share of intervals that hold the true (centred) Elo.
 
     PYTHONPATH=. python bench/bench_calibration.py [--runs 100] [--only continuous,sprt,pbetter,elo] [--seed 1]
-        [--indifference 20] [--cases "2 bots,5 bots"]
+        [--indifference 20] [--cases "2 bots,5 bots"] [--elo-cells 400:400,0:40]
 
 Each table prints as it is done; ``--runs`` sets the runs per case (the error rates'
 own noise is about sqrt(p (1 - p) / runs)).
@@ -290,7 +290,24 @@ ELO_SPREADS = (0.0, 100.0, 200.0, 400.0)
 ELO_GAMES = (40, 400, 4000, 10_000)
 
 
-def elo_table(runs: int, seed: int) -> None:
+def elo_cells(text: str) -> set[tuple[float, int]] | None:
+    """``--elo-cells 400:400,0:40``: the (spread, games) cells of the Elo table to run; None: all."""
+    if not text:
+        return None
+    cells = set()
+    for part in text.split(","):
+        spread, _, games = part.partition(":")
+        try:
+            cell = (float(spread), int(games))
+        except ValueError:
+            raise SystemExit(f"--elo-cells: {part!r} is not SPREAD:GAMES (e.g. 400:400)") from None
+        if cell[0] not in ELO_SPREADS or cell[1] not in ELO_GAMES:
+            raise SystemExit(f"--elo-cells: {part!r} is not a cell of the table (spreads {ELO_SPREADS}, games {ELO_GAMES})")
+        cells.add(cell)
+    return cells
+
+
+def elo_table(runs: int, seed: int, cells: set[tuple[float, int]] | None = None) -> None:
     from arena.stats.elo import board_bootstrap, fit_elo
     from arena.stats.game_table import GameTable
 
@@ -299,6 +316,8 @@ def elo_table(runs: int, seed: int) -> None:
     print(f"{'spread':>6} {'games':>6} {'cover':>7} {'bootstrap':>9} {'s/league':>8}")
     for spread in ELO_SPREADS:
         for games in ELO_GAMES:
+            if cells is not None and (spread, games) not in cells:
+                continue
             true = {f"b{i}": spread * (i / 4 - 0.5) for i in range(5)}
             pairs = list(itertools.combinations(true, 2))
             held = boot_held = total = 0
@@ -332,7 +351,11 @@ def main() -> None:
     parser.add_argument("--max-games", type=int, default=40_000, help="the continuous league's budget")
     parser.add_argument("--indifference", type=float, default=20.0, help="the continuous league's, in Elo")
     parser.add_argument("--cases", default="", help="continuous cases whose name holds one of these, comma-separated")
+    parser.add_argument(
+        "--elo-cells", default="", help="Elo table cells to run, SPREAD:GAMES comma-separated (e.g. 400:400,0:40)"
+    )
     args = parser.parse_args()
+    cells = elo_cells(args.elo_cells)
     only = set(args.only.split(","))
     if "sprt" in only:
         sprt_table(args.runs, args.seed, 0.0, 50.0, 1200)
@@ -342,7 +365,7 @@ def main() -> None:
     if "pbetter" in only:
         pbetter_table(args.runs, args.seed)
     if "elo" in only:
-        elo_table(args.runs, args.seed)
+        elo_table(args.runs, args.seed, cells)
 
 
 if __name__ == "__main__":

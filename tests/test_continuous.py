@@ -7,12 +7,15 @@ drawn from the game's id and seed.  A few end-to-end runs use fast C bots.
 
 from __future__ import annotations
 
+import csv
+import io
 import itertools
 import json
 import random
 import sys
 from collections import Counter
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -30,15 +33,22 @@ from arena.league.continuous import (
     choose_group,
     pair_error,
     play_out,
+    playing_rows,
     ranking,
     refit_point,
     standings_pairs,
 )
+from arena.league.game_summary import GameSummary, SeatSummary
+from arena.league.neighbours import Neighbours, PairTests, Standing
+from arena.league.rating import BatchLedger
 from arena.league.schedule import ScheduledGame, derive_seed
+from arena.league.standings import render
 from arena.league.store import ResultStore
+from arena.league.tally import FORMAT_VERSION, Row, Standings, Tally
 from arena.stats.game_table import Seats
 from arena.stats.pair_test import PairVerdict
 from arena.stats.settings import RatingConfig
+from arena.untrusted import html, markdown, printable
 
 from .process_helpers import interrupt_when_stored, start_run, wait_no_leftovers
 
@@ -189,19 +199,86 @@ def test_it_stops_when_the_budget_is_spent_and_names_the_least_certain_pair() ->
     )
 
 
+def row(bot: str, p: float | None, retired: bool = False) -> Row:
+    """A standings row with only what the pair tests read: the bot, its P(better), retired."""
+    return Row(0, bot, 0.0, 0.0, 1.0, 0, 0.0, 0, 0.0, 0.0, 0, better_than_next=p, retired=retired)
+
+
 def test_the_standings_name_each_pair_ordered_tied_or_open() -> None:
     strength = {"top": 6.0, "x": 0.0, "y": 0.0}
     league = new_league(list(strength), indifference=150, max_games=100_000)
     play_out(league, strengths_play(strength))
     _top, tie = league.pairs()
-    rows = [("top", 0.99), (tie.above, 0.6), (tie.below, None)]
-    assert standings_pairs(league, rows) == (
-        f"at 95%: ordered top > {tie.above}; tied within 150 Elo: {tie.above} ~ {tie.below}"
+    rows = playing_rows([row("top", 0.99), row(tie.above, 0.6), row(tie.below, None)])
+    tests = standings_pairs(league, rows)
+    assert tests.line() == (
+        f"pairs at 95%: ordered top > {tie.above}; tied within 150 Elo: {tie.above} ~ {tie.below}"
     )
+    assert tests.summary() == tests.line().removeprefix("pairs ")  # the ladder's page says that
+    assert tests.to_json() == [
+        {"above": "top", "below": tie.above, "verdict": "ordered"},
+        {"above": tie.above, "below": tie.below, "verdict": "tied"},
+    ]
     # Rows the other way round than the tests say: neither pair is settled (top and the
     # other met once only).
-    upside = [(tie.above, 0.99), ("top", 0.4), (tie.below, None)]
-    assert standings_pairs(league, upside) == f"at 95%: not settled: top vs {tie.below} P=0.40 (and 1 more)"
+    upside = playing_rows([row(tie.above, 0.99), row("top", 0.4), row(tie.below, None)])
+    assert standings_pairs(league, upside).line() == (
+        f"pairs at 95%: not settled: top vs {tie.below} P=0.40 (and 1 more)"
+    )
+    # A retired bot is no longer in the league: its neighbours are each other's.
+    between = [row("top", 0.99), row("gone", 0.7, retired=True), row(tie.above, 0.6), row(tie.below, None)]
+    assert [(p["above"], p["below"]) for p in standings_pairs(league, playing_rows(between)).to_json()] == [
+        ("top", tie.above),
+        (tie.above, tie.below),
+    ]
+
+
+HOSTILE = "<b>x</b>|`*_~\x1b[2J="
+
+
+def standings_of(games: list[Seats], bots: list[str]) -> Standings:
+    tally, ledger = Tally(), BatchLedger(bots)
+    for i, seats in enumerate(games):
+        tally.add(GameSummary(f"g{i}", i, i, 2, 10, 1.0, tuple(SeatSummary(n, r, 8, None, True, False) for n, r in seats)))
+        ledger.add(i, seats, i)
+    return tally.standings(bots, ledger.ratings(), None, ledger.checkpoint())
+
+
+def test_every_output_of_the_standings_says_how_the_pairs_stand_names_escaped() -> None:
+    names = ["top", HOSTILE, "c", "d"]
+    st = standings_of([[(a, 1), (b, 2)] for a, b in itertools.combinations(names, 2)], names)
+    order = [r.bot for r in st.rows]
+    verdicts = [Standing.ORDERED, Standing.TIED, Standing.OPEN]
+    pairs = tuple(Neighbours(a, b, 0.7, v) for (a, b), v in zip(itertools.pairwise(order), verdicts, strict=True))
+    st = replace(st, pair_tests=PairTests(0.95, 20.0, pairs))
+
+    data = json.loads(render(st, "json"))
+    assert data["format"] == FORMAT_VERSION == 5
+    assert data["pair_test"] == {"confidence": 0.95, "indifference": 20.0}
+    assert data["pairs"] == [
+        {"above": a, "below": b, "verdict": v}
+        for (a, b), v in zip(itertools.pairwise(order), ["ordered", "tied", "open"], strict=True)
+    ]
+    tests = st.pair_tests
+    assert tests is not None
+    plain = render(st, "plain")
+    assert "\x1b" not in plain
+    assert tests.line(printable) in " ".join(plain.split())  # (wrapped at 100 columns)
+    assert plain.index("pairs at 95%: ordered ") < plain.index("Ranked by")  # under the table
+    github = render(st, "github")
+    assert tests.line(markdown) in github and "<b>" not in github
+    assert github.index("pairs at 95%: ordered ") < github.index("Ranked by")
+    page = render(st, "html")
+    assert f"<p>{html(tests.line())}</p>" in page and "<b>x" not in page
+    rows = list(csv.DictReader(io.StringIO(render(st, "csv"))))
+    assert [r["pair_test"] for r in rows] == ["ordered", "tied", "open", ""]
+
+    # A league without pair tests: null in the JSON, no line, no column.
+    other = replace(st, pair_tests=None)
+    data = json.loads(render(other, "json"))
+    assert data["pairs"] is None and data["pair_test"] is None
+    assert "pairs at" not in render(other, "plain") and "pairs at" not in render(other, "github")
+    assert "pair_test" not in render(other, "csv").splitlines()[0]
 
 
 def test_a_league_the_old_rule_stopped_after_4_0_goes_on() -> None:
@@ -396,12 +473,51 @@ def test_a_continuous_run_stops_once_the_order_is_sure(tmp_path: Path, marker: s
     standings = CliRunner().invoke(main, ["standings", str(tmp_path / "results" / "t"), "--format", "json"])
     rows = json.loads(standings.output)["rows"]
     assert [r["bot"] for r in rows] == ["greedy", "random", "crash"]
+    ordered = [
+        {"above": "greedy", "below": "random", "verdict": "ordered"},
+        {"above": "random", "below": "crash", "verdict": "ordered"},
+    ]
+    assert json.loads(standings.output)["pairs"] == ordered
+    written = json.loads((tmp_path / "results" / "t" / "standings.json").read_text())
+    assert written["pairs"] == ordered and written["pair_test"] == {"confidence": 0.95, "indifference": 20.0}
+    line = "pairs at 95%: ordered greedy > random, random > crash"
     plain = CliRunner().invoke(main, ["standings", str(tmp_path / "results" / "t")])
-    assert "pairs at 95%: ordered greedy > random, random > crash" in plain.output
+    assert line in plain.output
+    md = (tmp_path / "results" / "t" / "standings.md").read_text()
+    assert f"|\n\n{line}\n\n" in md  # the line under the table
+    assert line not in result.output  # the run's own stopped line says it
     # Run again: nothing more to play.
     again = CliRunner().invoke(main, ["run", str(path)])
     assert again.exit_code == 0 and settled in again.output
     assert len(stored_schedule(tmp_path / "results" / "t")) == games
+
+
+@pytest.mark.slow
+def test_a_results_folder_of_the_previous_format_reads_and_gets_its_pairs(tmp_path: Path, marker: str) -> None:
+    # A file as older arenas had it: 'rounds: until_stable' and no 'indifference' (the key
+    # came later); the folder as they left it: standings.json of format 4, without pairs.
+    path = league_file(tmp_path, marker)
+    path.write_text(path.read_text().replace("format: continuous\n", "rounds: until_stable\n"))
+    assert CliRunner().invoke(main, ["run", str(path), "-q"]).exit_code == 0
+    folder = tmp_path / "results" / "t"
+    with ResultStore.open(folder) as store:
+        assert store.get_meta("config")["rounds"] == "until_stable"
+    old = json.loads((folder / "standings.json").read_text())
+    del old["pairs"], old["pair_test"]
+    (folder / "standings.json").write_text(json.dumps({**old, "format": 4}))
+    for fmt in ("json", "csv", "plain"):
+        read = CliRunner().invoke(main, ["standings", str(folder), "--format", fmt])
+        assert read.exit_code == 0, read.output
+    data = json.loads(CliRunner().invoke(main, ["standings", str(folder), "--format", "json"]).output)
+    assert data["format"] == 5 and data["pair_test"] == {"confidence": 0.95, "indifference": 20.0}
+    assert [p["verdict"] for p in data["pairs"]] == ["ordered", "ordered"]
+    csv_out = CliRunner().invoke(main, ["standings", str(folder), "--format", "csv"]).output
+    assert [r["pair_test"] for r in csv.DictReader(io.StringIO(csv_out))] == ["ordered", "ordered", ""]
+    # A run of the file again plays nothing and writes standings.json in the new format.
+    again = CliRunner().invoke(main, ["run", str(path), "-q"])
+    assert again.exit_code == 0, again.output
+    written = json.loads((folder / "standings.json").read_text())
+    assert written["format"] == 5 and written["pairs"] == data["pairs"]
 
 
 @pytest.mark.slow

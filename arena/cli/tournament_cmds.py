@@ -27,8 +27,9 @@ from arena.league.config import (
     load_config,
     scheduler_problem,
 )
-from arena.league.continuous import stored_pairs
+from arena.league.continuous import playing_rows, stored_pair_tests
 from arena.league.game_summary import GameSummary
+from arena.league.neighbours import PairTests
 from arena.league.standings import FORMATS, render
 from arena.league.store import STORE_NAME, ResultStore, store_path
 from arena.league.table import retired_bots, stored_standings
@@ -206,7 +207,9 @@ def _print_outcome(config: TournamentConfig, state: RunState, progress: Progress
     """The standings, the retired bots, how many games were played and how, why the run stopped."""
     if state.standings is not None:
         click.echo("")
-        click.echo(render(state.standings, "plain", terminal_width()))
+        # The stopped line below says how the pairs stand: not twice.
+        shown = replace(state.standings, pair_tests=None) if state.stopped else state.standings
+        click.echo(render(shown, "plain", terminal_width()))
         if state.retired:
             names = ", ".join(printable(b) for b in state.retired)
             click.echo(f"\nretired (no new games; their games played still count): {names}")
@@ -331,33 +334,34 @@ def standings_cmd(results: Path, fmt: str, wide: bool) -> None:
     board, seats swapped) scoring 0, 0.5, 1, 1.5, 2. A bot marked (retired)
     gets no new games; its games played count. A WARNING line says when the
     rating fit or the Elo fit stopped at its limit without converging. For a
-    continuous league (plain format) a last line, pairs at 95%: ..., says how each
-    two neighbours stand by their pair test: ordered, tied within the league's
-    indifference (Elo), or not settled.
+    continuous league a line under the table, pairs at 95%: ..., says how each
+    two neighbours still in the league stand by their pair test: ordered, tied
+    within the league's indifference (Elo), or not settled (csv: a pair_test
+    column, json: pairs).
 
-    The JSON format (the same as standings.json) is an object: format (4),
+    The JSON format (the same as standings.json) is an object: format (5),
     games, players, sort, rating (the model's settings), model (name, better:
     joint or independent, and for batch: converged, sweeps, max_sweeps,
     tolerance, elo: converged and iterations), within_noise_below,
     rows (rank, bot, rating, mu, sigma, mu_low, mu_high, better_than_next,
     close, elo, games, wdl, pentanomial, points, wins, shared_firsts,
     avg_place, avg_hexes, faults, faults_by_kind, unsandboxed, network,
-    retired), crosstable (bot -> opponent -> games, points, wdl, pentanomial)
+    retired), pairs (a continuous league's: above, below, verdict ordered,
+    tied or open; else null) with pair_test (confidence, indifference; else
+    null), crosstable (bot -> opponent -> games, points, wdl, pentanomial)
     and seats (mean points and games per seat).
     """
     store, bots, rating = _open_results(results)
     with store:
         st = stored_standings(store, bots, rating, retired_bots(store))
-        pairs = _continuous_pairs(store, st) if fmt == "plain" else ""
+        st = replace(st, pair_tests=_continuous_pairs(store, st))
     click.echo(render(st, fmt, terminal_width(), wide))
-    if pairs:
-        click.echo(f"pairs {printable(pairs)}")
 
 
-def _continuous_pairs(store: ResultStore, st: Standings) -> str:
+def _continuous_pairs(store: ResultStore, st: Standings) -> PairTests | None:
     """A continuous league's pairs of neighbours in the standings, ordered, tied or open by
-    their tests; "" for another league."""
-    return stored_pairs(store, [(r.bot, r.better_than_next) for r in st.rows if not r.retired])
+    their tests; None for another league, or a stored file whose settings cannot be read."""
+    return stored_pair_tests(store, playing_rows(st.rows))
 
 
 def _game_json(g: GameSummary, store: ResultStore | None = None) -> dict[str, Any]:

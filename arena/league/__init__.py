@@ -3,7 +3,8 @@
 :mod:`.config` reads the tournament file into validated values;
 :mod:`.schedule` turns them into games (deterministic from the seed);
 :mod:`.changes` tells what a grown or edited league keeps; :mod:`.continuous`
-chooses the next games of a league that plays where the order is least settled;
+chooses the next games of a league that plays where the order is least settled,
+and :mod:`.neighbours` holds how its pair tests leave each two neighbours of the standings;
 :mod:`.executor` plays games on local worker processes; :mod:`.results_folder`
 and :mod:`.store` keep the results (SQLite), :mod:`.sqlite_read` reads a store
 without writing, :mod:`.game_summary` is a finished game's summary row;

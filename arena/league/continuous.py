@@ -52,10 +52,11 @@ from enum import Enum
 import trueskill
 
 from arena.league.config import DEFAULT_CONFIDENCE, DEFAULT_INDIFFERENCE, ContinuousConfig
+from arena.league.neighbours import Neighbours, PairTests, Standing, describe
 from arena.league.rating import conservative
 from arena.league.schedule import ScheduledGame, derive_seed, groups, seat_orders
 from arena.league.store import ResultStore
-from arena.league.tally import better_than
+from arena.league.tally import Row, better_than
 from arena.stats.game_table import GameTable, Seats
 from arena.stats.pair_test import PairEvidence, PairVerdict, verdict
 from arena.stats.settings import RatingConfig
@@ -85,6 +86,12 @@ class Pair:
         if self.verdict is None:
             return self.p >= confidence
         return self.verdict in (PairVerdict.A_STRONGER, PairVerdict.TIED)
+
+    def standing(self) -> Standing:
+        """Ordered (settled, not tied), tied, or open."""
+        if self.verdict is PairVerdict.TIED:
+            return Standing.TIED
+        return Standing.ORDERED if self.settled() else Standing.OPEN
 
 
 class StopReason(Enum):
@@ -121,20 +128,7 @@ class Stop:
 def describe_pairs(pairs: Sequence[Pair], indifference: float) -> str:
     """``ordered a > b; tied within 20 Elo: b ~ c; not settled: c vs d P=0.81`` (parts with
     no pair left out; the open pair named is the least certain one)."""
-    ordered = [f"{p.above} > {p.below}" for p in pairs if p.settled() and p.verdict is not PairVerdict.TIED]
-    tied = [f"{p.above} ~ {p.below}" for p in pairs if p.verdict is PairVerdict.TIED]
-    parts = []
-    if ordered:
-        parts.append("ordered " + ", ".join(ordered))
-    if tied:
-        parts.append(f"tied within {indifference:g} Elo: " + ", ".join(tied))
-    least = least_certain(pairs)
-    if least is not None and not least.settled():
-        still = sum(not p.settled() for p in pairs)
-        parts.append(f"not settled: {least.above} vs {least.below} P={least.p:.2f}" + (
-            f" (and {still - 1} more)" if still > 1 else ""
-        ))
-    return "; ".join(parts)
+    return describe([Neighbours(p.above, p.below, p.p, p.standing()) for p in pairs], indifference)
 
 
 def ranking(ratings: Mapping[str, trueskill.Rating], bots: Iterable[str]) -> list[str]:
@@ -407,38 +401,49 @@ class SetScores:
         return PairEvidence.of(games, halves)
 
 
-def standings_pairs(league: ContinuousLeague, rows: Sequence[tuple[str, float | None]]) -> str:
-    """How each two neighbours of the standings' ``rows`` (bot, P(better than the next))
-    stand by their pair test: ``at 95%: ordered a > b; tied within 20 Elo: b ~ c; not
-    settled: c vs d P=0.81``."""
-    pairs = [
-        Pair(a, b, p or 0.0, league.verdict(a, b)) for (a, p), (b, _q) in itertools.pairwise(rows)
-    ]
-    text = describe_pairs(pairs, league.settings.indifference)
-    return f"at {league.settings.confidence:.0%}: {text}" if text else ""
+def standings_pairs(league: ContinuousLeague, rows: Sequence[tuple[str, float | None]]) -> PairTests:
+    """How each two neighbours of the standings' ``rows`` (the bots still in ``league``, in
+    the standings' order, each with P(better than the next)) stand by their pair test."""
+    pairs = []
+    for (a, p), (b, _q) in itertools.pairwise(rows):
+        tested = Pair(a, b, p or 0.0, league.verdict(a, b))
+        pairs.append(Neighbours(tested.above, tested.below, tested.p, tested.standing()))
+    return PairTests(league.settings.confidence, league.settings.indifference, tuple(pairs))
 
 
-def stored_pairs(store: ResultStore, rows: Sequence[tuple[str, float | None]]) -> str:
-    """:func:`standings_pairs` of a stored continuous league's ``rows`` (its bots still playing,
-    in the standings' order, with P(better than the next)); "" for another league, or a stored
-    file whose settings cannot be read."""
+def playing_rows(rows: Sequence[Row]) -> list[tuple[str, float | None]]:
+    """The standings' rows a continuous league still plays (retired ones left out), as
+    :func:`standings_pairs` takes them."""
+    return [(r.bot, r.better_than_next) for r in rows if not r.retired]
+
+
+def stored_pair_tests(store: ResultStore, rows: Sequence[tuple[str, float | None]]) -> PairTests | None:
+    """:func:`standings_pairs` of a stored continuous league's ``rows`` (as there); None for
+    another league, or a stored file whose settings cannot be read."""
     raw = store.get_meta("config") or {}
     if not isinstance(raw, dict) or not (raw.get("format") == "continuous" or raw.get("rounds") == "until_stable"):
-        return ""
+        return None
     try:
         settings = ContinuousConfig(
             confidence=float(raw.get("confidence", DEFAULT_CONFIDENCE)),
             indifference=float(raw.get("indifference", DEFAULT_INDIFFERENCE)),
         )
         if not (0.5 < settings.confidence < 1 and settings.indifference > 0):
-            return ""
+            return None
     except (TypeError, ValueError):
-        return ""
+        return None
     league = ContinuousLeague(
         [bot for bot, _p in rows], 2, 0, "all", settings, RatingConfig(), store.schedule(),
         ((index, seats) for index, _board, seats in store.fit_games()),
     )  # fmt: skip
     return standings_pairs(league, rows)
+
+
+def stored_pairs(store: ResultStore, rows: Sequence[tuple[str, float | None]]) -> str:
+    """The text of :func:`stored_pair_tests`: ``at 95%: ordered a > b; ...``, "" for another
+    league (what the ladder's standings page shows)."""
+    tests = stored_pair_tests(store, rows)
+    return "" if tests is None else tests.summary()
 
 
 def play_out(

@@ -15,6 +15,7 @@ from typing import Any
 
 from tabulate import tabulate
 
+from arena.league.neighbours import PairTests
 from arena.league.results_folder import write_atomic
 from arena.league.store import store_path, write_error
 from arena.league.tally import CLEAR, SORT_KEY, Pairwise, Row, Standings, probability_text
@@ -62,6 +63,7 @@ def table_rows(st: Standings, escape: Escape = printable, split: bool = False) -
     count, a retired column) instead of text cells that join them.
     """
     pairs = st.players == 2
+    tests = st.pair_tests if split else None
     headers = [
         "rank",
         *(["sure"] if split else []),
@@ -82,6 +84,7 @@ def table_rows(st: Standings, escape: Escape = printable, split: bool = False) -
         "avg hexes",
         "faults",
         *(["retired"] if split else []),
+        *(["pair_test"] if tests is not None else []),
     ]
     body = []
     for r in st.rows:
@@ -115,9 +118,28 @@ def table_rows(st: Standings, escape: Escape = printable, split: bool = False) -
                 f"{r.avg_hexes:.1f}",
                 _fault_text(r, escape),
                 *([str(r.retired).lower()] if split else []),
+                *([_pair_cell(tests, r)] if tests is not None else []),
             ]
         )
     return headers, body
+
+
+def _pair_cell(tests: PairTests, row: Row) -> str:
+    """The CSV's ``pair_test``: how the row's bot and the next one down still in the league
+    stand by their test; empty for the last of them and for a retired bot."""
+    standing = None if row.retired else tests.verdict_of(row.bot)
+    return "" if standing is None else standing.value
+
+
+def pairs_line(st: Standings, fmt: str) -> str | None:
+    """A continuous league's ``pairs at 95%: ordered a > b; ...`` for ``fmt`` (plain, github
+    or html), bot names escaped; None for other leagues or before any pair."""
+    if st.pair_tests is None or not st.pair_tests.pairs:
+        return None
+    if fmt == "html":  # the whole line: its own '>' too
+        return f"<p>{html(st.pair_tests.line())}</p>"
+    # Mid-line, the line's own '>' and '~' are plain text in Markdown: only the names are escaped.
+    return st.pair_tests.line(ESCAPES[fmt]) or None
 
 
 def plain_table(headers: list[str], body: list[list[Any]]) -> str:
@@ -314,6 +336,9 @@ def render(st: Standings, fmt: str, width: int | None = None, wide: bool = False
             note = f"(not shown at this width: {', '.join(left_out)}; arena standings --wide shows every column)"
             table += "\n" + wrap(note, width)
     parts.append(table)
+    pairs = pairs_line(st, fmt)
+    if pairs is not None:
+        parts.append(pairs if fmt == "html" else fill(pairs))
     if fmt != "html":
         parts.append(fill(legend(st)))
         parts.append(fill(seat_line(st)))

@@ -36,6 +36,7 @@ import trueskill
 
 from arena.game.record import GameRecord, points_from_half_points
 from arena.league.game_summary import GameSummary
+from arena.league.neighbours import PairTests
 from arena.league.rating import BatchLedger, RatingCheckpoint, conservative, make_ledger, ranking
 from arena.stats import MAX_SWEEPS, TOLERANCE
 from arena.stats.settings import RatingConfig
@@ -58,7 +59,10 @@ SORT_KEY = "mu (the skill P(better) compares), then rating (mu - 3 sigma), then 
 # 4: rows ranked by mu (``sort`` says so) and better_than_next from the pair's joint
 # posterior (model ``better``: ``joint``), so that the rank order and P(better) agree; the
 # Elo fit's convergence (model ``elo``).  Every field of 3 keeps its name.
-FORMAT_VERSION = 4
+# 5: ``pairs`` (each two neighbours: above, below, verdict ordered / tied / open) and
+# ``pair_test`` (confidence, indifference) of a continuous league; null for other leagues.
+# Every field of 4 keeps its name and meaning.
+FORMAT_VERSION = 5
 
 
 def probability_text(p: float | None, places: int = 2) -> str:
@@ -167,6 +171,9 @@ class Standings:
     fit_converged: bool | None = None  # False: it stopped at its sweep limit, the ratings are approximate
     elo_iterations: int | None = None  # the Elo fit's steps (None: no Elo figures)
     elo_converged: bool | None = None  # False: some Elo fit stopped at its limit, the Elo is approximate
+    # A continuous league's pair tests of each two neighbours (None: another league, whose
+    # standings have no such tests; set by whoever holds the league, see continuous.standings_pairs).
+    pair_tests: PairTests | None = None
 
     def to_json_rows(self) -> list[dict[str, Any]]:
         """The rows as standings.json writes them (figures rounded)."""
@@ -203,6 +210,10 @@ class Standings:
             "model": self.model_json(),
             "within_noise_below": CLEAR,
             "rows": self.to_json_rows(),
+            "pairs": None if self.pair_tests is None else self.pair_tests.to_json(),
+            "pair_test": None
+            if self.pair_tests is None
+            else {"confidence": self.pair_tests.confidence, "indifference": self.pair_tests.indifference},
             # Sorted: the games' arrival order (which differs between runs) must not show.
             "crosstable": {
                 me: {other: cell.to_json() for other, cell in sorted(row.items())}

@@ -14,8 +14,9 @@ stops when no Elo moves by :data:`ELO_TOLERANCE`, and says when it did not.
 The standings' interval (:func:`fit_elo`) is a cluster-robust Wald interval around
 the plain maximum-likelihood fit, clustered by *board* (a board's games, both seat
 orders of a 2-player pairing or a 4-player game's six results, are not independent):
-it covers 93-97% in simulated leagues of 0-400 Elo spreads and 40-10,000 games
-(``bench/bench_calibration.py --only elo``), where the bootstrap of the virtual-draw
+it covers 93-97% in simulated leagues of 0-400 Elo spreads and 40-10,000 games at
+200 leagues a cell, and the cells outside 94-96% there covered 94.6-95.9% at 1,000
+(``bench/bench_calibration.py --only elo``, docs/PERFORMANCE.md), where the bootstrap of the virtual-draw
 fit (:func:`board_bootstrap`: boards drawn with replacement, the fit redone, the 2.5%
 and 97.5% quantiles) carries the draws' pull into every resample and covers less.
 """
