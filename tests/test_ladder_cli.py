@@ -3,6 +3,7 @@ printed once and alone on stdout, every mistake one line and exit code 2."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import socket
@@ -14,6 +15,7 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
+from arena.cli.ladder_cmds import listening_socket
 from arena.ladder.store import LadderStore
 from arena.league.config.sections import is_loopback_host
 
@@ -123,3 +125,28 @@ def test_submit_to_a_server_that_hangs_up_says_so(tmp_path: Path, monkeypatch: p
 )
 def test_only_loopback_addresses_serve_without_a_warning(host: str, loopback: bool) -> None:
     assert is_loopback_host(host) is loopback
+
+
+def test_the_services_connections_send_each_answer_at_once() -> None:
+    # uvicorn serves on this socket through asyncio, which sets TCP_NODELAY only on the
+    # connections of a socket made as TCP by name; without it each answer on a kept-alive
+    # connection waited for the client's delayed ACK (some 40 ms).
+    sock = listening_socket("127.0.0.1", 0)
+    nodelay: list[int] = []
+
+    class Accepted(asyncio.Protocol):
+        def connection_made(self, transport: asyncio.BaseTransport) -> None:
+            nodelay.append(
+                transport.get_extra_info("socket").getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY)
+            )
+            transport.close()
+
+    async def connect_once() -> None:
+        server = await asyncio.get_running_loop().create_server(Accepted, sock=sock)
+        async with server:
+            reader, writer = await asyncio.open_connection(*sock.getsockname()[:2])
+            await reader.read()  # until the server closes it
+            writer.close()
+
+    asyncio.run(asyncio.wait_for(connect_once(), 60))
+    assert nodelay and nodelay[0] != 0

@@ -97,6 +97,24 @@ def _draining_server_class() -> type:
     return DrainingServer
 
 
+def listening_socket(host: str, port: int) -> socket.socket:
+    """The service's socket, bound to ``host`` and ``port``; ConfigError naming them if it cannot be.
+
+    Made as a TCP socket by name (``IPPROTO_TCP``, not 0): asyncio sets TCP_NODELAY only on
+    the connections of such a socket, and without it every answer on a kept-alive connection
+    waited for the client's delayed ACK (about 40 ms each; measured by bench/bench_ladder.py).
+    """
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as e:
+        sock.close()
+        raise ConfigError(f"--host {host} --port {port}: cannot listen there: {e.strerror or e}") from None
+    return sock
+
+
 def _serve(ladder: Any, ladder_file: Path, host: str, port: int) -> None:
     import uvicorn
 
@@ -110,14 +128,8 @@ def _serve(ladder: Any, ladder_file: Path, host: str, port: int) -> None:
             "serve on 127.0.0.1 behind a reverse proxy with TLS (see the README)",
             err=True,
         )
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind((host, port))
-    except OSError as e:
-        sock.close()
-        raise ConfigError(f"--host {host} --port {port}: cannot listen there: {e.strerror or e}") from None
+    sock = listening_socket(host, port)
+    family = sock.family
     with results_folder.hold(ladder.folder, str(ladder_file)):
         store = LadderStore.open(ladder.folder)
         store.on_action = _print_action
@@ -221,4 +233,4 @@ def _print_verdict(sub: dict[str, Any]) -> ExitCode:
     return ExitCode.INCONCLUSIVE if report.get("inconclusive") else ExitCode.FAILED
 
 
-__all__ = ["serve_cmd", "submit_cmd"]
+__all__ = ["listening_socket", "serve_cmd", "submit_cmd"]
