@@ -798,7 +798,6 @@ def test_filling_the_disk_stops_at_the_sandboxes_tmp_size(
     def fill_files() -> list[Path]:
         return [p for d in host_places if d.is_dir() for p in d.glob(f"bsa-fill-{token}-*")]
 
-    free = {str(d): shutil.disk_usage(d).free for d in (REPO, tmp_path)}
     try:
         game = play(hostile("fills_disk", token), opponent, watch)
     finally:
@@ -811,10 +810,9 @@ def test_filling_the_disk_stops_at_the_sandboxes_tmp_size(
     assert found[str(HOSTILE)] == {"mb": 0, "stopped_by": "EROFS"}, found
     total = sum(place["mb"] for place in found.values())
     assert total <= DEFAULT_TMP_MB, found  # /tmp (and HOME in it) is all it could fill
+    # None of it is left on the host, in any place the bot could have reached. (The host's free
+    # space is no witness: every other process on the machine writes meanwhile.)
     assert fill_files() == []
-    # Nothing of it reached a real disk (others may write meanwhile: a loose bound).
-    for d, before in free.items():
-        assert shutil.disk_usage(d).free > before - DEFAULT_TMP_MB * 1024 * 1024 // 2, d
 
 
 # -- 11. memory ---------------------------------------------------------------------------------------------------------
