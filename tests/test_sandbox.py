@@ -5,6 +5,7 @@ The attacks of hostile bots on a sandboxed game are in test_sandbox_attacks.py.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import shutil
@@ -25,6 +26,7 @@ from arena.errors import ConfigError
 from arena.game.build import OUTPUT_KEEP, run_build
 from arena.game.record import GameRecord
 from arena.game.sandbox import bwrap as sandbox
+from arena.game.sandbox import cgroups
 from arena.game.sandbox.bwrap import SandboxPolicy, unavailable_reason
 from arena.league.config import parse_config
 from arena.league.standings import render
@@ -378,3 +380,33 @@ def test_python_in_the_sandbox_imports_the_kit_from_the_bound_folder(tmp_path: P
     ran = run_build(["python3", "-c", code], tmp_path, SandboxPolicy(mode="bwrap"), 60)
     assert ran.ok and ran.sandboxed, ran.output
     assert Path(ran.output.strip()) == Path(sandbox.arena_kit_dir()) / "arena" / "botkit.py"
+
+
+# -- cgroups: names another process left behind -------------------------------------------------
+
+
+@pytest.mark.skipif(cgroups.support() is None, reason="no cgroup the arena may use here")
+def test_a_cgroup_left_under_the_next_name_is_passed_over_and_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A dead arena's cgroup keeps its pid's name, and the kernel gives that pid out again: the
+    # folder is not this arena's to use or remove.  (It once was removed, and the bot then ran
+    # without a cgroup.)
+    support = cgroups.support()
+    assert support is not None
+    taken = itertools.count(10**9)  # far from the counter this process uses
+    leftover = f"{cgroups.PREFIX}{os.getpid()}-{next(taken)}"
+    monkeypatch.setattr(cgroups, "_counter", itertools.count(10**9))
+    dirs = [parent / leftover for parent in support.parents.values()]
+    for d in dirs:
+        d.mkdir()
+    try:
+        group = support.create(cgroups.CgroupLimits(memory_mb=64, tasks=8, cpus=1))
+        try:
+            assert group.name == f"{cgroups.PREFIX}{os.getpid()}-{10**9 + 1}"
+            assert all(d.is_dir() for d in group.dirs.values())
+        finally:
+            group.remove()
+        assert not any(d.exists() for d in group.dirs.values())
+        assert all(d.is_dir() for d in dirs), "another process's cgroup was removed"
+    finally:
+        for d in dirs:
+            d.rmdir()

@@ -8,7 +8,7 @@ check is reported in detail (its transcript and the command that replays it).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from arena.check.plan import CheckOptions, PlannedGame, Purpose, replay_command
 from arena.check.results import CheckResult, CheckStatus, FailureReport
@@ -102,7 +102,7 @@ def _illegal_in(phase: Phase) -> Why:
 
     def fails(_ev: Evidence, p: Played) -> str | None:
         f = p.fault
-        if f and f.kind is FaultKind.ILLEGAL_MOVE and phase_at(p.record, f.ply) is phase:
+        if f and f.kind is FaultKind.ILLEGAL_MOVE and phase_at(p.record, f.ply, p.game.seat) is phase:
             return _fault_text(f)
         return None
 
@@ -270,8 +270,18 @@ def judge_conformance(
     return judge.results(), judge.failure
 
 
-def phase_at(record: GameRecord, ply: int) -> Phase:
-    """The phase of the game at ``ply`` (over past its last move)."""
+def phase_at(record: GameRecord, ply: int, seat: int | None = None) -> Phase:
+    """The phase of the game at ``ply`` (over past its last move).
+
+    With ``seat``: the phase that seat was asked to answer in at ``ply``, before its own
+    forfeit there.  The record's positions apply a forfeit where it fell, and a game whose
+    other players cannot move once that seat is out is over at that very ply: its illegal
+    sheep move would read as made in no phase, and legal-moves would go unexercised.
+    """
+    own = record.seats[seat].fault if seat is not None else None
+    if own is not None and own.ply == ply:
+        seats = tuple(replace(s, fault=None) if i == seat else s for i, s in enumerate(record.seats))
+        record = replace(record, seats=seats)
     for i, (_move, state) in enumerate(record.positions()):
         if i == ply:
             return state.phase
@@ -285,7 +295,7 @@ def answered_in(p: Played) -> frozenset[Phase]:
     phases = {before[i] for i, m in enumerate(r.moves) if m.player == g.seat}
     f = p.fault
     if f is not None and f.kind is FaultKind.ILLEGAL_MOVE:
-        phases.add(phase_at(r, f.ply))
+        phases.add(phase_at(r, f.ply, g.seat))
     return frozenset(phases)
 
 

@@ -30,6 +30,7 @@ FREEZER = "freezer"  # v1's own hierarchy (v2 has cgroup.freeze in every cgroup)
 FREEZE_WAIT_S = 2.0  # how long freezing may take before we say it did not
 CPU_PERIOD_US = 100_000
 PREFIX = "arena-bot-"
+NAME_TRIES = 100  # names looked at for a new cgroup before giving up
 _counter = itertools.count()
 
 
@@ -74,15 +75,24 @@ class CgroupSupport:
         return self.version == 2 or FREEZER in self.parents
 
     def create(self, limits: CgroupLimits) -> BotCgroup:
-        """A new cgroup with these limits; raises OSError if it cannot be made."""
-        name = f"{PREFIX}{os.getpid()}-{next(_counter)}"
-        group = BotCgroup(self, name)
-        try:
-            group.make(limits)
-        except OSError:
-            group.remove()
-            raise
-        return group
+        """A new cgroup with these limits; raises OSError if it cannot be made.
+
+        A name already taken is passed over: a cgroup another process left (an arena
+        killed with SIGKILL, one whose bot took too long to die) keeps the name of its pid,
+        which the kernel gives out again; that folder is another's, never used or removed.
+        """
+        for _ in range(NAME_TRIES):
+            group = BotCgroup(self, f"{PREFIX}{os.getpid()}-{next(_counter)}")
+            try:
+                group.make(limits)
+            except FileExistsError:
+                group.remove()  # only the folders it made itself
+                continue
+            except OSError:
+                group.remove()
+                raise
+            return group
+        raise OSError(f"no free cgroup name after {NAME_TRIES} tries")
 
 
 def _probe_v1() -> CgroupSupport | None:
@@ -141,6 +151,7 @@ class BotCgroup:
         self.support = support
         self.name = name
         self.dirs = {c: parent / name for c, parent in support.parents.items()}
+        self.made: list[Path] = []  # the folders :meth:`make` made: the only ones removed
 
     def _file(self, controller: str, name: str) -> Path:
         return self.dirs[controller if self.support.version == 1 else ""] / name
@@ -149,6 +160,7 @@ class BotCgroup:
         """Create the cgroup's folders and write its limits; raises OSError when it cannot."""
         for d in self.dirs.values():
             d.mkdir()
+            self.made.append(d)
         v1 = self.support.version == 1
         if limits.memory_mb is not None:
             size = str(limits.memory_mb * 1024 * 1024)
@@ -251,7 +263,7 @@ class BotCgroup:
     def remove(self, wait_s: float = 1.0) -> None:
         """Remove the cgroup once its processes are gone (a dying process still holds it)."""
         deadline = time.monotonic() + wait_s
-        for d in self.dirs.values():
+        for d in self.made:
             while True:
                 try:
                     d.rmdir()
@@ -262,4 +274,3 @@ class BotCgroup:
                     if e.errno != errno.EBUSY or time.monotonic() > deadline:
                         break
                     time.sleep(0.005)
-
