@@ -150,3 +150,32 @@ def test_the_services_connections_send_each_answer_at_once() -> None:
 
     asyncio.run(asyncio.wait_for(connect_once(), 60))
     assert nodelay and nodelay[0] != 0
+
+
+def test_waiting_for_a_verdict_rides_out_a_ladder_that_drops_connections() -> None:
+    """A restart of the service (or a connect that fails) mid-check does not end the wait."""
+    from arena.ladder.client import wait_for_verdict
+
+    answers = [b"", b"", b'{"state": "checking"}', b"", b'{"state": "passed", "reason": "passed the check"}']
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        url = f"http://127.0.0.1:{s.getsockname()[1]}"
+
+        def serve() -> None:  # hangs up without an answer where the list says b""
+            for body in answers:
+                conn, _ = s.accept()
+                with conn:
+                    conn.recv(65536)
+                    if body:
+                        head = f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {len(body)}\r\nConnection: close\r\n\r\n"
+                        conn.sendall(head.encode() + body)
+
+        server = threading.Thread(target=serve, daemon=True)
+        server.start()
+        seen: list[str] = []
+        sub = wait_for_verdict(url, "t", "/api/submissions/1", 120, seen.append)
+        server.join(30)
+    assert sub["state"] == "passed"
+    # Each loss is said once, until an answer comes again.
+    assert ["lost" if t.startswith("(cannot reach the ladder: ") else t for t in seen] == ["lost", "checking", "lost", "passed"]

@@ -68,22 +68,39 @@ def submit(
 def wait_for_verdict(
     url: str, token: str, status_url: str, timeout_s: float, tick: Callable[[str], None] = lambda _s: None
 ) -> dict[str, Any]:
-    """Poll the submission until its check has ended (or ``timeout_s``); its last state."""
+    """Poll the submission until its check has ended (or ``timeout_s``); its last state.
+
+    One kept-alive connection; a connection that fails (the service restarting, a connect
+    that times out) is tried again until the deadline, since the check goes on on the
+    server (a restart redoes it): only the ladder's own answers end the wait early.
+    """
     endpoint = url.rstrip("/") + status_url
     deadline = time.monotonic() + timeout_s
     last = ""
-    while True:
-        try:
-            response = httpx.get(endpoint, headers={"Authorization": f"Bearer {token}"}, timeout=httpx.Timeout(REQUEST_TIMEOUT_S, connect=CONNECT_TIMEOUT_S))
-        except httpx.HTTPError as e:
-            raise LadderError(f"{endpoint}: {e}") from None
-        sub = _answer(response, endpoint)
-        state = str(sub.get("state"))
-        if state != last:
-            tick(state)
-            last = state
-        if state not in {s.value for s in State if s.pending}:
-            return sub
-        if time.monotonic() >= deadline:
-            raise LadderError(f"{endpoint}: still {state!r} after {timeout_s:g} s (it goes on on the server)")
-        time.sleep(POLL_S)
+    lost: str | None = None
+    timeout = httpx.Timeout(REQUEST_TIMEOUT_S, connect=CONNECT_TIMEOUT_S)
+    with httpx.Client(headers={"Authorization": f"Bearer {token}"}, timeout=timeout) as client:
+        while True:
+            try:
+                response = client.get(endpoint)
+            except httpx.TransportError as e:
+                if time.monotonic() >= deadline:
+                    raise LadderError(f"{endpoint}: {e}") from None
+                if lost is None:
+                    tick(f"(cannot reach the ladder: {e}; trying again)")
+                lost = str(e)
+                time.sleep(POLL_S)
+                continue
+            except httpx.HTTPError as e:
+                raise LadderError(f"{endpoint}: {e}") from None
+            lost = None
+            sub = _answer(response, endpoint)
+            state = str(sub.get("state"))
+            if state != last:
+                tick(state)
+                last = state
+            if state not in {s.value for s in State if s.pending}:
+                return sub
+            if time.monotonic() >= deadline:
+                raise LadderError(f"{endpoint}: still {state!r} after {timeout_s:g} s (it goes on on the server)")
+            time.sleep(POLL_S)
