@@ -44,11 +44,8 @@ Run from the repository root (it builds sample_bots/c first):
 from __future__ import annotations
 
 import argparse
-import asyncio
-import contextlib
 import os
 import re
-import select
 import shutil
 import signal
 import statistics
@@ -57,7 +54,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections import Counter, deque
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -73,6 +70,7 @@ from arena.ladder.roster import LEAGUE_FILE
 from arena.ladder.settings import Ladder, load_ladder
 from arena.league.continuous import ContinuousLeague, describe_pairs
 from arena.league.store import STORE_NAME, ResultStore
+from tests.ladder_helpers import Server, read_concurrently
 
 ROOT = Path(__file__).resolve().parent.parent
 GREEDY = ROOT / "sample_bots" / "c" / "greedy"
@@ -119,34 +117,13 @@ def wait_for(get: Callable[[], T], done: Callable[[T], bool], seconds: float, wh
         time.sleep(0.25)
 
 
-class Service:
-    """One ``arena serve --port 0`` on 127.0.0.1, its output drained (the last lines kept)."""
+class Service(Server):
+    """One ``arena serve --port 0`` on 127.0.0.1 (the tests' :class:`Server`), with a client of
+    its API."""
 
     def __init__(self, ladder: Path) -> None:
-        self.proc = subprocess.Popen(
-            [*ARENA, "serve", str(ladder), "--port", "0"],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-            env=ENV,
-            cwd=ROOT,
-            start_new_session=True,
-        )
-        assert self.proc.stdout is not None
-        ready, _, _ = select.select([self.proc.stdout], [], [], 60)
-        line = self.proc.stdout.readline() if ready else ""
-        if "serving on http://" not in line:
-            self.stop()
-            raise SystemExit(f"arena serve did not start: {line!r}")
-        self.url = line.split("serving on ")[1].split()[0]
-        self.lines: deque[str] = deque(maxlen=50)
-        threading.Thread(target=self._drain, daemon=True).start()
+        super().__init__(ladder)
         self.http = httpx.Client(base_url=self.url, timeout=60)
-
-    def _drain(self) -> None:
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            self.lines.append(line)
 
     def get(self, path: str, token: str | None = None) -> Any:
         headers = {"Authorization": f"Bearer {token}"} if token else {}
@@ -164,16 +141,11 @@ class Service:
         league: dict[str, Any] = self.get("/api/ladder")["league"]
         return league
 
-    def stop(self) -> None:
+    def stop(self, sig: int = signal.SIGTERM) -> int | None:
         """SIGTERM (the service drains and stops its league), SIGKILL to its group after 90 s."""
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
         try:
-            self.proc.wait(90)
-        except subprocess.TimeoutExpired:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-            self.proc.wait(10)
-        with contextlib.suppress(AttributeError):
+            return super().stop(sig)
+        finally:
             self.http.close()
 
 
@@ -514,39 +486,15 @@ class Window:
     load: float  # the machine's load average (1 minute) at the window's end
 
 
-async def _read(
-    url: str, paths: Sequence[str], readers: int, seconds: float
-) -> tuple[dict[str, list[float]], int]:
-    """``readers`` readers, one connection each, fetching ``paths`` in turn for ``seconds``:
-    each answer's time by path, and the answers that were not a 200 with a body.
-
-    Each connection is made and used once before the clock starts: what is timed is the
-    service's answers, not the machine's loopback connects (see :func:`submit`)."""
+def _read(url: str, paths: Sequence[str], readers: int, seconds: float) -> tuple[dict[str, list[float]], int]:
+    """``readers`` readers fetching ``paths`` in turn for ``seconds`` (what is timed is the
+    service's answers, not the machine's loopback connects: see :func:`read_concurrently`):
+    each answer's time by path, and the answers that were not a 200 with a body."""
     latencies: dict[str, list[float]] = {p: [] for p in paths}
     errors = 0
-    clients = [httpx.AsyncClient(base_url=url, timeout=60) for _ in range(readers)]
-
-    async def reader(client: httpx.AsyncClient, first: int, deadline: float) -> None:
-        nonlocal errors
-        k = first
-        while time.perf_counter() < deadline:
-            path = paths[k % len(paths)]
-            k += 1
-            began = time.perf_counter()
-            try:
-                r = await client.get(path)
-                ok = r.status_code == 200 and bool(r.content)
-            except httpx.HTTPError:
-                ok = False
-            latencies[path].append(time.perf_counter() - began)
-            errors += not ok
-
-    try:
-        await asyncio.gather(*(c.get(paths[0]) for c in clients))
-        deadline = time.perf_counter() + seconds
-        await asyncio.gather(*(reader(c, i, deadline) for i, c in enumerate(clients)))
-    finally:
-        await asyncio.gather(*(c.aclose() for c in clients))
+    for r in read_concurrently(url, paths, readers, seconds):
+        latencies[r.path].append(r.seconds)
+        errors += not (r.response is not None and r.response.status_code == 200 and bool(r.response.content))
     return latencies, errors
 
 
@@ -555,7 +503,7 @@ def window(
 ) -> Window:
     games0, faults0 = store_counts(folder)
     cpu0, mine0, began = tree_cpu_total(service.proc.pid), time.process_time(), time.monotonic()
-    latencies, errors = asyncio.run(_read(service.url, paths, readers, seconds))
+    latencies, errors = _read(service.url, paths, readers, seconds)
     wall = time.monotonic() - began
     cpu, mine = tree_cpu_total(service.proc.pid) - cpu0, time.process_time() - mine0
     games, faults = store_counts(folder)

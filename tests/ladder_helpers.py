@@ -3,6 +3,7 @@ loopback port, and waiting for a submission's state."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import select
@@ -12,7 +13,8 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -90,7 +92,11 @@ class Server:
         assert self.proc.stdout is not None
         ready, _, _ = select.select([self.proc.stdout], [], [], 60)
         line = self.proc.stdout.readline() if ready else ""
-        assert "serving on http://127.0.0.1:" in line, line
+        if "serving on http://127.0.0.1:" not in line:
+            os.killpg(self.proc.pid, signal.SIGKILL)  # none of it may outlive the failure
+            self.proc.wait(10)
+            self.proc.stdout.close()
+            raise AssertionError(f"arena serve did not start: {line!r}")
         self.url = line.split("serving on ")[1].split()[0]
         # Its console, read as it comes (an unread pipe would fill and stop the service).
         self.lines: list[str] = []
@@ -158,3 +164,49 @@ def standings_rows(results: Path) -> dict[str, dict[str, Any]]:
     except (OSError, ValueError):
         return {}
     return {r["bot"]: r for r in data.get("rows", [])}
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One answer a reader got (or the error it got instead), and how long it took."""
+
+    path: str
+    seconds: float
+    response: httpx.Response | None
+    error: str | None
+
+
+def read_concurrently(url: str, paths: Sequence[str], readers: int, seconds: float) -> list[Reading]:
+    """``readers`` readers, one kept-alive connection each, fetching ``paths`` in turn for
+    ``seconds``: every answer they got.
+
+    Each connection is made and used once before the clock starts: on a shared machine a
+    loopback connect now and then goes unanswered for seconds whatever the server (seen with an
+    idle ``python -m http.server``), and what is timed is the server's answers."""
+    return asyncio.run(_read_concurrently(url, paths, readers, seconds))
+
+
+async def _read_concurrently(url: str, paths: Sequence[str], readers: int, seconds: float) -> list[Reading]:
+    readings: list[Reading] = []
+    clients = [httpx.AsyncClient(base_url=url, timeout=60) for _ in range(readers)]
+
+    async def reader(client: httpx.AsyncClient, first: int, deadline: float) -> None:
+        k = first
+        while time.perf_counter() < deadline:
+            path = paths[k % len(paths)]
+            k += 1
+            began = time.perf_counter()
+            try:
+                r = await client.get(path)
+            except httpx.HTTPError as e:
+                readings.append(Reading(path, time.perf_counter() - began, None, repr(e)))
+                continue
+            readings.append(Reading(path, time.perf_counter() - began, r, None))
+
+    try:
+        await asyncio.gather(*(c.get(paths[0]) for c in clients))
+        deadline = time.perf_counter() + seconds
+        await asyncio.gather(*(reader(c, i, deadline) for i, c in enumerate(clients)))
+    finally:
+        await asyncio.gather(*(c.aclose() for c in clients))
+    return readings

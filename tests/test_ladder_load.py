@@ -8,9 +8,7 @@ The figures themselves (latency percentiles with and without games, CPU) are the
 
 from __future__ import annotations
 
-import asyncio
 import json
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,7 +19,7 @@ import pytest
 
 from arena.game.record import FaultKind
 from arena.league.store import STORE_NAME, ResultStore
-from tests.ladder_helpers import Server, ladder_file, wait_until
+from tests.ladder_helpers import Server, ladder_file, read_concurrently, wait_until
 
 READERS = 16
 LOAD_S = 10.0
@@ -92,38 +90,15 @@ class Answers:
     wrong: list[str] = field(default_factory=list)
 
 
-async def _read(url: str, seconds: float, wanted: dict[str, Callable[[httpx.Response], bool]]) -> Answers:
-    """``READERS`` readers, one connection each, reading the pages in turn for ``seconds``.
-
-    Each connection is made and used once before the clock starts: on a shared machine a
-    loopback connect now and then goes unanswered for seconds whatever the server (seen with
-    an idle ``python -m http.server``), and the bound is on the server's answers."""
+def _read(url: str, seconds: float, wanted: dict[str, Callable[[httpx.Response], bool]]) -> Answers:
+    """``READERS`` readers reading the pages in turn for ``seconds``: what they saw."""
     answers = Answers()
-    paths = list(wanted)
-    clients = [httpx.AsyncClient(base_url=url, timeout=60) for _ in range(READERS)]
-
-    async def reader(client: httpx.AsyncClient, first: int, deadline: float) -> None:
-        k = first
-        while time.monotonic() < deadline:
-            path = paths[k % len(paths)]
-            k += 1
-            began = time.monotonic()
-            try:
-                r = await client.get(path)
-            except httpx.HTTPError as e:
-                answers.wrong.append(f"{path}: {e!r}")
-                continue
-            finally:
-                answers.seconds.append(time.monotonic() - began)
-            if r.status_code != 200 or not wanted[path](r):
-                answers.wrong.append(f"{path}: {r.status_code} {r.text[:200]!r}")
-
-    try:
-        await asyncio.gather(*(c.get(paths[0]) for c in clients))
-        deadline = time.monotonic() + seconds
-        await asyncio.gather(*(reader(c, i, deadline) for i, c in enumerate(clients)))
-    finally:
-        await asyncio.gather(*(c.aclose() for c in clients))
+    for r in read_concurrently(url, list(wanted), READERS, seconds):
+        answers.seconds.append(r.seconds)
+        if r.response is None:
+            answers.wrong.append(f"{r.path}: {r.error}")
+        elif r.response.status_code != 200 or not wanted[r.path](r.response):
+            answers.wrong.append(f"{r.path}: {r.response.status_code} {r.response.text[:200]!r}")
     return answers
 
 
@@ -149,7 +124,7 @@ def test_many_readers_while_the_league_plays_get_right_answers_in_time_and_slow_
     played = wait_until(lambda: _finished(results), lambda g: len(g) >= 3, 180)
     assert len(played) >= 3, "the league did not start playing"
 
-    answers = asyncio.run(_read(server.url, LOAD_S, pages(min(played))))
+    answers = _read(server.url, LOAD_S, pages(min(played)))
 
     assert not answers.wrong, answers.wrong[:5]
     assert len(answers.seconds) > READERS  # each reader was answered, and more than once
