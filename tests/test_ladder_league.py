@@ -218,3 +218,26 @@ def test_passed_versions_join_the_served_league_and_survive_kill_9_and_sigterm(
     assert not (results / ".arena-run.lock").exists()
     settled = _games(results)
     assert settled >= more
+
+
+def test_a_command_of_any_text_reaches_the_league_file_unchanged(tmp_path: Path) -> None:
+    """An author's command words (YAML's own characters, a newline, a terminal escape) are data."""
+    ladder = load_ladder(ladder_file(tmp_path))
+    store = LadderStore.open(ladder.folder)
+    store.add_author("alice")
+    who = store.authors()[0]
+    words = ("python3", "bot.py", "key: value", "- item", "# not a comment", "line\nbreak", "\x1b[2J", "{a: [b]}", "*alias")
+    sub = store.add_submission(who, "ant", words, None, ("bot.tar.gz", 10, "00"))
+    store.set_state(sub.id, State.PASSED)
+    config = load_config(write_league_file(ladder, league_text(ladder, store)))
+    assert config.bots[-1].name == "ant.v1" and config.bots[-1].command == words
+
+
+def test_the_console_line_of_an_action_is_printable_and_bounded(capsys: pytest.CaptureFixture[str]) -> None:
+    """A check's reason quotes the bot: its escapes and its length stop at the organiser's terminal."""
+    from arena.cli.ladder_cmds import _print_action
+
+    _print_action({"at": 0.0, "author": None, "action": "failed", "subject": "submission 1", "detail": "\x1b[2J\x07boom\r" + "x" * 10_000})
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\x07" not in out and "\r" not in out
+    assert "ladder: failed submission 1: \\x1b[2J" in out and len(out) <= 2001  # and a newline

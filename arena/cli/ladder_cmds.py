@@ -23,6 +23,7 @@ from arena.untrusted import printable
 
 TOKEN_ENV = "ARENA_TOKEN"
 DEFAULT_WAIT = "30m"
+CONSOLE_LINE_CHARS = 2000
 
 
 @main.command("serve")
@@ -149,7 +150,8 @@ def _print_action(action: dict[str, Any]) -> None:
     """One line on the console per action the ladder logs: versions, verdicts, the league."""
     when = time.strftime("%H:%M:%S", time.localtime(action["at"]))
     detail = f": {action['detail']}" if action["detail"] else ""
-    echo_printable(f"{when} {action['author'] or 'ladder'}: {action['action']} {action['subject']}{detail}"[:2000])
+    line = printable(f"{when} {action['author'] or 'ladder'}: {action['action']} {action['subject']}{detail}")
+    click.echo(line[:CONSOLE_LINE_CHARS])  # bounded after escaping, which lengthens a line
     sys.stdout.flush()
 
 
