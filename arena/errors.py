@@ -67,6 +67,11 @@ class StoreError(ArenaError):
     """The results store is missing, locked, or not ours."""
 
 
+class EmptyStoreError(StoreError):
+    """The store's file holds nothing yet: being created by a run that just started, or
+    left empty.  A reader beside a starting run takes it as "no games yet"."""
+
+
 class ResultsWriteError(StoreError):
     """Results could not be written (a full disk, an I/O error): the run must stop.
 

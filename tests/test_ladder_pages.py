@@ -556,7 +556,7 @@ def test_the_games_filters_find_the_games_they_name_newest_first(
         return [g.game_id for g in reversed(games) if keep(g)]
 
     faulty = {g.game_id for g in games if g.faults}
-    assert faulty and len(faulty) < len(games)
+    assert len(faulty) >= 2 and len(faulty) < len(games)  # house-forfeit met each of the others
     assert _listed(c, "") == newest
     assert _listed(c, "bot=house-forfeit") == expect(lambda g: "house-forfeit" in g.names)
     assert _listed(c, "bot=alicebot") == expect(
@@ -570,9 +570,12 @@ def test_the_games_filters_find_the_games_they_name_newest_first(
     won = expect(lambda g: any(s.name == "bobbot.v1" and s.rank == 1 for s in g.seats))
     assert won and _listed(c, "won_by=bobbot") == won
     assert _listed(c, "won_by=*") == expect(lambda g: sum(s.rank == 1 for s in g.seats) > 1)
-    monkeypatch.setattr(pages, "GAMES_PER_PAGE", 5)
+    # Pages small enough for the faulty games to fill two at least (how many games had a
+    # fault depends on the random bots' moves, and on the machine's load).
+    per = len(faulty) // 2
+    monkeypatch.setattr(pages, "GAMES_PER_PAGE", per)
     second = c.get("/games?fault=any&page=2")
-    assert re.findall(r'<tr data-game="([^"]+)">', second.text) == expect(lambda g: g.game_id in faulty)[5:10]
+    assert re.findall(r'<tr data-game="([^"]+)">', second.text) == expect(lambda g: g.game_id in faulty)[per : 2 * per]
     assert 'href="/games?fault=any&amp;page=1"' in second.text and "page 2 of" in second.text
     for query, needle in (
         ("page=0", "page &#39;0&#39;"),

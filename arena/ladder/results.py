@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from arena.errors import StoreError
+from arena.errors import EmptyStoreError, StoreError
 from arena.game.record import GameRecord
 from arena.ladder.roster import version_of
 from arena.league.continuous import stored_pairs
@@ -174,7 +174,10 @@ def open_results(folder: Path) -> ResultStore | None:
     """The league's store, read-only; None before its first game was stored."""
     if not (folder / STORE_NAME).is_file():
         return None
-    return ResultStore.open(folder)
+    try:
+        return ResultStore.open(folder)
+    except EmptyStoreError:
+        return None  # the league's first run is creating it
 
 
 def find_games(folder: Path, wanted: GameFilter, offset: int, limit: int) -> tuple[list[GameSummary], int]:

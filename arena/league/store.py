@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arena.errors import ArenaError, ResultsWriteError, StoreError
+from arena.errors import ArenaError, EmptyStoreError, ResultsWriteError, StoreError
 from arena.game.record import Fault, FaultKind, GameRecord
 from arena.league import store_schema
 from arena.league.game_filter import GameFilter
@@ -190,7 +190,7 @@ class ResultStore:
         try:
             version = schema_version(conn, path)
             if version is None:
-                raise StoreError(f"{str(path)!r} is not a results store (it is empty)")
+                raise EmptyStoreError(f"{str(path)!r} is not a results store (it is empty)")
             return cls(path, conn, version)
         except BaseException:
             conn.close()
