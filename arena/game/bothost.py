@@ -324,7 +324,7 @@ class Freezer:
 
     def _freeze(self, bot: BotProcess) -> None:
         with self.lock:
-            if self.timers.pop(id(bot), None) is None or bot.proc.poll() is not None:
+            if self.timers.pop(id(bot), None) is None or bot.exited():
                 return  # thawed (taken) meanwhile, or gone
             if bot.cgroup is not None and bot.cgroup.freeze():
                 bot.frozen = "cgroup"

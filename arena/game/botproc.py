@@ -38,6 +38,8 @@ from arena.game.proctree import (
     scan_processes,
     start_ticks,
     tree_cpu_seconds,
+    unreaped_exit_code,
+    wait_unreaped,
 )
 from arena.game.record import BotFault, FaultKind
 from arena.game.sandbox import bwrap as sandbox
@@ -151,7 +153,7 @@ class BotProcess:
         """Whether this process can play another game: alive, listening, and silent since
         its last game ended (a line sent between games is never carried into the next)."""
         return (
-            self.proc.poll() is None
+            not self.exited()
             and self.stdout_open
             and self.proc.stdin is not None
             and not self.proc.stdin.closed
@@ -261,12 +263,19 @@ class BotProcess:
         """The kept tail of the bot's stderr, as text (undecodable bytes replaced)."""
         return self.stderr_tail.decode("utf-8", "replace")
 
+    def exit_code(self) -> int | None:
+        """Its exit code as :class:`subprocess.Popen` gives it once it has ended, else None;
+        not reaped until :meth:`BotPool.stop` has killed its group (see
+        :func:`~arena.game.proctree.unreaped_exit_code`)."""
+        return unreaped_exit_code(self.proc)
+
+    def exited(self) -> bool:
+        """Whether the process has ended (not reaped: see :meth:`exit_code`)."""
+        return self.exit_code() is not None
+
     def exit_status(self, wait: float = 0.0) -> str | None:
         """ "exit N" or "signal NAME" once the process has ended, else None."""
-        try:
-            code = self.proc.wait(timeout=wait) if wait > 0 else self.proc.poll()
-        except subprocess.TimeoutExpired:
-            return None
+        code = wait_unreaped(self.proc, wait) if wait > 0 else self.exit_code()
         if code is None:
             return None
         if self.sandbox_init and 128 < code < 128 + 65:
@@ -510,7 +519,7 @@ class BotPool:
                 )
             if not bot.stdout_open:
                 raise BotFault(FaultKind.CRASH, self._gone(bot, "closed its output"))
-            if waited and bot.proc.poll() is not None:
+            if waited and bot.exited():
                 # Exited, though a child of it may still hold its output open.
                 self._pump(0, bot)
                 if not bot.lines and not bot.overflow and not bot.flooded:
@@ -551,7 +560,7 @@ class BotPool:
 
     def say_goodbye(self, bot: BotProcess, goodbye: str | None) -> None:
         """Send ``goodbye`` (if the bot still runs) and close its input."""
-        if goodbye is not None and bot.proc.poll() is None:
+        if goodbye is not None and not bot.exited():
             with contextlib.suppress(BotFault):
                 self.send(bot, goodbye)
         if bot.proc.stdin is not None:
@@ -567,16 +576,15 @@ class BotPool:
         """
         self.say_goodbye(bot, goodbye)
         deadline = time.monotonic() + grace
-        exited = bot.proc.poll() is not None
+        exited = bot.exited()
         while not exited and time.monotonic() < deadline:
             step = min(0.02, max(0.0, deadline - time.monotonic()))
             if bot.stdout_open or bot.stderr_open:
                 self._pump(step)  # its output closing is the first sign of its exit
             else:
-                with contextlib.suppress(subprocess.TimeoutExpired):
-                    bot.proc.wait(timeout=step)  # closed its pipes: wait for the exit itself
+                time.sleep(step)  # closed its pipes: wait for the exit itself
                 self._pump(0)
-            exited = bot.proc.poll() is not None
+            exited = bot.exited()
         status_before_kill = bot.exit_status()
         if bot.sandbox_init:
             self._end_sandbox(bot)
@@ -615,7 +623,7 @@ class BotPool:
         by pid while bwrap, its parent, still runs.  The cgroup (if any) is
         emptied too, and removed.
         """
-        if bot.proc.poll() is None and bot.sandbox_init:
+        if not bot.exited() and bot.sandbox_init:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(bot.sandbox_init, signal.SIGKILL)
         with contextlib.suppress(ProcessLookupError, PermissionError):

@@ -25,7 +25,7 @@ from types import FrameType
 
 from arena.game import workspace
 from arena.game.limits import ResourceLimits, bot_environment
-from arena.game.proctree import forget_spawned, reap_adopted
+from arena.game.proctree import forget_spawned, reap_adopted, unreaped_exit_code, wait_unreaped
 from arena.game.sandbox.bwrap import SANDBOX_GID, SandboxPolicy, bot_user, resolve_mode
 from arena.game.sandbox.spawn import spawn_sandboxed
 from arena.untrusted import printable
@@ -154,7 +154,7 @@ def run_build(
         with _sigterm_raises():
             why = _collect(proc, output, time.monotonic() + timeout_s, timeout_s)
     finally:
-        if proc.poll() is None and init is not None:  # bwrap still runs: the init's pid is its child's
+        if unreaped_exit_code(proc) is None and init is not None:  # bwrap still runs: the init's pid is its child's
             with contextlib.suppress(OSError):
                 os.kill(init, signal.SIGKILL)
         with contextlib.suppress(OSError):
@@ -207,9 +207,8 @@ def _collect(proc: subprocess.Popen[bytes], output: bytearray, deadline: float, 
             continue
         chunk = os.read(fd, 65536)
         if not chunk:  # every process holding the output has ended or closed it
-            try:
-                proc.wait(timeout=max(0.0, min(deadline - time.monotonic(), 5.0)))
-            except subprocess.TimeoutExpired:
+            # Not reaped: the group is killed by its id, the build's pid, after this.
+            if wait_unreaped(proc, max(0.0, min(deadline - time.monotonic(), 5.0))) is None:
                 return f"timed out after {timeout_s:g} s (build_timeout)"
             return ""
         output += chunk

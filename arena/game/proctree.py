@@ -13,11 +13,13 @@ import contextlib
 import ctypes
 import os
 import signal
+import subprocess
 import time
 
 BOT_ID_VARIABLE = "ARENA_BOT_ID"  # marks every process a bot starts, to find them all at the end
 
 _TICKS_PER_S = os.sysconf("SC_CLK_TCK")
+_EXIT_POLL_S = 0.01  # how often wait_unreaped looks at the exit
 _TREE_WALK_LIMIT = 64  # processes looked at when measuring one bot's CPU time
 
 _adopting = False  # this process is a child subreaper: what a bot starts stays below it
@@ -237,3 +239,34 @@ def kill_marked(token: str, since: int = 0) -> int:
             break
         time.sleep(0.01)
     return killed
+
+
+def unreaped_exit_code(proc: subprocess.Popen[bytes]) -> int | None:
+    """``proc``'s exit code as :class:`subprocess.Popen` gives it (-N: killed by signal N)
+    once it has ended, else None; without reaping it.
+
+    A child that leads a process group of its own is killed by the group's id, its pid.
+    Reaped before that kill, its pid could go to a new process (another game's bot, which
+    leads a group too) and the kill would reach that stranger; a zombie's pid is given to
+    no one.  So the arena looks at such a child's exit with this, and reaps it
+    (``proc.wait()``) only after it has killed the group.
+    """
+    if proc.returncode is not None:
+        return proc.returncode
+    try:
+        info = os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+    except ChildProcessError:  # reaped already, by someone else's wait
+        return proc.wait()
+    if info is None or info.si_pid == 0:
+        return None
+    if info.si_code == os.CLD_EXITED:
+        return info.si_status
+    return -info.si_status  # CLD_KILLED or CLD_DUMPED: the signal's number
+
+
+def wait_unreaped(proc: subprocess.Popen[bytes], seconds: float) -> int | None:
+    """:func:`unreaped_exit_code`, waiting up to ``seconds`` for ``proc`` to end."""
+    deadline = time.monotonic() + seconds
+    while (code := unreaped_exit_code(proc)) is None and time.monotonic() < deadline:
+        time.sleep(min(_EXIT_POLL_S, max(0.0, deadline - time.monotonic())))
+    return code
