@@ -608,13 +608,14 @@ def test_a_local_cluster_with_uploaded_bots_built_on_each_worker_matches_the_loc
     )  # fmt: skip
     path.write_text(path.read_text().replace("sandbox: none", f"sandbox: {sandbox}"))
     out = run_ok(str(path))
-    assert out.count(" ready (") == 2
+    # Each worker says it is ready (a worker that its nanny replaced under load says so again).
+    assert out.count(" ready (") >= 2
     assert not (src / "greedy").exists()  # built on the workers only
     with ResultStore.open(tmp_path / "out-upload") as store:
         recs = list(store.records())
     assert all(s.sandboxed == (sandbox == "auto") for r in recs for s in r.seats)
     assert all(s.exit == "kept for its next game" for r in recs for s in r.seats)  # multigame kept
-    assert len(set(workers_of(tmp_path / "out-upload"))) == 2
+    assert len(set(workers_of(tmp_path / "out-upload"))) >= 2  # both workers played
     same_as_local(tmp_path, marker, path)
 
 
