@@ -17,9 +17,8 @@ from typing import Any
 import httpx
 import pytest
 
-from arena.errors import EmptyStoreError
 from arena.game.record import FaultKind
-from arena.league.store import STORE_NAME, ResultStore
+from arena.ladder.results import open_results
 from tests.ladder_helpers import Server, ladder_file, read_concurrently, standings_rows, wait_until
 
 READERS = 16
@@ -105,12 +104,9 @@ def _read(url: str, seconds: float, wanted: dict[str, Callable[[httpx.Response],
 
 def _finished(results: Path) -> dict[str, list[FaultKind]]:
     """Every finished game's id, with the kinds of its faults ({} before the store exists)."""
-    if not (results / STORE_NAME).is_file():
+    store = open_results(results)  # None while the league creates it, as the pages read it
+    if store is None:
         return {}
-    try:
-        store = ResultStore.open(results)
-    except EmptyStoreError:
-        return {}  # the league is creating it: an empty file for a moment
     with store:
         return {g.game_id: [s.fault.kind for s in g.seats if s.fault is not None] for g in store.summaries()}
 
