@@ -675,7 +675,10 @@ def test_info_floods_are_charged_to_no_other_bot(opponent: Path, monkeypatch: py
     flooded = four_player_game([innocent, flooder, flooder, flooder], "flooded")
     assert [s.fault for s in quiet.seats] == [None] * 4
     assert [s.fault for s in flooded.seats] == [None] * 4  # info lines are no fault ...
-    assert all(s.info_count > 10_000 for s in flooded.seats[1:]), [s.info_count for s in flooded.seats]
+    # Each flooder sent thousands of lines (how many depends on the CPU its thread got: one
+    # in a loaded run sent 9,696, the others some 40,000); an innocent bot sends none.
+    assert all(s.info_count > 2_000 for s in flooded.seats[1:]), [s.info_count for s in flooded.seats]
+    assert [s.info_count for s in quiet.seats] == [0] * 4
     # ... and none of their cost is the innocent bot's: not a byte of theirs is read while
     # the referee waits for its answer, which took about as long as in a quiet game
     # (generous margins: the machine is shared).
