@@ -44,8 +44,11 @@ def bound_namespace(init_pid: int) -> None:
     arena's own failure is never charged to the bot as a failure to start.
 
     bubblewrap reports its init a moment before that init has mapped its users: until
-    then nothing entering the namespace is root there, so the write is tried again
-    (for up to NSENTER_S) until it takes."""
+    then nothing entering the namespace is root there.  So the namespace's uid map is
+    watched (a cheap read) until it is written, and only then is ``nsenter`` started;
+    its write is tried again (for up to NSENTER_S in all) should it still not take.
+    Starting ``nsenter`` in a loop instead costs a process every few milliseconds, which
+    on a loaded machine is what made the wait outlast its deadline."""
     try:
         _bound(init_pid)
     except OSError as e:
@@ -62,6 +65,7 @@ def _bound(init_pid: int) -> None:
     script = " && ".join(f"echo {value} > {_SYSCTL}/{name}" for name, value in limits.items())
     argv = [nsenter, f"--user=/proc/{init_pid}/ns/user", "--preserve-credentials", "/bin/sh", "-c", script]
     deadline = time.monotonic() + NSENTER_S
+    _wait_until_mapped(init_pid, deadline)
     while True:
         try:
             done = subprocess.run(
@@ -79,4 +83,18 @@ def _bound(init_pid: int) -> None:
         if time.monotonic() > deadline or not os.path.exists(f"/proc/{init_pid}"):
             why = done.stderr.decode(errors="replace").strip().splitlines()[-1:] or [f"exit {done.returncode}"]
             raise OSError(f"cannot bound the bot's inotify use in its user namespace: {why[0]}")
+        time.sleep(RETRY_S)
+
+
+def _wait_until_mapped(init_pid: int, deadline: float) -> None:
+    """Return once the user namespace of ``init_pid`` has its uid map (or the deadline
+    passed: ``nsenter`` then says what is wrong)."""
+    uid_map = f"/proc/{init_pid}/uid_map"
+    while time.monotonic() < deadline:
+        try:
+            with open(uid_map) as f:
+                if f.read().strip():
+                    return
+        except OSError:
+            return  # the sandbox is gone: nsenter's error names it
         time.sleep(RETRY_S)
