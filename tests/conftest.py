@@ -11,9 +11,11 @@ from collections.abc import Iterator
 import pytest
 from hypothesis import settings
 
-from tests.ladder_helpers import servers  # noqa: F401 (the ladder tests' fixture)
+from tests.support.ladder_helpers import servers  # noqa: F401 (the ladder tests' fixture)
+from tests.support.process_helpers import wait_no_leftovers
 
-from .process_helpers import wait_no_leftovers
+# Tests marked `exclusive` get the machine to themselves under pytest -n N.
+pytest_plugins = ["tests.support.exclusive"]
 
 # Property tests: in CI (the CI variable set, as GitHub Actions and most services do) every
 # run draws the same examples and keeps no example database, so a red build is the code's

@@ -21,7 +21,7 @@ from typing import Any
 import httpx
 import pytest
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 ARENA = [sys.executable, "-m", "arena"]
 PENDING = {"received", "unpacked", "built", "checking"}
 VERDICTS = {"passed", "failed", "refused"}

@@ -9,7 +9,7 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the arena checkout
+sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # the arena checkout
 
 from arena.botkit import Turn, run_bot
 from arena.rules import Move

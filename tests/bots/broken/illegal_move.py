@@ -8,7 +8,7 @@ opponent.  ``whole``: move a whole stack of its own (count = the stack's height)
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the arena checkout
+sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # the arena checkout
 
 from arena.botkit import Turn, run_bot
 from arena.rules import Move, parse_move

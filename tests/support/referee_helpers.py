@@ -1,0 +1,22 @@
+"""Games against scripted bots (tests/support/fakebot.py): the seats' specs and one game."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from arena.game.record import GameRecord
+from arena.game.referee import BotSpec, GameSetup, Referee
+from arena.rules import Params, random_board
+
+
+def specs(n: int) -> list[BotSpec]:
+    return [BotSpec(name=f"bot{i}", command=("fake", str(i))) for i in range(n)]
+
+
+def run(channels: list, setup: GameSetup | None = None) -> GameRecord:  # type: ignore[type-arg]
+    setup = setup or GameSetup(board=random_board(5, 4 * len(channels)), params=Params(players=len(channels)))
+    if setup.seed_secret is None:
+        # The seats' private seeds (and so the random bots' moves) come from this secret:
+        # drawn afresh, a test would play a different game on every run.
+        setup = replace(setup, seed_secret="7e57" * 8)
+    return Referee(setup, specs(len(channels)), channels).run()

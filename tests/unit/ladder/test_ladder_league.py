@@ -1,0 +1,136 @@
+"""The ladder's league: which versions play (the roster), the league file it writes, the
+store's upgrade, and for real: versions that pass join the league served by ``arena serve``,
+retire their previous version, and nothing is lost to a kill -9 or a SIGTERM."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+import yaml
+
+from arena.errors import LadderError
+from arena.ladder.roster import league_name, league_text, roster, version_of, write_league_file
+from arena.ladder.settings import load_ladder
+from arena.ladder.store import SCHEMA_VERSION, LadderStore, State, Submission
+from arena.league.config import load_config
+from tests.support.ladder_helpers import (
+    ladder_file,
+)
+
+
+def _submit(store: LadderStore, author: str, bot: str, state: State = State.PASSED) -> Submission:
+    who = next(a for a in store.authors() if a.name == author)
+    sub = store.add_submission(who, bot, ["python3", "bot.py"], None, ("bot.tar.gz", 10, "00"))
+    store.set_state(sub.id, state, reason="test")
+    found = store.submission(sub.id)
+    assert found is not None
+    return found
+
+
+def _active(store: LadderStore) -> dict[str, bool]:
+    return {e.name: e.active for e in roster(store)}
+
+
+def test_each_bots_newest_passed_version_plays_and_the_older_ones_are_retired(store: LadderStore) -> None:
+    _submit(store, "alice", "ant")
+    _submit(store, "bob", "bee")
+    _submit(store, "alice", "ant", State.FAILED)  # v2 failed: v1 plays on
+    assert _active(store) == {"ant.v1": True, "bee.v1": True}
+    _submit(store, "alice", "ant")  # v3 passed
+    _submit(store, "bob", "bee", State.CHECKING)  # not passed yet: not in the league
+    assert _active(store) == {"ant.v1": False, "bee.v1": True, "ant.v3": True}
+    assert [e.name for e in roster(store)] == ["ant.v1", "bee.v1", "ant.v3"]  # in the order they passed
+
+
+def test_the_organisers_retire_and_ban_and_a_banned_author_take_bots_out(store: LadderStore) -> None:
+    _submit(store, "alice", "ant")
+    _submit(store, "bob", "bee")
+    assert store.retire_bot("ant", by="org") == 1
+    assert _active(store) == {"ant.v1": False, "bee.v1": True}
+    _submit(store, "alice", "ant")  # a version after the retire joins again
+    assert _active(store)["ant.v2"] is True
+    store.set_bot_banned("ant", True, by="org")
+    assert _active(store)["ant.v2"] is False
+    store.set_bot_banned("ant", False, by="org")
+    assert _active(store)["ant.v2"] is True
+    store.set_banned("bob", True, by="org")
+    assert _active(store)["bee.v1"] is False
+    with pytest.raises(LadderError, match="no bot 'cat'"):
+        store.retire_bot("cat", by="org")
+    with pytest.raises(LadderError, match="no bot 'cat'"):
+        store.set_bot_banned("cat", True, by="org")
+    logged = [(a["author"], a["action"], a["subject"]) for a in store.actions()]
+    assert ("org", "retire", "ant") in logged and ("org", "ban-bot", "ant") in logged
+
+
+def test_league_names_carry_the_version_and_house_names_have_none(store: LadderStore) -> None:
+    sub = _submit(store, "alice", "my.bot+2")
+    assert league_name(sub) == "my.bot+2.v1"
+    assert version_of("my.bot+2.v1") == ("my.bot+2", 1)
+    assert version_of("house-greedy") is None
+    assert version_of("x.v") is None
+
+
+def test_the_league_file_is_a_tournament_file_that_grows_only_at_its_end(tmp_path: Path) -> None:
+    ladder = load_ladder(ladder_file(tmp_path))
+    store = LadderStore.open(ladder.folder)
+    store.add_author("alice")
+    _submit(store, "alice", "ant")
+    first = write_league_file(ladder, league_text(ladder, store))
+    config = load_config(first)
+    assert [b.name for b in config.bots] == ["house-a", "house-b", "ant.v1"]
+    assert config.output == ladder.folder
+    ant = config.bots[2]
+    assert ant.cwd == ladder.folder / "submissions" / "1" / "bot" and ant.command == ("python3", "bot.py")
+    before = yaml.safe_load(first.read_text())["bots"]
+    _submit(store, "alice", "ant")
+    after = yaml.safe_load(write_league_file(ladder, league_text(ladder, store)).read_text())["bots"]
+    # Only the retire of v1 and the new bot at the end: the stored games stay comparable.
+    assert after[:2] == before[:2] and after[2] == {**before[2], "retired": True}
+    assert after[3]["name"] == "ant.v2" and len(after) == 4
+    assert [b.name for b in load_config(first).bots if not b.retired] == ["house-a", "house-b", "ant.v2"]
+    # max_games is a budget per roster: it counts from the games the league had when it changed.
+    assert yaml.safe_load(league_text(ladder, store))["max_games"] == 2000
+    assert load_config(write_league_file(ladder, league_text(ladder, store, 1234))).continuous.max_games == 3234
+
+
+def test_a_version_1_ladder_store_is_upgraded_with_everything_kept(tmp_path: Path) -> None:
+    folder = tmp_path / "results"
+    s = LadderStore.open(folder)
+    token = s.add_author("alice")
+    s.close()
+    with sqlite3.connect(folder / "ladder.sqlite") as c:  # as version 1 wrote it
+        c.execute("DROP TABLE bots")
+        c.execute("UPDATE meta SET value='1' WHERE key='schema'")
+    s = LadderStore.open(folder)
+    author = s.author_by_token(token)
+    assert author is not None and author.name == "alice"
+    assert s.bot_flags() == {}
+    with sqlite3.connect(folder / "ladder.sqlite") as c:
+        assert c.execute("SELECT value FROM meta WHERE key='schema'").fetchone() == (str(SCHEMA_VERSION),)
+    s.close()
+
+
+def test_a_command_of_any_text_reaches_the_league_file_unchanged(tmp_path: Path) -> None:
+    """An author's command words (YAML's own characters, a newline, a terminal escape) are data."""
+    ladder = load_ladder(ladder_file(tmp_path))
+    store = LadderStore.open(ladder.folder)
+    store.add_author("alice")
+    who = store.authors()[0]
+    words = ("python3", "bot.py", "key: value", "- item", "# not a comment", "line\nbreak", "\x1b[2J", "{a: [b]}", "*alias")
+    sub = store.add_submission(who, "ant", words, None, ("bot.tar.gz", 10, "00"))
+    store.set_state(sub.id, State.PASSED)
+    config = load_config(write_league_file(ladder, league_text(ladder, store)))
+    assert config.bots[-1].name == "ant.v1" and config.bots[-1].command == words
+
+
+def test_the_console_line_of_an_action_is_printable_and_bounded(capsys: pytest.CaptureFixture[str]) -> None:
+    """A check's reason quotes the bot: its escapes and its length stop at the organiser's terminal."""
+    from arena.cli.ladder_cmds import _print_action
+
+    _print_action({"at": 0.0, "author": None, "action": "failed", "subject": "submission 1", "detail": "\x1b[2J\x07boom\r" + "x" * 10_000})
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\x07" not in out and "\r" not in out
+    assert "ladder: failed submission 1: \\x1b[2J" in out and len(out) <= 2001  # and a newline
