@@ -54,6 +54,9 @@ class BotSpec:
     # Keep its process for the next game when it declares ``multigame`` (False: start it
     # afresh for every game even then).
     multigame: bool = True
+    # Its own startup allowance in ms, in place of the game's time control's (None: that
+    # one): a bot the arena brings keeps its allowance whatever the bot under test gets.
+    startup_ms: int | None = None
 
 
 class ProcessChannel:

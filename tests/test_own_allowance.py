@@ -1,0 +1,73 @@
+"""A bot the arena brings keeps its own startup allowance, whatever the bot under test gets.
+
+``arena check --startup 1s`` once held the check's own opponents to that second too: one
+whose imports took 1.4 s on a loaded machine was forfeited and killed by its own check.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from arena import builtin_bots
+from arena.check.plan import CANDIDATE, CheckOptions, conformance_plan, strength_plan
+from arena.game.clock import TimeControl
+from arena.game.record import FaultKind
+from arena.game.referee import BotSpec, GameSetup, Referee
+from arena.rules import random_board
+
+from .fakebot import ScriptedChannel, engine_bot
+
+SHORT = TimeControl(startup_ms=200)
+
+
+def slow_starter(seconds: float) -> ScriptedChannel:
+    """A bot whose hello arrives ``seconds`` after it is greeted; then it plays at random."""
+    player = engine_bot("slow")
+    first = [True]
+
+    def answer(line: str) -> str | tuple[str, float]:
+        reply = player.answer(line)
+        assert isinstance(reply, str)
+        if first[0]:
+            first[0] = False
+            return reply, seconds
+        return reply
+
+    return ScriptedChannel(answer)
+
+
+def test_a_seat_with_its_own_allowance_is_not_held_to_the_games() -> None:
+    specs = [BotSpec("opponent", ("fake",), startup_ms=5000), BotSpec("candidate", ("fake",))]
+    setup = GameSetup(board=random_board(5, 8), time_control=SHORT, seed_secret="7e57" * 8)
+    record = Referee(setup, specs, [slow_starter(0.5), engine_bot()]).run()
+    assert [s.fault for s in record.seats] == [None, None], record.seats
+
+
+def test_a_seat_without_one_is_held_to_the_games_and_told_which() -> None:
+    specs = [BotSpec("candidate", ("fake",)), BotSpec("opponent", ("fake",), startup_ms=5000)]
+    setup = GameSetup(board=random_board(5, 8), time_control=SHORT, seed_secret="7e57" * 8)
+    record = Referee(setup, specs, [slow_starter(0.5), engine_bot()]).run()
+    fault = record.seats[0].fault
+    assert fault is not None and fault.kind is FaultKind.STARTUP_FAILURE
+    assert "(200 ms + margin 50 ms)" in fault.detail
+    assert record.seats[1].fault is None
+
+
+def test_the_checks_opponents_keep_the_default_allowance_under_a_short_startup() -> None:
+    opts = CheckOptions(command=("bot",), cwd=Path("."), time_control=TimeControl(startup_ms=1000))
+    plan = conformance_plan(opts) + strength_plan(opts, builtin_bots.command_of("random"), "random", 0, 2)
+    for game in plan:
+        for spec in game.specs:
+            if spec.name == CANDIDATE:
+                assert spec.startup_ms is None  # the time control's: --startup is the candidate's
+            else:
+                assert spec.startup_ms == TimeControl().startup_ms, (game.describe(), spec)
+
+
+def test_a_longer_startup_is_given_to_the_opponents_too() -> None:
+    opts = CheckOptions(command=("bot",), cwd=Path("."), time_control=TimeControl(startup_ms=20_000))
+    assert {s.startup_ms for g in conformance_plan(opts) for s in g.specs if s.name != CANDIDATE} == {20_000}
+
+
+def test_the_builtin_bots_allowance_is_the_default_time_controls() -> None:
+    assert TimeControl().startup_ms == builtin_bots.STARTUP_MS
