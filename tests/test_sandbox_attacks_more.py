@@ -285,7 +285,7 @@ def test_the_results_are_hidden_inside_a_readable_folder_too(tmp_path: Path, opp
 @contextlib.contextmanager
 def sandboxed_sleeper(tmp_path: Path) -> Iterator[int]:
     """A sandboxed process (a bot's user) that lives until the block ends; its uid."""
-    proc, init, group = spawn_sandboxed(
+    proc, init, group, _ = spawn_sandboxed(
         [*command("-c"), "import time; time.sleep(120)"],
         tmp_path,
         {"PATH": "/usr/bin:/bin"},

@@ -45,6 +45,7 @@ from arena.game.record import BotFault, FaultKind
 from arena.game.sandbox import bwrap as sandbox
 from arena.game.sandbox import cgroups
 from arena.game.sandbox.bwrap import Isolation, SandboxMode, SandboxPolicy
+from arena.game.sandbox.network import BotNetwork
 from arena.game.sandbox.spawn import spawn_sandboxed
 from arena.game.signal_guard import signals_deferred
 from arena.protocol import MAX_LINE_BYTES
@@ -85,8 +86,10 @@ class BotProcess:
         isolation: Isolation | None = None,
         cgroup: cgroups.BotCgroup | None = None,
         sandbox_init: int | None = None,
+        network: BotNetwork | None = None,
     ) -> None:
         self.name = name
+        self.network = network  # its sandbox's own network, ended with it
         self.proc = proc
         self.token = token
         self.isolation = isolation or Isolation(SandboxMode.NONE, "rlimits", True)
@@ -415,7 +418,7 @@ class BotPool:
     ) -> BotProcess:
         """Start a bot under bubblewrap, in a cgroup of its own when the machine allows."""
         try:
-            proc, init, group = spawn_sandboxed(argv, cwd, env, limits, policy)
+            proc, init, group, net = spawn_sandboxed(argv, cwd, env, limits, policy)
         except OSError as e:
             raise BotFault(
                 FaultKind.STARTUP_FAILURE,
@@ -423,7 +426,7 @@ class BotPool:
             ) from None
         limits_text = applied_limits_text(limits, group.support.description if group is not None else None)
         isolation = Isolation(SandboxMode.BWRAP, limits_text, policy.network)
-        return BotProcess(name, proc, "", isolation, group, init)
+        return BotProcess(name, proc, "", isolation, group, init, net)
 
     # -- I/O ------------------------------------------------------------------
 
@@ -633,6 +636,9 @@ class BotPool:
             bot.out_of_memory = bot.cgroup.out_of_memory()
             bot.cgroup.kill_all()
             bot.cgroup.remove()
+        if bot.network is not None:  # its helper ends with the sandbox: reaped before the game returns
+            bot.network.ended()
+            bot.network = None
 
     def close_all(self) -> None:
         """Kill every bot still running (used on errors and interrupts)."""

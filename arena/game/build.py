@@ -122,7 +122,7 @@ def run_build(
     try:
         owners = workspace.hand_to(folder, user)
         if sandboxed:
-            proc, init, group = spawn_sandboxed(
+            proc, init, group, net = spawn_sandboxed(
                 command,
                 cwd,
                 full_env,
@@ -134,7 +134,7 @@ def run_build(
                 umask=0o022,
             )
         else:
-            group = None
+            group, net = None, None
             proc = subprocess.Popen(
                 list(command),
                 cwd=folder,
@@ -166,6 +166,8 @@ def run_build(
         if group is not None:
             group.kill_all()
             group.remove()
+        if net is not None:  # its helper ends with the sandbox: reaped before the build returns
+            net.ended()
         _reap_sandbox(init)
         stripped = _after_build(folder, owners, user, back_to, sandbox)
     if stripped:

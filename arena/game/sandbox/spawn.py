@@ -20,6 +20,7 @@ import subprocess
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 from arena.errors import ConfigError
 from arena.game.limits import ResourceLimits
@@ -66,6 +67,19 @@ def _read_sandbox_info(fd: int, proc: subprocess.Popen[bytes]) -> int:
         return pid
 
 
+class Sandboxed(NamedTuple):
+    """A started sandbox: bwrap's process, its init's pid, its cgroup and its own network.
+
+    Whoever ends it calls ``net.ended()`` after killing it, so that the network's helper
+    is reaped before the game or build returns.
+    """
+
+    proc: subprocess.Popen[bytes]
+    init: int
+    group: cgroups.BotCgroup | None
+    net: network.BotNetwork | None
+
+
 def spawn_sandboxed(
     argv: Sequence[str],
     cwd: Path,
@@ -77,8 +91,9 @@ def spawn_sandboxed(
     stdout: int = subprocess.PIPE,
     stderr: int = subprocess.PIPE,
     umask: int = BOT_UMASK,
-) -> tuple[subprocess.Popen[bytes], int, cgroups.BotCgroup | None]:
-    """Start ``argv`` under bubblewrap: (bwrap's process, the sandbox's init pid, its cgroup).
+) -> Sandboxed:
+    """Start ``argv`` under bubblewrap: bwrap's process, the sandbox's init pid, its cgroup
+    and its network (:class:`Sandboxed`).
 
     bwrap sets the namespaces up, reports its init's pid and waits; the init is
     moved into a cgroup of its own (when the machine allows) and only then told
@@ -123,7 +138,7 @@ def spawn_sandboxed(
         raise OSError(message) from None
     finally:
         pipes.close()
-    return proc, init, group
+    return Sandboxed(proc, init, group, net)
 
 
 def _own_network(policy: SandboxPolicy) -> network.BotNetwork | None:
