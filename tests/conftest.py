@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
-import signal
 import uuid
 from collections.abc import Iterator
 
@@ -13,7 +11,7 @@ from hypothesis import settings
 
 from tests.ladder_helpers import servers  # noqa: F401 (the ladder tests' fixture)
 
-from .process_helpers import wait_no_leftovers
+from .process_helpers import kill_leftovers, wait_no_leftovers
 
 # Property tests: in CI (the CI variable set, as GitHub Actions and most services do) every
 # run draws the same examples and keeps no example database, so a red build is the code's
@@ -32,9 +30,8 @@ def marker() -> Iterator[str]:
     m = f"arena-test-{uuid.uuid4().hex[:10]}"
     yield m
     left = wait_no_leftovers(m)
-    for line in left:
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(int(line.split(":")[0]), signal.SIGKILL)
+    if left:
+        kill_leftovers(m)
     assert not left, f"processes left behind: {left}"
 
 

@@ -45,6 +45,7 @@ from .flaky_settings import FlakySettings
 from .process_helpers import (
     ARENA_WITH_SIGINT,
     interrupt_when_stored,
+    kill_leftovers,
     stored_games,
     wait_for_games,
     wait_no_leftovers,
@@ -233,8 +234,8 @@ def marker() -> Iterator[str]:
     m = f"arena-dask-{uuid.uuid4().hex[:10]}"
     yield m
     left = wait_no_leftovers(m)
-    for line in left:  # never leave a process behind, even when the test failed
-        os.kill(int(line.split(":")[0]), signal.SIGKILL)
+    if left:  # never leave a process behind, even when the test failed
+        kill_leftovers(m)
     assert not left, f"processes left behind: {left}"
 
 

@@ -32,7 +32,7 @@ from arena.league.config import parse_config
 from arena.league.standings import render
 from arena.league.tally import compute_standings
 
-from .process_helpers import leftovers, wait_no_leftovers
+from .process_helpers import kill_leftovers, leftovers, wait_no_leftovers
 
 REPO = Path(__file__).resolve().parent.parent
 RANDOM = f"{sys.executable} {REPO / 'sample_bots' / 'random_bot.py'}"
@@ -271,8 +271,7 @@ def test_sigterm_during_a_build_kills_the_build(tmp_path: Path) -> None:
         proc.wait()
         if proc.stdout is not None:
             proc.stdout.close()
-        for entry in leftovers(marker):
-            os.kill(int(entry.split(":")[0]), signal.SIGKILL)
+        kill_leftovers(marker)
 
 
 # -- text and links a bot's author controls ---------------------------------------------------

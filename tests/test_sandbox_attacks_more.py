@@ -302,8 +302,8 @@ def sandboxed_sleeper(tmp_path: Path) -> Iterator[int]:
             assert time.monotonic() < deadline and proc.poll() is None, "the sleeper did not start"
             time.sleep(0.05)
     finally:
-        with contextlib.suppress(OSError):
-            os.kill(init, signal.SIGKILL)
+        init.signal(signal.SIGKILL)
+        init.close()
         with contextlib.suppress(OSError):
             os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
