@@ -27,7 +27,7 @@ import pytest
 
 pytest.importorskip("distributed")
 
-from distributed.comm import CommClosedError
+from distributed.comm.core import CommClosedError
 
 from arena.cluster.pool import connect
 from arena.league.config.model import ExecutorConfig, ExecutorKind
