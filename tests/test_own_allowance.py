@@ -6,10 +6,16 @@ whose imports took 1.4 s on a loaded machine was forfeited and killed by its own
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
 
 from arena import builtin_bots
 from arena.check.plan import CANDIDATE, CheckOptions, conformance_plan, strength_plan
+from arena.cli import main
 from arena.game.clock import TimeControl
 from arena.game.record import FaultKind
 from arena.game.referee import BotSpec, GameSetup, Referee
@@ -17,6 +23,8 @@ from arena.rules import random_board
 
 from .fakebot import ScriptedChannel, engine_bot
 
+REPO = Path(__file__).resolve().parent.parent
+C_BOT = REPO / "sample_bots" / "c" / "greedy"
 SHORT = TimeControl(startup_ms=200)
 
 
@@ -71,3 +79,22 @@ def test_a_longer_startup_is_given_to_the_opponents_too() -> None:
 
 def test_the_builtin_bots_allowance_is_the_default_time_controls() -> None:
     assert TimeControl().startup_ms == builtin_bots.STARTUP_MS
+
+
+def test_a_check_with_a_short_startup_plays_an_opponent_that_starts_slower(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """End to end: ``--startup 1s`` for a candidate that starts at once (a C program), and
+    an opponent that takes 1.5 s to start; it is the candidate's allowance, not the
+    opponent's (before, the check stopped: "opponent ... could not be started")."""
+    if not C_BOT.exists():
+        subprocess.run(["make", "-s", "-C", str(C_BOT.parent)], check=True)
+    monkeypatch.chdir(REPO)  # where the opponents start
+    slow = f"sh -c 'sleep 1.5; exec {sys.executable} sample_bots/random_bot.py'"
+    args = ["check", f"{C_BOT} --random", "--skip-conformance", "--against", slow, "--games", "2"]
+    args += ["--min-points", "0", "--startup", "1s", "--no-sandbox", "-j", "2"]
+    result = CliRunner().invoke(main, args)
+    # Both games played (whatever their verdict: two games may split 1-1, which says nothing).
+    assert result.exit_code in (0, 1), result.output
+    assert "could not be started" not in result.output
+    assert "over 2 games" in result.output, result.output
