@@ -4,7 +4,9 @@ Everything that looks at other processes goes through here, so only this
 module knows the format of ``/proc/PID/stat`` (whose command name, between
 parentheses, may itself hold spaces and parentheses).  It also keeps the
 pids this arena process started itself (bots, builds), which it waits for
-on its own and so must never reap as adopted orphans.
+on its own and so must never reap as adopted orphans, and holds processes by
+pidfds (:class:`Held`, :func:`signal_if`) so that a remembered pid is never
+signalled once it may name someone else.
 """
 
 from __future__ import annotations
