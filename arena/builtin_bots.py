@@ -43,6 +43,10 @@ BOTS: dict[str, Callable[[Turn], Move]] = {"random": random_move, "forfeit": For
 
 PREFIX = "arena:"
 
+# The startup allowance a built-in bot keeps in ``arena check`` and ``arena play`` (the
+# default time control's), whatever shorter one the bots being tried are given.
+STARTUP_MS = 5000
+
 
 def command_of(name: str) -> tuple[str, ...]:
     """The command that runs built-in bot ``name`` with this arena's interpreter."""

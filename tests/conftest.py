@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
-import signal
 import uuid
 from collections.abc import Iterator
 
@@ -12,7 +10,7 @@ import pytest
 from hypothesis import settings
 
 from tests.support.ladder_helpers import servers  # noqa: F401 (the ladder tests' fixture)
-from tests.support.process_helpers import wait_no_leftovers
+from tests.support.process_helpers import kill_leftovers, wait_no_leftovers
 
 # Tests marked `exclusive` get the machine to themselves under pytest -n N.
 pytest_plugins = ["tests.support.exclusive"]
@@ -34,9 +32,8 @@ def marker() -> Iterator[str]:
     m = f"arena-test-{uuid.uuid4().hex[:10]}"
     yield m
     left = wait_no_leftovers(m)
-    for line in left:
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(int(line.split(":")[0]), signal.SIGKILL)
+    if left:
+        kill_leftovers(m)
     assert not left, f"processes left behind: {left}"
 
 

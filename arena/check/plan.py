@@ -10,10 +10,10 @@ from __future__ import annotations
 import enum
 import shlex
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from arena.builtin_bots import command_of, spelling
+from arena.builtin_bots import STARTUP_MS, command_of, spelling
 from arena.errors import ConfigError
 from arena.game.clock import TimeControl
 from arena.game.limits import ResourceLimits
@@ -132,6 +132,17 @@ def _candidate(opts: CheckOptions) -> BotSpec:
     return _spec(CANDIDATE, opts.command, opts.cwd, opts.limits, opts.sandbox)
 
 
+def _opponent(opts: CheckOptions, name: str, command: Sequence[str]) -> BotSpec:
+    """An opponent of the candidate: no resource limits, and its own startup allowance.
+
+    ``--startup`` is the candidate's: an opponent held to a short one (a Python bot's
+    imports take over a second on a loaded machine) would be forfeited, and killed, by
+    its own check, with nothing on its stderr to say why.
+    """
+    spec = _spec(name, command, opts.opponents_cwd, sandbox=opts.sandbox)
+    return replace(spec, startup_ms=max(STARTUP_MS, opts.time_control.startup_ms))
+
+
 # Every (players, seat, given or built board) of a conformance game.
 CONFIGS = [(n, seat, build) for n in (2, 3, 4) for build in (False, True) for seat in range(n)]
 SPECIAL_GAMES = 5  # one where an opponent forfeits, four where the bot runs out of moves
@@ -164,7 +175,7 @@ def _conformance_game(opts: CheckOptions, opponents: Sequence[Sequence[str]], i:
     n, seat, build = CONFIGS[i % len(CONFIGS)]
     seed = derive_seed(opts.seed, Purpose.CONFORMANCE, i)
     others = [opponents[(i + k) % len(opponents)] for k in range(n - 1)]
-    specs = [_spec(f"opponent{k + 1}", cmd, opts.opponents_cwd, sandbox=opts.sandbox) for k, cmd in enumerate(others)]
+    specs = [_opponent(opts, f"opponent{k + 1}", cmd) for k, cmd in enumerate(others)]
     specs.insert(seat, _candidate(opts))
     return PlannedGame(Purpose.CONFORMANCE, n, seat, build, seed, tuple(specs), Params(players=n))
 
@@ -172,7 +183,7 @@ def _conformance_game(opts: CheckOptions, opponents: Sequence[Sequence[str]], i:
 def _forfeit_game(opts: CheckOptions) -> PlannedGame:
     """An opponent forfeits: the candidate plays on alone."""
     seed = derive_seed(opts.seed, Purpose.FORFEIT)
-    pair = (_candidate(opts), _spec("forfeiter", command_of("forfeit"), opts.opponents_cwd, sandbox=opts.sandbox))
+    pair = (_candidate(opts), _opponent(opts, "forfeiter", command_of("forfeit")))
     return PlannedGame(Purpose.FORFEIT, 2, 0, False, seed, pair, Params())
 
 
@@ -180,10 +191,7 @@ def _pass_game(opts: CheckOptions, opponents: Sequence[Sequence[str]], i: int) -
     """Herds of 2 sheep allow one move each: seated first or second of three, the
     bot is out of moves while the others still play, whatever it does."""
     seed = derive_seed(opts.seed, Purpose.PASS, i)
-    specs = [
-        _spec(f"opponent{k + 1}", opponents[k % len(opponents)], opts.opponents_cwd, sandbox=opts.sandbox)
-        for k in range(2)
-    ]
+    specs = [_opponent(opts, f"opponent{k + 1}", opponents[k % len(opponents)]) for k in range(2)]
     specs.insert(i % 2, _candidate(opts))
     return PlannedGame(Purpose.PASS, 3, i % 2, False, seed, tuple(specs), Params(players=3, sheep=2, tiles=1))
 
@@ -196,7 +204,7 @@ def strength_plan(
     for i in range(start, start + count):
         seed = derive_seed(opts.seed, Purpose.STRENGTH, name, i // 2)
         seat = i % 2
-        specs = [_spec(name, opponent, opts.opponents_cwd, sandbox=opts.sandbox)]
+        specs = [_opponent(opts, name, opponent)]
         specs.insert(seat, _candidate(opts))
         plan.append(PlannedGame(Purpose.STRENGTH, 2, seat, False, seed, tuple(specs), Params()))
     return plan

@@ -261,6 +261,10 @@ def play_cmd(
         seed = int.from_bytes(os.urandom(4), "big")
     board = _board(board_opt, build_board, seed, params)
     specs = seats_in(named_seats(bot_specs(bots, Path.cwd(), limits, sandbox), names), cwds)
+    # A built-in bot keeps the default startup allowance, as in the check whose replay
+    # command this may be: ``--startup`` is for the bots being tried.
+    own = max(time_control.startup_ms, builtin_bots.STARTUP_MS)
+    specs = [replace(s, startup_ms=own) if builtin_bots.spelling(s.command) else s for s in specs]
     setup = GameSetup(
         game_id=f"play-{seed}",
         seed=seed,

@@ -20,12 +20,14 @@ times like a local worker's, then reported.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import queue
 import ssl
 import time
 import uuid
+import weakref
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -77,29 +79,65 @@ def connect(executor: ExecutorConfig, workers: int) -> Iterator[Client]:
         client = Client(cluster, set_as_default=False)
     else:
         client = _client_of(executor, timeout_s)
-    quiet = _QuietOnceLost(client)
-    logging.getLogger("distributed.client").addFilter(quiet)
+    CLUSTER_LOGS.watch(client)
     try:
         yield client
     finally:
         with contextlib.suppress(Exception):
             client.close()
-        logging.getLogger("distributed.client").removeFilter(quiet)
         if cluster is not None:
             with contextlib.suppress(Exception):
                 cluster.close()
 
 
-class _QuietOnceLost(logging.Filter):
-    """Drops the client's log records once it is no longer connected: its reconnect attempts
-    and the tracebacks of its closing, which the arena says in one line of its own."""
+# What ends a connection, as distributed's own log records carry it (CommClosedError and
+# tornado's StreamClosedError are OSErrors).
+_CONNECTION_ENDS = (OSError, TimeoutError, asyncio.CancelledError)
 
-    def __init__(self, client: Client) -> None:
+
+class ClusterLogs(logging.Filter):
+    """Keeps distributed's own account of a lost connection off the arena's stderr.
+
+    The arena says a lost scheduler in one line of its own (the :class:`ClusterError` that
+    ends the run: "lost the Dask scheduler ... mid-run"), and a worker that left in another.
+    distributed says the same events its own way, with tracebacks, on a timing of its own:
+    a batched write that met the closed connection (at INFO, with the traceback, often
+    before the client has noticed), the client's reconnect attempts, and the tracebacks of
+    its closing, some of them from its event loop's thread after the run has ended.
+
+    So this filter drops, of the records of distributed and of the libraries it runs on
+    (tornado, asyncio), every one that carries the end of a connection, and every one
+    while a client the arena opened is not connected.  It sits on the handlers those
+    records reach (a filter on a logger would miss its children's records): distributed's
+    own, or whatever the application configured.  It stays installed: a closed client is
+    watched until it is garbage, so that what its loop logs late is dropped too.
+    """
+
+    LIBRARIES = frozenset({"distributed", "tornado", "asyncio"})
+
+    def __init__(self) -> None:
         super().__init__()
-        self.client = client
+        self.clients: weakref.WeakSet[Client] = weakref.WeakSet()
+
+    def watch(self, client: Client) -> None:
+        """Filter distributed's records for ``client`` from now on (installing the filter once)."""
+        self.clients.add(client)
+        for name in ("distributed", "distributed.client", "tornado", "tornado.application", "asyncio"):
+            logger: logging.Logger | None = logging.getLogger(name)
+            while logger is not None:
+                for handler in logger.handlers:
+                    handler.addFilter(self)  # (no-op when already there)
+                logger = logger.parent if logger.propagate else None
 
     def filter(self, record: logging.LogRecord) -> bool:
-        return bool(self.client.status == "running")
+        if record.name.split(".")[0] not in self.LIBRARIES:
+            return True
+        if record.exc_info and isinstance(record.exc_info[1], _CONNECTION_ENDS):
+            return False
+        return all(c.status == "running" for c in list(self.clients))
+
+
+CLUSTER_LOGS = ClusterLogs()
 
 
 def _run_security() -> Security:

@@ -30,7 +30,7 @@ from pathlib import Path
 from arena.game.botproc import BotPool, BotProcess
 from arena.game.diagnose import ProcessFacts, fault_hint
 from arena.game.limits import ResourceLimits, bot_environment
-from arena.game.proctree import descendants
+from arena.game.proctree import signal_descendants
 from arena.game.record import BotFault, Fault, FaultKind
 from arena.game.sandbox.bwrap import SandboxPolicy
 
@@ -54,6 +54,9 @@ class BotSpec:
     # Keep its process for the next game when it declares ``multigame`` (False: start it
     # afresh for every game even then).
     multigame: bool = True
+    # Its own startup allowance in ms, in place of the game's time control's (None: that
+    # one): a bot the arena brings keeps its allowance whatever the bot under test gets.
+    startup_ms: int | None = None
 
 
 class ProcessChannel:
@@ -294,10 +297,22 @@ class BotHost:
         self.pool.close_all()
 
 
-def _stop_signal_targets(bot: BotProcess) -> list[int]:
-    """Every process of a bot that has no cgroup: its sandbox's (or its group's) tree."""
-    root = bot.sandbox_init or bot.proc.pid
-    return [root, *descendants(root)]
+def _signal_bot(bot: BotProcess, sig: int) -> None:
+    """Send ``sig`` to every process of a bot that has no cgroup: its sandbox's (or its own) tree.
+
+    The sandbox's init through the pidfd held since its start; a bot without one by its
+    pid, which no one else can be given: it is our child, unreaped until it is stopped
+    (not ``Popen.send_signal``, whose look at the exit would reap it).  What is below,
+    found in ``/proc``, each held and found again under its parent first.
+    """
+    if bot.init is not None:
+        bot.init.signal(sig)
+        root = bot.init.pid
+    else:
+        root = bot.proc.pid
+        with contextlib.suppress(OSError):
+            os.kill(root, sig)
+    signal_descendants(root, sig)
 
 
 class Freezer:
@@ -329,9 +344,7 @@ class Freezer:
             if bot.cgroup is not None and bot.cgroup.freeze():
                 bot.frozen = "cgroup"
                 return
-            for pid in _stop_signal_targets(bot):
-                with contextlib.suppress(OSError):
-                    os.kill(pid, signal.SIGSTOP)
+            _signal_bot(bot, signal.SIGSTOP)
             bot.frozen = "signal"
 
     def thaw(self, bot: BotProcess) -> None:
@@ -343,7 +356,5 @@ class Freezer:
             if bot.frozen == "cgroup" and bot.cgroup is not None:
                 bot.cgroup.thaw()
             elif bot.frozen == "signal":
-                for pid in _stop_signal_targets(bot):
-                    with contextlib.suppress(OSError):
-                        os.kill(pid, signal.SIGCONT)
+                _signal_bot(bot, signal.SIGCONT)
             bot.frozen = None

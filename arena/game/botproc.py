@@ -31,6 +31,7 @@ from arena.errors import ConfigError
 from arena.game.limits import ResourceLimits, applied_limits_text
 from arena.game.proctree import (
     BOT_ID_VARIABLE,
+    Held,
     forget_spawned,
     kill_marked,
     note_spawned,
@@ -45,6 +46,7 @@ from arena.game.record import BotFault, FaultKind
 from arena.game.sandbox import bwrap as sandbox
 from arena.game.sandbox import cgroups
 from arena.game.sandbox.bwrap import Isolation, SandboxMode, SandboxPolicy
+from arena.game.sandbox.network import BotNetwork
 from arena.game.sandbox.spawn import spawn_sandboxed
 from arena.game.signal_guard import signals_deferred
 from arena.protocol import MAX_LINE_BYTES
@@ -84,9 +86,13 @@ class BotProcess:
         token: str = "",
         isolation: Isolation | None = None,
         cgroup: cgroups.BotCgroup | None = None,
-        sandbox_init: int | None = None,
+        init: Held | None = None,
+        network: BotNetwork | None = None,
     ) -> None:
         self.name = name
+        self.init = init  # its sandbox's init, held since its start (signalled through its pidfd)
+        sandbox_init = init.pid if init is not None else None
+        self.network = network  # its sandbox's own network, ended with it
         self.proc = proc
         self.token = token
         self.isolation = isolation or Isolation(SandboxMode.NONE, "rlimits", True)
@@ -392,7 +398,7 @@ class BotPool:
             except BaseException:  # a SIGTERM held back during the start: kill what started
                 for proc in started:
                     with contextlib.suppress(OSError):
-                        os.killpg(proc.pid, signal.SIGKILL)
+                        os.killpg(proc.pid, signal.SIGKILL)  # its leader unreaped until the wait
                     proc.wait()
                 raise
             proc = started[0]
@@ -415,7 +421,7 @@ class BotPool:
     ) -> BotProcess:
         """Start a bot under bubblewrap, in a cgroup of its own when the machine allows."""
         try:
-            proc, init, group = spawn_sandboxed(argv, cwd, env, limits, policy)
+            proc, init, group, net = spawn_sandboxed(argv, cwd, env, limits, policy)
         except OSError as e:
             raise BotFault(
                 FaultKind.STARTUP_FAILURE,
@@ -423,7 +429,7 @@ class BotPool:
             ) from None
         limits_text = applied_limits_text(limits, group.support.description if group is not None else None)
         isolation = Isolation(SandboxMode.BWRAP, limits_text, policy.network)
-        return BotProcess(name, proc, "", isolation, group, init)
+        return BotProcess(name, proc, "", isolation, group, init, net)
 
     # -- I/O ------------------------------------------------------------------
 
@@ -595,6 +601,7 @@ class BotPool:
             if exited:  # what it left running is the bot's doing; the arena cleans up anyway
                 bot.leftovers = len(set(marked) | set(group) - {bot.proc.pid})
             # Kill the whole group even when the bot itself exited: its children go too.
+            # By its group's id: the bot, its leader, is our child, unreaped until just after.
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(bot.pgid, signal.SIGKILL)
             bot.proc.wait()
@@ -618,14 +625,15 @@ class BotPool:
         """Kill a sandboxed bot: its namespace's init, which ends every process in it, and bwrap.
 
         No scan of ``/proc``: a PID namespace holds whatever the bot started.
-        Once bwrap itself has exited the kernel has already killed the init
-        (``--die-with-parent``), and its pid may be reused: it is only killed
-        by pid while bwrap, its parent, still runs.  The cgroup (if any) is
-        emptied too, and removed.
+        The init is not our child (bwrap's): its pid could go to a stranger once
+        bwrap has reaped it, so it is signalled through the pidfd held since its
+        start.  bwrap's group is killed by its id while bwrap, its leader, is our
+        unreaped child (reaped just after).  The cgroup (if any) is emptied too,
+        and removed.
         """
-        if not bot.exited() and bot.sandbox_init:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(bot.sandbox_init, signal.SIGKILL)
+        if bot.init is not None:
+            bot.init.signal(signal.SIGKILL)
+            bot.init.close()
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(bot.pgid, signal.SIGKILL)
         bot.proc.wait()
@@ -633,6 +641,9 @@ class BotPool:
             bot.out_of_memory = bot.cgroup.out_of_memory()
             bot.cgroup.kill_all()
             bot.cgroup.remove()
+        if bot.network is not None:  # its helper ends with the sandbox: reaped before the game returns
+            bot.network.ended()
+            bot.network = None
 
     def close_all(self) -> None:
         """Kill every bot still running (used on errors and interrupts)."""

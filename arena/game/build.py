@@ -25,7 +25,7 @@ from types import FrameType
 
 from arena.game import workspace
 from arena.game.limits import ResourceLimits, bot_environment
-from arena.game.proctree import forget_spawned, reap_adopted, unreaped_exit_code, wait_unreaped
+from arena.game.proctree import Held, forget_spawned, reap_adopted, wait_unreaped
 from arena.game.sandbox.bwrap import SANDBOX_GID, SandboxPolicy, bot_user, resolve_mode
 from arena.game.sandbox.spawn import spawn_sandboxed
 from arena.untrusted import printable
@@ -116,13 +116,13 @@ def run_build(
     full_env = bot_environment(cwd, env)
     folder = Path(policy.source) if policy.source is not None else cwd
     user = bot_user() if sandboxed else None  # a user of its own, never root
-    init: int | None = None
+    init: Held | None = None
     back_to = (0, SANDBOX_GID) if policy.source is not None else _owner(folder)
     owners: workspace.Owners = {}
     try:
         owners = workspace.hand_to(folder, user)
         if sandboxed:
-            proc, init, group = spawn_sandboxed(
+            proc, init, group, net = spawn_sandboxed(
                 command,
                 cwd,
                 full_env,
@@ -134,7 +134,7 @@ def run_build(
                 umask=0o022,
             )
         else:
-            group = None
+            group, net = None, None
             proc = subprocess.Popen(
                 list(command),
                 cwd=folder,
@@ -154,11 +154,12 @@ def run_build(
         with _sigterm_raises():
             why = _collect(proc, output, time.monotonic() + timeout_s, timeout_s)
     finally:
-        if unreaped_exit_code(proc) is None and init is not None:  # bwrap still runs: the init's pid is its child's
-            with contextlib.suppress(OSError):
-                os.kill(init, signal.SIGKILL)
+        if init is not None:  # the sandbox's init, bwrap's child: through the pidfd held since its start
+            init.signal(signal.SIGKILL)
+            init.close()
         with contextlib.suppress(OSError):
-            os.killpg(proc.pid, signal.SIGKILL)  # the build's process group (unsandboxed builds)
+            # The build's process group (unsandboxed builds), by its id: its leader is unreaped until the wait.
+            os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
         forget_spawned(proc.pid)
         if proc.stdout is not None:
@@ -166,7 +167,9 @@ def run_build(
         if group is not None:
             group.kill_all()
             group.remove()
-        _reap_sandbox(init)
+        if net is not None:  # its helper ends with the sandbox: reaped before the build returns
+            net.ended()
+        _reap_sandbox(None if init is None else init.pid)
         stripped = _after_build(folder, owners, user, back_to, sandbox)
     if stripped:
         output += f"\n(set-id bits removed from: {', '.join(stripped[:10])})\n".encode()

@@ -4,17 +4,21 @@ Everything that looks at other processes goes through here, so only this
 module knows the format of ``/proc/PID/stat`` (whose command name, between
 parentheses, may itself hold spaces and parentheses).  It also keeps the
 pids this arena process started itself (bots, builds), which it waits for
-on its own and so must never reap as adopted orphans.
+on its own and so must never reap as adopted orphans, and holds processes by
+pidfds (:class:`Held`, :func:`signal_if`) so that a remembered pid is never
+signalled once it may name someone else.
 """
 
 from __future__ import annotations
 
 import contextlib
 import ctypes
+import functools
 import os
 import signal
 import subprocess
 import time
+from collections.abc import Callable
 
 BOT_ID_VARIABLE = "ARENA_BOT_ID"  # marks every process a bot starts, to find them all at the end
 
@@ -24,6 +28,81 @@ _TREE_WALK_LIMIT = 64  # processes looked at when measuring one bot's CPU time
 
 _adopting = False  # this process is a child subreaper: what a bot starts stays below it
 _spawned: set[int] = set()  # processes this arena started (bots, builds) and will wait for
+
+
+class Held:
+    """A process held by a pidfd, taken while it is known to be the one meant: a signal
+    sent through it reaches that process or, once it has ended, no one.
+
+    A pid number is given to a new process soon after the one it named is reaped (every
+    few minutes on a busy machine, ``pid_max`` 32768), so a pid remembered from a start
+    or found in ``/proc`` can name a stranger by the time it is signalled.  Hold it first:
+    at the start (a child of ours, or a sandbox's init blocked until we let it go), or,
+    for a pid found in ``/proc``, just before :func:`signal_if` looks again that it is
+    the process meant.  Where pidfds do not exist (Linux before 5.3) the pid is used
+    itself, as before.
+
+    There is no pidfd for a process group: ``killpg(pgid)`` is safe only while the group's
+    leader is an unreaped child of ours, whose pid no one else can be given (see
+    :func:`unreaped_exit_code`); every killpg in the arena keeps to that.
+    """
+
+    __slots__ = ("_fd", "pid")
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self._fd: int | None  # None: no pidfds here, the pid is used itself; -1: closed, or gone
+        try:
+            self._fd = os.pidfd_open(pid)
+        except ProcessLookupError:
+            self._fd = -1  # already gone: a signal reaches no one
+        except OSError:
+            self._fd = None
+
+    def signal(self, sig: int) -> bool:
+        """Send ``sig`` to the process held; False if it has ended (or was never found)."""
+        try:
+            if self._fd is None:
+                os.kill(self.pid, sig)
+            elif self._fd >= 0:
+                signal.pidfd_send_signal(self._fd, sig)
+            else:
+                return False
+        except (ProcessLookupError, PermissionError):
+            return False
+        return True
+
+    def close(self) -> None:
+        """Let the process go (its pidfd closed); signals then reach no one."""
+        if self._fd is not None and self._fd >= 0:
+            with contextlib.suppress(OSError):
+                os.close(self._fd)
+        self._fd = -1
+
+    def __enter__(self) -> Held:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"Held({self.pid})"
+
+
+def signal_if(pid: int, sig: int, still_meant: Callable[[int], bool]) -> bool:
+    """Send ``sig`` to a process found in ``/proc``, if it is still the one meant.
+
+    The pid is held first (:class:`Held`), then ``still_meant(pid)`` looks at ``/proc``
+    again (its marker, its parent, its cgroup): if the number went to a stranger before
+    the hold, the look sees the stranger and nothing is sent; if after, the pidfd still
+    holds the process that was meant, which has ended, and the signal reaches no one.
+    Returns whether it was sent.
+    """
+    with Held(pid) as held:
+        return still_meant(pid) and held.signal(sig)
 
 
 def _stat_fields(pid: int | str) -> list[bytes]:
@@ -172,6 +251,17 @@ def descendants(root: int) -> list[int]:
     return out
 
 
+def signal_descendants(root: int, sig: int) -> None:
+    """Send ``sig`` to every process below ``root``, parents before their children; each
+    is held, then found again under the parent it was listed under (:func:`signal_if`)."""
+    todo = [root]
+    while todo:
+        parent = todo.pop()
+        for kid in children(parent):
+            signal_if(kid, sig, functools.partial(is_child_of, parent=parent))
+            todo.append(kid)
+
+
 def cpu_seconds(pid: int) -> tuple[float, float]:
     """CPU time of ``pid`` itself (utime + stime) and of the children it has waited for, with
     theirs (cutime + cstime), in seconds; (0, 0) once it is gone."""
@@ -216,6 +306,27 @@ def reap_adopted() -> None:
                     os.waitpid(pid, os.WNOHANG)
 
 
+def carries(pid: int, token: str, since: int = 0) -> bool:
+    """Whether ``pid`` is a live process started at ``since`` or later with this bot's token."""
+    try:
+        fields = _stat_fields(pid)
+        if fields[0] == b"Z" or int(fields[19]) < since:
+            return False
+        with open(f"/proc/{pid}/environ", "rb") as f:
+            return f"{BOT_ID_VARIABLE}={token}".encode() in f.read()
+    except (OSError, IndexError, ValueError):
+        return False
+
+
+def is_child_of(pid: int, parent: int) -> bool:
+    """Whether ``pid`` is (still) a live child of ``parent``."""
+    try:
+        fields = _stat_fields(pid)
+        return fields[0] != b"Z" and int(fields[1]) == parent
+    except (OSError, IndexError, ValueError):
+        return False
+
+
 def marked_pids(token: str, since: int = 0) -> list[int]:
     """Every live process whose environment carries this bot's token."""
     return scan_processes(token, None, since)[0]
@@ -232,8 +343,7 @@ def kill_marked(token: str, since: int = 0) -> int:
     for _ in range(5):  # a dying parent's children may appear a moment later
         pids = marked_pids(token, since)
         for pid in pids:
-            with contextlib.suppress(OSError):
-                os.kill(pid, signal.SIGKILL)
+            signal_if(pid, signal.SIGKILL, lambda p: carries(p, token, since))
         killed += len(pids)
         if not pids:
             break

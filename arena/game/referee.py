@@ -188,11 +188,13 @@ class Referee:
         eats into the time of another.
         """
         tc = self.setup.time_control
-        deadline = started + (tc.startup_ms + tc.margin_ms) / 1000
+        # Each seat's own allowance: a bot the arena brings (a check's opponent) keeps
+        # its own, whatever the bot under test is given.
+        allowance = [(self._startup_ms(p) + tc.margin_ms) / 1000 for p in range(len(self.specs))]
+        deadlines = [started + a for a in allowance]
         for p, ch in enumerate(self.channels):
             if isinstance(ch, BotFault):
                 self._forfeit(p, ch.kind, ch.detail)
-        allowance = deadline - started
         waiting: dict[int, str] = {}  # seat -> the answer it owes: "hello" or "ready"
 
         def greet(p: int) -> None:
@@ -213,8 +215,7 @@ class Referee:
             # for what happens in it.
             ch = self._channel(p)
             if f.kind is FaultKind.CRASH and ch.previous_hello is not None and ch.renew():
-                nonlocal deadline
-                deadline = max(deadline, time.monotonic() + allowance)
+                deadlines[p] = max(deadlines[p], time.monotonic() + allowance[p])
                 try:
                     greet(p)
                     return
@@ -236,7 +237,7 @@ class Referee:
                     try:
                         line, _ = ch.receive(0, now)  # a poll: only what has already arrived
                     except BotFault as f:
-                        if f.kind is FaultKind.TIMEOUT and now < deadline:
+                        if f.kind is FaultKind.TIMEOUT and now < deadlines[p]:
                             continue
                         raise
                     answered = True
@@ -251,21 +252,26 @@ class Referee:
                 except BotFault as f:
                     fault(p, f)
             if waiting and not answered:
-                self._channel(next(iter(waiting))).wait(min(deadline, time.monotonic() + 0.02))
+                until = min(deadlines[p] for p in waiting)
+                self._channel(next(iter(waiting))).wait(min(until, time.monotonic() + 0.02))
 
     def _channel(self, p: int) -> BotChannel:
         ch = self.channels[p]
         assert not isinstance(ch, BotFault)
         return ch
 
+    def _startup_ms(self, p: int) -> int:
+        """Seat ``p``'s startup allowance: its bot's own, else the time control's."""
+        own = self.specs[p].startup_ms
+        return self.setup.time_control.startup_ms if own is None else own
+
     def _startup_fault(self, p: int, f: BotFault, owed: str | None = None) -> None:
         if f.kind is FaultKind.TIMEOUT:
-            tc = self.setup.time_control
             self._forfeit(
                 p,
                 FaultKind.STARTUP_FAILURE,
                 f"no {owed or 'hello/ready'} within the startup allowance "
-                f"({tc.startup_ms} ms + margin {tc.margin_ms} ms)",
+                f"({self._startup_ms(p)} ms + margin {self.setup.time_control.margin_ms} ms)",
             )
         else:
             self._forfeit(p, f.kind, f.detail)

@@ -29,7 +29,7 @@ def end_child(proc: subprocess.Popen[bytes], grace_s: float) -> int | None:
     ``grace_s``; its exit code (None if it could not be reaped)."""
     for sig, wait in ((signal.SIGINT, grace_s), (signal.SIGKILL, 10.0)):
         with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, sig)
+            os.killpg(proc.pid, sig)  # by the group's id: its leader is not reaped before the wait
         try:
             return proc.wait(wait)
         except subprocess.TimeoutExpired:

@@ -31,7 +31,7 @@ from multiprocessing.process import BaseProcess
 
 from arena.game import seeds
 from arena.game.clock import TimeControl
-from arena.game.proctree import adopt_orphans, child_group_leaders
+from arena.game.proctree import Held, adopt_orphans, child_group_leaders
 from arena.game.record import GameRecord
 from arena.game.referee import BotHost, BotSpec, GameSetup, play_game
 from arena.league.pool import Pool, PoolRun, arena_error, bots_text
@@ -162,28 +162,34 @@ def _worker(conn: Connection, settings: GameSettings, parent: int) -> None:
                 conn.send(("error", traceback.format_exc(limit=8)))
 
 
-def _terminate(proc: BaseProcess) -> None:
+def _terminate(slot: _Slot) -> None:
     """SIGCONT (a stopped worker could not act on SIGTERM), then SIGTERM, whose handler
-    unwinds ``play_game``, which kills the bots."""
-    if proc.pid is not None:
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(proc.pid, signal.SIGCONT)
-            os.kill(proc.pid, signal.SIGTERM)
+    unwinds ``play_game``, which kills the bots.
+
+    Through the pidfd held since its start: a worker that has ended may be reaped already
+    (``is_alive`` reaps), and its pid given to a stranger.
+    """
+    slot.held.signal(signal.SIGCONT)
+    slot.held.signal(signal.SIGTERM)
 
 
-def _reap(procs: Sequence[BaseProcess], grace_s: float) -> None:
+def _reap(slots: Sequence[_Slot], grace_s: float) -> None:
     """Wait up to ``grace_s`` for the workers to exit; SIGKILL the rest, and their bots."""
     deadline = time.monotonic() + grace_s
-    for proc in procs:
+    for slot in slots:
+        proc = slot.proc
         proc.join(max(0.0, deadline - time.monotonic()))
         if proc.is_alive() and proc.pid is not None:
-            # Its bots, each leading its own group; found before the kill: after it they are init's children.
-            groups = child_group_leaders(proc.pid)
-            proc.kill()
-            for group in groups:
+            # Its bots each lead a group of their own, killed by the group's id, which is safe
+            # only while the leader is unreaped: so the worker, which would reap them, is
+            # stopped first, and its bots found and killed before it is (after, they are init's).
+            slot.held.signal(signal.SIGSTOP)
+            for group in child_group_leaders(proc.pid):
                 with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.killpg(group, signal.SIGKILL)
+            slot.held.signal(signal.SIGKILL)
             proc.join()
+        slot.held.close()
 
 
 def _seconds(s: float) -> str:
@@ -194,6 +200,7 @@ def _seconds(s: float) -> str:
 class _Slot:
     proc: BaseProcess
     conn: Connection
+    held: Held  # the worker, held since its start (signalled through its pidfd)
     game: ScheduledGame | None = None
     sent_at: float = 0.0  # when the game was sent (monotonic), for the watchdog
 
@@ -217,7 +224,8 @@ class GamePool(Pool):
         proc = self.ctx.Process(target=_worker, args=(child_conn, self.settings, os.getpid()), daemon=True)
         proc.start()
         child_conn.close()
-        return _Slot(proc, parent_conn)
+        assert proc.pid is not None
+        return _Slot(proc, parent_conn, Held(proc.pid))  # held at once: our child, not yet reaped
 
     def play(self, run: PoolRun) -> None:
         """Play ``run``'s games on the workers (see :meth:`Pool.run`); stop every worker at the end."""
@@ -282,6 +290,7 @@ class GamePool(Pool):
         run.failed(game, reason)
         if not slot.proc.is_alive():
             slot.conn.close()
+            slot.held.close()
             self.slots[i] = self._spawn()
 
     def _receive(self, slot: _Slot, game: ScheduledGame, run: PoolRun) -> str | None:
@@ -307,8 +316,8 @@ class GamePool(Pool):
 
     def _stop_stuck(self, slot: _Slot, game: ScheduledGame) -> str:
         """Stop the worker whose ``game`` ran past the watchdog; the reason."""
-        _terminate(slot.proc)
-        _reap([slot.proc], self.stop_grace_s)
+        _terminate(slot)
+        _reap([slot], self.stop_grace_s)
         return (
             f"game {game.game_id} ran past its watchdog limit of {_seconds(self.watchdog_s)} s "
             f"(bots: {bots_text(game)}); worker stopped"
@@ -321,8 +330,8 @@ class GamePool(Pool):
                 with contextlib.suppress(OSError, ValueError):
                     slot.conn.send(None)
             else:
-                _terminate(slot.proc)
-        _reap([slot.proc for slot in self.slots], self.stop_grace_s)
+                _terminate(slot)
+        _reap(self.slots, self.stop_grace_s)
         for slot in self.slots:
             slot.conn.close()
         self.slots = []

@@ -11,6 +11,8 @@ import sys
 import time
 from pathlib import Path
 
+from arena.game.proctree import command_line, signal_if
+
 
 def leftovers(marker: str) -> list[str]:
     """``"PID: command line"`` of every live process whose command line holds ``marker``."""
@@ -24,6 +26,21 @@ def leftovers(marker: str) -> list[str]:
             continue
         if marker in cmd:
             found.append(f"{pid}: {cmd}")
+    return found
+
+
+def kill_leftovers(marker: str) -> list[str]:
+    """SIGKILL every live process whose command line holds ``marker``; those found (as
+    :func:`leftovers` gives them).
+
+    Each is held by a pidfd first, then its command line read again, then signalled
+    through the pidfd: a pid found in ``/proc`` may have gone to a stranger meanwhile
+    (pids wrap every few minutes on a busy machine).
+    """
+    found = leftovers(marker)
+    for line in found:
+        pid = int(line.split(":")[0])
+        signal_if(pid, signal.SIGKILL, lambda p: marker in " ".join(command_line(p)))
     return found
 
 

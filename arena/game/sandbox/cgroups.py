@@ -24,6 +24,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from arena.game.proctree import signal_if
+
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 CONTROLLERS = ("memory", "pids", "cpu")
 FREEZER = "freezer"  # v1's own hierarchy (v2 has cgroup.freeze in every cgroup): optional
@@ -255,9 +257,8 @@ class BotCgroup:
             pids = self.pids()
             if not pids:
                 return
-            for pid in pids:
-                with contextlib.suppress(OSError):
-                    os.kill(pid, signal.SIGKILL)
+            for pid in pids:  # each held, then found in the cgroup again: not a stranger given its pid
+                signal_if(pid, signal.SIGKILL, lambda p: p in self.pids())
             time.sleep(0.005)
 
     def remove(self, wait_s: float = 1.0) -> None:

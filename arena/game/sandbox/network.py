@@ -39,7 +39,6 @@ import select
 import shutil
 import subprocess
 import tempfile
-import threading
 import time
 import typing
 from collections.abc import Sequence
@@ -313,28 +312,34 @@ class BotNetwork:
     def started(self) -> None:
         """The sandbox is in the namespace: the placeholder goes, and our end of the lifeline.
 
-        The helper then ends with the sandbox; a daemon thread reaps it (no zombie).
+        The helper then ends with the sandbox; :meth:`ended` reaps it.
         """
         self._end_holder()
         with contextlib.suppress(OSError):
             os.close(self.lifeline)
         self.lifeline = -1
         self._close_log()
-        if self._helper is not None:
-            threading.Thread(target=self._reap, name="reap-slirp4netns", daemon=True).start()
 
-    def _reap(self) -> None:
-        """Wait for the helper to end with its sandbox, then take back what it was allowed."""
-        assert self._helper is not None
-        # No deadline of its own: the helper ends with the sandbox, whose life the game's
-        # clock and watchdog bound; this daemon thread keeps no one waiting.
-        self._helper.wait()
-        self._forget()
+    def ended(self, timeout_s: float = SETUP_S) -> None:
+        """The sandbox has ended: wait up to ``timeout_s`` for the helper to follow it (its
+        lifeline's last holder is gone), kill it if it has not, reap it, and take back what
+        it was allowed.
+
+        Whoever ends the sandbox calls this before returning: a game or a build returns
+        with no helper of its own still running or unreaped (not left to a thread that
+        would reap it some time later).  Its pid is safe to signal until then: only this
+        object reaps it.
+        """
+        if self._helper is not None:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self._helper.wait(timeout_s)
+        self.close()
 
     def _forget(self) -> None:
         if self.allow:
             with contextlib.suppress(OSError, ValueError, subprocess.SubprocessError):
                 _set_allowed(self.uid, ())
+            self.allow = ()
 
     def _close_log(self) -> None:
         if self._log is not None:
@@ -350,7 +355,7 @@ class BotNetwork:
             _stop(self._holder)
 
     def close(self) -> None:
-        """End the network now (a sandbox that failed to start)."""
+        """End the network now (a sandbox that failed to start, or has ended: see :meth:`ended`)."""
         self._end_holder()
         if self.lifeline >= 0:
             with contextlib.suppress(OSError):

@@ -20,10 +20,11 @@ import subprocess
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 from arena.errors import ConfigError
 from arena.game.limits import ResourceLimits
-from arena.game.proctree import note_spawned
+from arena.game.proctree import Held, note_spawned
 from arena.game.sandbox import bwrap as sandbox
 from arena.game.sandbox import cgroups, network, seccomp, ucounts
 from arena.game.sandbox.bwrap import SandboxPolicy
@@ -66,6 +67,21 @@ def _read_sandbox_info(fd: int, proc: subprocess.Popen[bytes]) -> int:
         return pid
 
 
+class Sandboxed(NamedTuple):
+    """A started sandbox: bwrap's process, its init, its cgroup and its own network.
+
+    The init (bwrap's child, not ours) is held by a pidfd taken while it waited for our
+    go-ahead: signal it through that (``init.signal``), never by its pid, and close it
+    at the end.  Whoever ends the sandbox calls ``net.ended()`` after killing it, so that
+    the network's helper is reaped before the game or build returns.
+    """
+
+    proc: subprocess.Popen[bytes]
+    init: Held
+    group: cgroups.BotCgroup | None
+    net: network.BotNetwork | None
+
+
 def spawn_sandboxed(
     argv: Sequence[str],
     cwd: Path,
@@ -77,8 +93,9 @@ def spawn_sandboxed(
     stdout: int = subprocess.PIPE,
     stderr: int = subprocess.PIPE,
     umask: int = BOT_UMASK,
-) -> tuple[subprocess.Popen[bytes], int, cgroups.BotCgroup | None]:
-    """Start ``argv`` under bubblewrap: (bwrap's process, the sandbox's init pid, its cgroup).
+) -> Sandboxed:
+    """Start ``argv`` under bubblewrap: bwrap's process, the sandbox's init, its cgroup
+    and its network (:class:`Sandboxed`).
 
     bwrap sets the namespaces up, reports its init's pid and waits; the init is
     moved into a cgroup of its own (when the machine allows) and only then told
@@ -89,6 +106,7 @@ def spawn_sandboxed(
     pipes = _Pipes()
     proc: subprocess.Popen[bytes] | None = None
     net: network.BotNetwork | None = None
+    init: Held | None = None
     try:
         user = owner or sandbox.bot_user()
         fds = pipes.sandbox_fds(user)
@@ -100,14 +118,15 @@ def spawn_sandboxed(
             proc = _start_bwrap(command, fds, stdin, stdout, stderr, net, umask)
         note_spawned(proc.pid)
         pipes.given_to_bwrap()
-        init = _read_sandbox_info(pipes.info_r, proc)
+        # Held at once: the init waits for our go-ahead, and its parent bwrap for it.
+        init = Held(_read_sandbox_info(pipes.info_r, proc))
         if net is not None:
             net.started()
         if group is not None:
             group.attach(proc.pid)
-            group.attach(init)
+            group.attach(init.pid)
         if not sandbox.runs_as_root():  # every bot is the arena's user: bound its share of the user's pools
-            ucounts.bound_namespace(init)
+            ucounts.bound_namespace(init.pid)
         os.write(pipes.block_w, b"1")
     except BaseException as e:  # SIGTERM (SystemExit) mid-start too: no half-started sandbox is left
         message = str(e)
@@ -118,12 +137,14 @@ def spawn_sandboxed(
             group.remove()
         if net is not None:
             net.close()
+        if init is not None:
+            init.close()
         if not isinstance(e, OSError | subprocess.SubprocessError | ValueError | ConfigError):
             raise
         raise OSError(message) from None
     finally:
         pipes.close()
-    return proc, init, group
+    return Sandboxed(proc, init, group, net)
 
 
 def _own_network(policy: SandboxPolicy) -> network.BotNetwork | None:
@@ -213,7 +234,7 @@ def _start_bwrap(
 def _kill_half_started(proc: subprocess.Popen[bytes]) -> str | None:
     """Kill a sandbox whose start failed; the last line bwrap complained with, if any."""
     with contextlib.suppress(OSError):
-        os.killpg(proc.pid, signal.SIGKILL)
+        os.killpg(proc.pid, signal.SIGKILL)  # bwrap, its group's leader, is unreaped until the wait
     proc.wait()
     err = proc.stderr.read().decode("utf-8", "replace").strip() if proc.stderr else ""
     for stream in (proc.stdin, proc.stdout, proc.stderr):

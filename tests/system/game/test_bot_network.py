@@ -142,7 +142,7 @@ def _probe(tmp_path: Path, targets: list[str], allow: tuple[str, ...] = ()) -> d
     os.chmod(tmp_path / "probe.py", 0o644)
     policy = bwrap.SandboxPolicy(mode="bwrap", network=True, allow=allow)
     env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
-    proc, _, group = spawn_sandboxed(
+    proc, _, group, net = spawn_sandboxed(
         ["python3", "probe.py", *targets], tmp_path, env, ResourceLimits(), policy
     )
     try:
@@ -153,6 +153,8 @@ def _probe(tmp_path: Path, targets: list[str], allow: tuple[str, ...] = ()) -> d
             proc.wait(timeout=10)
         if group is not None:
             group.remove()
+        if net is not None:
+            net.ended()
     assert proc.returncode == 0, err.decode(errors="replace")[-2000:]
     result: dict[str, str] = json.loads(out)
     return result
@@ -222,7 +224,7 @@ def test_a_sandbox_without_the_network_has_none(tmp_path: Path, outside: dict[st
     (tmp_path / "probe.py").write_text(PROBE)
     os.chmod(tmp_path, 0o755)
     policy = bwrap.SandboxPolicy(mode="bwrap", network=False)
-    proc, _, group = spawn_sandboxed(
+    proc, _, group, _ = spawn_sandboxed(
         ["python3", "probe.py", outside["outside"]],
         tmp_path,
         {"PATH": "/usr/bin:/bin"},
@@ -306,12 +308,14 @@ def test_network_without_its_tools_is_refused_before_any_game(
 
 def test_a_networked_sandbox_names_the_dns_forwarder(tmp_path: Path) -> None:
     policy = bwrap.SandboxPolicy(mode="bwrap", network=True)
-    proc, _, group = spawn_sandboxed(
+    proc, _, group, net = spawn_sandboxed(
         ["cat", "/etc/resolv.conf"], tmp_path, {"PATH": "/usr/bin:/bin"}, ResourceLimits(), policy
     )
     out, _ = proc.communicate(timeout=60)
     if group is not None:
         group.remove()
+    if net is not None:
+        net.ended()
     assert out.decode().split() == ["nameserver", network.DNS_FORWARDER]
 
 

@@ -6,7 +6,6 @@ The attacks of hostile bots on a sandboxed game are in test_sandbox_attacks.py.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import signal
 import subprocess
@@ -27,7 +26,7 @@ from arena.game.sandbox import bwrap as sandbox
 from arena.game.sandbox.bwrap import SandboxPolicy, unavailable_reason
 from arena.league.standings import render
 from arena.league.tally import compute_standings
-from tests.support.process_helpers import leftovers, wait_no_leftovers
+from tests.support.process_helpers import kill_leftovers, leftovers, wait_no_leftovers
 
 REPO = Path(__file__).resolve().parents[3]
 RANDOM = f"{sys.executable} {REPO / 'sample_bots' / 'random_bot.py'}"
@@ -181,8 +180,7 @@ def test_sigterm_during_a_build_kills_the_build(tmp_path: Path) -> None:
         proc.wait()
         if proc.stdout is not None:
             proc.stdout.close()
-        for entry in leftovers(marker):
-            os.kill(int(entry.split(":")[0]), signal.SIGKILL)
+        kill_leftovers(marker)
 
 
 # -- text and links a bot's author controls ---------------------------------------------------

@@ -283,7 +283,7 @@ def test_the_results_are_hidden_inside_a_readable_folder_too(tmp_path: Path, opp
 @contextlib.contextmanager
 def sandboxed_sleeper(tmp_path: Path) -> Iterator[int]:
     """A sandboxed process (a bot's user) that lives until the block ends; its uid."""
-    proc, init, group = spawn_sandboxed(
+    proc, init, group, _ = spawn_sandboxed(
         [*command("-c"), "import time; time.sleep(120)"],
         tmp_path,
         {"PATH": "/usr/bin:/bin"},
@@ -300,8 +300,8 @@ def sandboxed_sleeper(tmp_path: Path) -> Iterator[int]:
             assert time.monotonic() < deadline and proc.poll() is None, "the sleeper did not start"
             time.sleep(0.05)
     finally:
-        with contextlib.suppress(OSError):
-            os.kill(init, signal.SIGKILL)
+        init.signal(signal.SIGKILL)
+        init.close()
         with contextlib.suppress(OSError):
             os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()

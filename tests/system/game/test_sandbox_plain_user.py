@@ -49,7 +49,7 @@ folder = Path(tempfile.mkdtemp())
 started, found = [], []
 try:
     for _ in range(2):
-        proc, init, group = spawn_sandboxed(
+        proc, init, group, _ = spawn_sandboxed(
             ["python3", "-c", TAKE], folder, {"PATH": "/usr/bin:/bin"}, ResourceLimits(), SandboxPolicy(mode="bwrap")
         )
         started.append(proc)

@@ -23,7 +23,7 @@ from arena.league.executor import GamePool, GameSettings
 from arena.league.schedule import ScheduledGame, make_schedule
 from arena.rules import Params
 from tests.support.flaky_settings import FlakySettings, LingerOnceSettings
-from tests.support.process_helpers import leftovers, wait_no_leftovers
+from tests.support.process_helpers import kill_leftovers, leftovers, wait_no_leftovers
 
 REPO = Path(__file__).resolve().parents[3]
 BROKEN_BOTS = Path(__file__).resolve().parents[2] / "bots" / "broken"
@@ -102,8 +102,8 @@ def no_leftovers() -> Iterator[None]:
     assert leftovers(MARKER) == []
     yield
     left = wait_no_leftovers(MARKER, 10)
-    for line in left:
-        os.kill(int(line.split(":")[0]), signal.SIGKILL)
+    if left:
+        kill_leftovers(MARKER)
     assert left == [], "bot processes outlived the pool"
     assert mp.active_children() == [], "a worker outlived the pool"
 
