@@ -1,0 +1,240 @@
+"""Walks: the README and the docs followed as written, with the files the repository ships.
+
+Each walk takes its commands from the doc's own fenced blocks (or names the doc's lines it
+follows), so that a doc that changes a command changes its walk, and runs them on a copy of
+the shipped files laid out as in the repository (``tournaments/`` beside ``sample_bots/``), so
+that results land in a temporary folder and never in the checkout.  These are what the suite
+must never lose:
+
+- the main job: ``arena run tournaments/league.yaml`` and the Leagues section's reading commands;
+- the quick start: a bot written from it, played, checked, saved and replayed;
+- ``tournaments/ladder.yaml`` served, a bot submitted with ``arena submit --wait``, passed and
+  seen playing league games, then a second version retiring the first;
+- the CI recipe: its pinned commit holds ``action.yml``, and that action's steps run;
+- the gate script of ``docs/examples/``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import select
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+README = REPO / "README.md"
+ARENA = [sys.executable, "-m", "arena"]
+
+
+# -- the docs' commands ------------------------------------------------------------------------
+
+
+def section(doc: Path, heading: str) -> str:
+    """The text of ``doc``'s section ``heading`` (a ``##`` or ``###`` heading), to the next one
+    of its level or above."""
+    text = doc.read_text()
+    m = re.search(rf"^(#+) {re.escape(heading)}\n", text, re.M)
+    assert m is not None, f"{doc.name} has no section {heading!r}"
+    level = len(m.group(1))
+    end = re.search(rf"^#{{1,{level}}} ", text[m.end() :], re.M)
+    return text[m.end() : m.end() + end.start() if end else None]
+
+
+def sh_lines(doc: Path, heading: str) -> list[str]:
+    """Every line of the ```` ```sh ```` blocks of ``doc``'s section ``heading``."""
+    blocks = re.findall(r"^```sh\n(.*?)^```", section(doc, heading), re.M | re.S)
+    return [line for block in blocks for line in block.splitlines() if line.strip()]
+
+
+def doc_command(doc: Path, heading: str, pattern: str) -> list[str]:
+    """The words of the one shell line of ``doc``'s section ``heading`` that matches the regular
+    expression ``pattern`` (comments dropped, quotes undone)."""
+    found = [line for line in sh_lines(doc, heading) if re.search(pattern, line)]
+    assert len(found) == 1, f"{doc.name}, section {heading!r}: {len(found)} lines match {pattern!r}: {found}"
+    return shlex.split(found[0], comments=True)
+
+
+def arena_argv(words: list[str]) -> tuple[dict[str, str], list[str]]:
+    """The leading ``NAME=value`` words of a doc's command, and the command with its ``arena``
+    run by this Python (so that this checkout's arena runs)."""
+    assignments = {}
+    while words and re.fullmatch(r"[A-Z_]+=.*", words[0]):
+        name, value = words.pop(0).split("=", 1)
+        assignments[name] = value
+    assert words[0] == "arena", words
+    return assignments, [*ARENA, *words[1:]]
+
+
+def env() -> dict[str, str]:
+    """The environment of the arena's processes: this checkout first on the Python path, and
+    ``arena`` (beside this Python) first on PATH, as an activated environment has it."""
+    bindir = str(Path(sys.executable).parent)
+    return {**os.environ, "PYTHONPATH": str(REPO), "PATH": bindir + os.pathsep + os.environ.get("PATH", "")}
+
+
+def run(argv: list[str], cwd: Path, seconds: float, extra_env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """``argv`` run in ``cwd`` to its end (killed after ``seconds``), its output captured."""
+    return subprocess.run(
+        argv, cwd=cwd, env={**env(), **(extra_env or {})}, capture_output=True, text=True, timeout=seconds
+    )
+
+
+def shipped_tree(root: Path, *files: str) -> Path:
+    """``root`` laid out as the repository is for the walks: the shipped ``files`` (paths in the
+    repository) and ``sample_bots/`` with the C bot built; returns ``root``."""
+    if not (REPO / "sample_bots" / "c" / "greedy").exists():
+        subprocess.run(["make", "-s", "-C", str(REPO / "sample_bots" / "c")], check=True, timeout=300)
+    root.mkdir(parents=True, exist_ok=True)
+    shutil.copytree(REPO / "sample_bots", root / "sample_bots", ignore=shutil.ignore_patterns("__pycache__"))
+    for f in files:
+        (root / f).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(REPO / f, root / f)
+    return root
+
+
+def wait_until(what: str, get: Callable[[], Any], done: Callable[[Any], bool], seconds: float) -> Any:
+    """``get()`` once ``done`` holds for it; fails naming ``what`` and the last value after
+    ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while True:
+        value = get()
+        if done(value):
+            return value
+        assert time.monotonic() < deadline, f"waited {seconds:g} s for {what}; last seen: {value!r}"
+        time.sleep(0.5)
+
+
+# -- the ladder --------------------------------------------------------------------------------
+
+
+class Served:
+    """An ``arena serve`` process started as the README says, on a free loopback port."""
+
+    def __init__(self, argv: list[str], cwd: Path) -> None:
+        self.proc = subprocess.Popen(
+            argv, cwd=cwd, env=env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True
+        )
+        assert self.proc.stdout is not None
+        ready, _, _ = select.select([self.proc.stdout], [], [], 60)
+        line = self.proc.stdout.readline() if ready else ""
+        if "serving on http://127.0.0.1:" not in line:
+            self.kill()
+            raise AssertionError(f"arena serve did not say it was serving within 60 s: {line!r}")
+        self.url = line.split("serving on ")[1].split()[0]
+        self.lines: list[str] = []  # its console, read as it comes (a full pipe would stop it)
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.lines.append(line.rstrip("\n"))
+
+    def get(self, path: str) -> Any:
+        r = httpx.get(self.url + path, timeout=30)
+        return r.json() if r.headers.get("content-type", "").startswith("application/json") else r.text
+
+    def stop(self) -> int | None:
+        """SIGTERM, as the README says stops it; its exit code (None: it had to be killed)."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+        try:
+            return self.proc.wait(90)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            return None
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        self.proc.wait(10)
+        if self.proc.stdout is not None:
+            self.proc.stdout.close()
+
+
+@pytest.fixture
+def served() -> Iterator[list[Served]]:
+    """The servers a walk starts: each is killed at the end if the walk did not stop it."""
+    started: list[Served] = []
+    yield started
+    for s in started:
+        if s.proc.poll() is None:
+            s.kill()
+
+
+def league_rows(results: Path) -> dict[str, dict[str, Any]]:
+    """The rows of the league's ``standings.json`` by bot ({} before it is written)."""
+    try:
+        data = json.loads((results / "standings.json").read_text())
+    except (OSError, ValueError):
+        return {}
+    return {r["bot"]: r for r in data.get("rows", [])}
+
+
+def playing(server: Served, results: Path, bot: str) -> Callable[[], dict[str, Any]]:
+    """What to watch while waiting for ``bot`` to play in the league: its row, and the
+    ladder's health (a league that failed ends the wait at once, with its reason)."""
+    return lambda: {"row": league_rows(results).get(bot), "health": server.get("/api/health")}
+
+
+def has_played(seen: dict[str, Any]) -> bool:
+    league = seen["health"]["league"]
+    assert league["state"] != "failed", f"the ladder's league failed: {league['detail']}"
+    return seen["row"] is not None and seen["row"]["games"] > 0
+
+
+@pytest.mark.slow
+def test_the_shipped_ladder_takes_a_bot_plays_it_and_retires_it_for_its_next_version(
+    tmp_path: Path, marker: str, served: list[Served]
+) -> None:
+    # README, "Run a ladder": the shipped ladder file, served from the repository's root.
+    tree = shipped_tree(tmp_path / marker, "tournaments/ladder.yaml")
+    results = tree / "tournaments" / "results" / "ladder"
+    heading = "Run a ladder"
+    assert "pip install -e '.[serve]'" in sh_lines(README, heading)
+    _, add_author = arena_argv(doc_command(README, heading, r"^arena serve .*--add-author"))
+    added = run(add_author, tree, 60)
+    assert added.returncode == 0, added.stderr
+    token = added.stdout.strip()
+    _, serve = arena_argv(doc_command(README, heading, r"^arena serve \S+ *(#.*)?$"))
+    server = Served([*serve, "--port", "0"], tree)  # the README names --port; 0 takes a free one
+    served.append(server)
+
+    # An author sends the sample C bot's folder, as the README's `arena submit` line does.
+    shutil.copytree(REPO / "sample_bots" / "c", tree / "my_bot", ignore=shutil.ignore_patterns("greedy", "*.o"))
+    assignments, submit = arena_argv(doc_command(README, heading, r"arena submit "))
+    assert set(assignments) == {"ARENA_TOKEN"} and "--wait" in submit
+    submit = [server.url if w == "http://127.0.0.1:8000" else w for w in submit]
+    first = run(submit, tree, 600, {"ARENA_TOKEN": token})
+    assert first.returncode == 0 and "PASSED: passed the check" in first.stdout, first.stdout + first.stderr
+    bot = re.search(r"submitted (\S+) version 1:", first.stdout)
+    assert bot is not None, first.stdout
+    v1, v2 = f"{bot.group(1)}.v1", f"{bot.group(1)}.v2"
+
+    # It joins the league as BOT.v1 and plays; the ladder says it is healthy.
+    wait_until(f"{v1} to play league games", playing(server, results, v1), has_played, 180)
+    health = server.get("/api/health")
+    assert health["ok"] is True and health["league"]["state"] in {"playing", "idle"}, health
+    page = server.get(f"/bots/{bot.group(1)}")
+    assert "Not in the standings" not in page
+
+    # A second version retires the first: v1 plays no new games, its games keep counting.
+    second = run(submit, tree, 600, {"ARENA_TOKEN": token})
+    assert second.returncode == 0 and f"submitted {bot.group(1)} version 2:" in second.stdout, second.stdout + second.stderr
+    wait_until(f"{v2} to play league games", playing(server, results, v2), has_played, 180)
+    rows = league_rows(results)
+    assert rows[v1]["retired"] is True and rows[v1]["games"] > 0 and not rows[v2]["retired"], rows
+    assert server.stop() == 0, "\n".join(server.lines[-20:])
