@@ -410,3 +410,19 @@ def test_a_cgroup_left_under_the_next_name_is_passed_over_and_kept(monkeypatch: 
     finally:
         for d in dirs:
             d.rmdir()
+
+
+@needs_bwrap
+def test_a_hidden_folder_inside_another_hidden_one_is_masked_with_it(tmp_path: Path) -> None:
+    # A ladder's results folder inside the house bots' folder, holding a version's folder:
+    # both hidden, the inner one with the outer (issue 30: bwrap could not mount it again).
+    results = tmp_path / "results"
+    version = results / "submissions" / "1" / "bot"
+    version.mkdir(parents=True)
+    (version / "secret.txt").write_text("theirs")
+    (results / "ladder.sqlite").write_text("key")
+    policy = SandboxPolicy(mode="bwrap", hidden=(str(results), str(version)))  # sorted, as leagues give them
+    script = "ls -A results; cat results/ladder.sqlite results/submissions/1/bot/secret.txt || echo hidden"
+    result = run_build(["/bin/sh", "-c", script], tmp_path, policy, 60.0)
+    assert result.ok and result.sandboxed, result.output
+    assert "hidden" in result.output and "key" not in result.output and "theirs" not in result.output
