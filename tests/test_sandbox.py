@@ -426,3 +426,21 @@ def test_a_hidden_folder_inside_another_hidden_one_is_masked_with_it(tmp_path: P
     result = run_build(["/bin/sh", "-c", script], tmp_path, policy, 60.0)
     assert result.ok and result.sandboxed, result.output
     assert "hidden" in result.output and "key" not in result.output and "theirs" not in result.output
+
+
+def test_the_files_hidden_folders_are_masked_for_every_bot_like_the_results(tmp_path: Path) -> None:
+    path = config(
+        tmp_path,
+        """
+        name: t
+        hidden: [secrets, /srv/keys]
+        bots:
+          - {name: a, command: ./a}
+          - {name: b, command: ./b, cwd: b}
+        """,
+    )
+    a, b = parse_config(path.read_text(), path).bots
+    for hidden in (str(tmp_path / "secrets"), "/srv/keys"):
+        assert hidden in a.sandbox.hidden and hidden in b.sandbox.hidden and hidden in b.sandbox.never_shown
+    with pytest.raises(ConfigError, match=r"t\.yaml:\d+: .*hidden.*must be a list of paths"):
+        parse_config("name: t\nhidden: [7]\nbots: [{name: a, command: ./a}, {name: b, command: ./b}]\n", path)

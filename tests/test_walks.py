@@ -85,7 +85,9 @@ def env() -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": str(REPO), "PATH": bindir + os.pathsep + os.environ.get("PATH", "")}
 
 
-def run(argv: list[str], cwd: Path, seconds: float, extra_env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def run(
+    argv: list[str], cwd: Path, seconds: float, extra_env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     """``argv`` run in ``cwd`` to its end (killed after ``seconds``), its output captured."""
     return subprocess.run(
         argv, cwd=cwd, env={**env(), **(extra_env or {})}, capture_output=True, text=True, timeout=seconds
@@ -125,7 +127,13 @@ class Served:
 
     def __init__(self, argv: list[str], cwd: Path) -> None:
         self.proc = subprocess.Popen(
-            argv, cwd=cwd, env=env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True
+            argv,
+            cwd=cwd,
+            env=env(),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            start_new_session=True,
         )
         assert self.proc.stdout is not None
         ready, _, _ = select.select([self.proc.stdout], [], [], 60)
@@ -152,15 +160,18 @@ class Served:
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
         try:
-            return self.proc.wait(90)
+            code: int | None = self.proc.wait(90)
         except subprocess.TimeoutExpired:
-            self.kill()
-            return None
+            code = None
+        self.kill()  # closes its pipe (and kills it, if it had not ended)
+        return code
 
     def kill(self) -> None:
         if self.proc.poll() is None:
             os.killpg(self.proc.pid, signal.SIGKILL)
         self.proc.wait(10)
+        if hasattr(self, "_reader"):
+            self._reader.join(10)
         if self.proc.stdout is not None:
             self.proc.stdout.close()
 
@@ -214,7 +225,9 @@ def test_the_shipped_ladder_takes_a_bot_plays_it_and_retires_it_for_its_next_ver
     served.append(server)
 
     # An author sends the sample C bot's folder, as the README's `arena submit` line does.
-    shutil.copytree(REPO / "sample_bots" / "c", tree / "my_bot", ignore=shutil.ignore_patterns("greedy", "*.o"))
+    shutil.copytree(
+        REPO / "sample_bots" / "c", tree / "my_bot", ignore=shutil.ignore_patterns("greedy", "*.o")
+    )
     assignments, submit = arena_argv(doc_command(README, heading, r"arena submit "))
     assert set(assignments) == {"ARENA_TOKEN"} and "--wait" in submit
     submit = [server.url if w == "http://127.0.0.1:8000" else w for w in submit]
@@ -233,7 +246,9 @@ def test_the_shipped_ladder_takes_a_bot_plays_it_and_retires_it_for_its_next_ver
 
     # A second version retires the first: v1 plays no new games, its games keep counting.
     second = run(submit, tree, 600, {"ARENA_TOKEN": token})
-    assert second.returncode == 0 and f"submitted {bot.group(1)} version 2:" in second.stdout, second.stdout + second.stderr
+    assert second.returncode == 0 and f"submitted {bot.group(1)} version 2:" in second.stdout, (
+        second.stdout + second.stderr
+    )
     wait_until(f"{v2} to play league games", playing(server, results, v2), has_played, 180)
     rows = league_rows(results)
     assert rows[v1]["retired"] is True and rows[v1]["games"] > 0 and not rows[v2]["retired"], rows

@@ -36,7 +36,7 @@ from starlette.types import Message
 from arena.errors import ArchiveRefused, ConfigError, LadderError
 from arena.ladder.league import LeagueLoop
 from arena.ladder.pages import page_routes
-from arena.ladder.queue import ARCHIVE_FILE, BOT_FOLDER, CheckQueue, submission_folder
+from arena.ladder.queue import ARCHIVE_FILE, CheckQueue, submission_folder
 from arena.ladder.roster import version_of
 from arena.ladder.settings import Ladder, SubmitPolicy, check_bot_name
 from arena.ladder.store import SUBMISSIONS_FOLDER, Author, LadderStore, State
@@ -241,9 +241,11 @@ def _receive(
     try:
         (incoming / ARCHIVE_FILE).write_bytes(data)
         try:
-            unpack(data, incoming / BOT_FOLDER, service.ladder.settings.archive, filename)
+            unpack(data, incoming / "trial", service.ladder.settings.archive, filename)
         except ArchiveRefused as e:
             refusal = e
+        # Unpacked to refuse a bad archive at once; the check unpacks it in the version's folder.
+        shutil.rmtree(incoming / "trial", ignore_errors=True)
         digest = hashlib.sha256(data).hexdigest()
         with service.queue.intake:
             # Again under the lock: two uploads at once must not both fit the last place.
