@@ -237,15 +237,16 @@ def _receive(
     filename, data = upload
     root = service.ladder.folder / SUBMISSIONS_FOLDER
     incoming = Path(tempfile.mkdtemp(prefix=".incoming-", dir=root))
+    # Unpacked in the versions' folder, beside the results folder, never inside it.
+    service.ladder.versions_folder.mkdir(parents=True, exist_ok=True)
+    unpacking = Path(tempfile.mkdtemp(prefix=".incoming-", dir=service.ladder.versions_folder))
     refusal: ArchiveRefused | None = None
     try:
         (incoming / ARCHIVE_FILE).write_bytes(data)
         try:
-            unpack(data, incoming / "trial", service.ladder.settings.archive, filename)
+            unpack(data, unpacking / "bot", service.ladder.settings.archive, filename)
         except ArchiveRefused as e:
             refusal = e
-        # Unpacked to refuse a bad archive at once; the check unpacks it in the version's folder.
-        shutil.rmtree(incoming / "trial", ignore_errors=True)
         digest = hashlib.sha256(data).hexdigest()
         with service.queue.intake:
             # Again under the lock: two uploads at once must not both fit the last place.
@@ -258,8 +259,11 @@ def _receive(
                 sub.id, State.UNPACKED if refusal is None else State.REFUSED, reason=None if refusal is None else str(refusal)
             )
             incoming.rename(submission_folder(service.ladder, sub.id))
+            if refusal is None:
+                (unpacking / "bot").rename(service.ladder.version_folder(sub.id))
     finally:
         shutil.rmtree(incoming, ignore_errors=True)
+        shutil.rmtree(unpacking, ignore_errors=True)
     if refusal is not None:
         raise HttpError(400, str(refusal))
     return JSONResponse(

@@ -67,8 +67,9 @@ class CheckQueue:
     def start(self) -> None:
         """Start taking work (submissions left half done by an earlier run come first in turn)."""
         # Uploads cut off before they were numbered (a crash mid-request) left only these.
-        for stale in (self.ladder.folder / SUBMISSIONS_FOLDER).glob(".incoming-*"):
-            shutil.rmtree(stale, ignore_errors=True)
+        for root in (self.ladder.folder / SUBMISSIONS_FOLDER, self.ladder.versions_folder):
+            for stale in root.glob(".incoming-*"):
+                shutil.rmtree(stale, ignore_errors=True)
         self._thread.start()
 
     def wake(self) -> None:
