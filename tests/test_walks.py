@@ -256,3 +256,167 @@ def test_the_shipped_ladder_takes_a_bot_plays_it_and_retires_it_for_its_next_ver
     rows = league_rows(results)
     assert rows[v1]["retired"] is True and rows[v1]["games"] > 0 and not rows[v2]["retired"], rows
     assert server.stop() == 0, "\n".join(server.lines[-20:])
+
+
+# -- the main job ------------------------------------------------------------------------------
+
+
+def test_the_main_job_runs_the_shipped_league_and_its_results_read_as_the_readme_says(
+    tmp_path: Path, marker: str
+) -> None:
+    # README, "Set up on a fresh machine": the install line ends with the main job.
+    (setup,) = [line for line in sh_lines(README, "Set up on a fresh machine") if "arena run" in line]
+    *installs, main_job = (part.strip() for part in setup.split("&&"))
+    assert any("pip install -e ." in part for part in installs)
+    tree = shipped_tree(tmp_path / marker, "tournaments/league.yaml")
+    done = run(arena_argv(shlex.split(main_job))[1], tree, 600)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    results = tree / "tournaments" / "results" / "league"
+    rows = league_rows(results)
+    assert set(rows) == {"mcts", "greedy-c", "greedy-js", "random"} and "faults" in done.stdout, done.stdout
+    # README, "Leagues" and "Reports and replays": every command on the league's results.
+    reading = [
+        line
+        for heading in ("Leagues", "Reports and replays")
+        for line in sh_lines(README, heading)
+        if "tournaments/results/league" in line and "--step" not in line
+    ]
+    assert len(reading) >= 5, reading
+    for line in reading:
+        shown = run(arena_argv(shlex.split(line, comments=True))[1], tree, 120)
+        assert shown.returncode == 0, f"{line}: {shown.stdout[-2000:]}{shown.stderr[-2000:]}"
+    assert (results / "report.html").is_file() and (tree / "r1-g003.html").is_file()
+
+
+# -- the quick start ---------------------------------------------------------------------------
+
+
+def on_a_terminal(argv: list[str], cwd: Path, keys: bytes, seconds: float) -> tuple[int, str]:
+    """``argv`` run on a pseudo-terminal of its own, sent ``keys``: its exit code and output."""
+    import pty
+
+    leader, follower = pty.openpty()
+    proc = subprocess.Popen(
+        argv, cwd=cwd, env=env(), stdin=follower, stdout=follower, stderr=follower, start_new_session=True
+    )
+    os.close(follower)
+    out = b""
+    try:
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            # Again and again: a terminal switched to raw mode drops the keys typed before.
+            os.write(leader, keys)
+            ready, _, _ = select.select([leader], [], [], 0.5)
+            if ready:
+                try:
+                    chunk = os.read(leader, 65536)
+                except OSError:  # the terminal's last process ended (EIO)
+                    break
+                if not chunk:
+                    break
+                out += chunk
+            elif proc.poll() is not None:
+                break
+        code = proc.wait(10)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(10)
+        os.close(leader)
+    return code, out.decode(errors="replace")
+
+
+def test_a_bot_written_from_the_quick_start_plays_is_checked_and_replays(tmp_path: Path, marker: str) -> None:
+    heading = "Quick start for bot authors"
+    (bot,) = re.findall(r"^```python\n(.*?)^```", section(README, heading), re.M | re.S)
+    tree = shipped_tree(tmp_path / marker)
+    (tree / "my_bot.py").write_text(bot)
+    play = doc_command(README, heading, r"^arena play ")
+    done = run(arena_argv(play)[1], tree, 300)
+    assert done.returncode == 0 and (tree / "game.json").is_file(), done.stdout + done.stderr
+    game = json.loads((tree / "game.json").read_text())
+    assert len(game["seats"]) == 2 and not any(s.get("fault") for s in game["seats"]), game["seats"]
+    # README: "Before you submit a bot anywhere, `arena check` it"; the CI gate section's line.
+    check = doc_command(README, "A CI gate for bot submissions", r'^arena check "\./my-bot" +#')
+    check = ["python3 my_bot.py" if w == "./my-bot" else w for w in check]
+    checked = run(arena_argv(check)[1], tree, 600)
+    assert checked.returncode == 0 and "PASS  handshake" in checked.stdout, checked.stdout + checked.stderr
+    # `arena replay game.json --step` waits for keys on a terminal: End, then q.
+    replay = arena_argv(doc_command(README, heading, r"^arena replay "))[1]
+    code, shown = on_a_terminal(replay, tree, b"q", 60)
+    assert code == 0 and "ply" in shown.lower(), shown[-2000:]
+
+
+# -- the CI recipe -----------------------------------------------------------------------------
+
+
+def test_the_ci_recipe_pins_a_commit_that_holds_the_action_and_its_steps_run(tmp_path: Path) -> None:
+    from tests.test_ci_recipes import path_with_arena, run_action, sample_bot, workflow
+
+    pin = workflow()["env"]["ARENA_REF"]
+    git = ["git", "-C", str(REPO)]
+    if subprocess.run([*git, "rev-parse", "--git-dir"], capture_output=True, timeout=60).returncode:
+        pytest.skip(
+            "the repository has no git history here (an archive, not a clone): the pin cannot be looked up"
+        )
+    listed = subprocess.run([*git, "ls-tree", "--name-only", pin], capture_output=True, text=True, timeout=60)
+    assert listed.returncode == 0, (
+        f"docs/examples/arena-check.yml pins {pin}, no commit of this repository: {listed.stderr}"
+    )
+    assert "action.yml" in listed.stdout.split(), (
+        f"the pinned commit {pin} has no action.yml: {listed.stdout.split()}"
+    )
+    on_main = subprocess.run(
+        [*git, "merge-base", "--is-ancestor", pin, "HEAD"], capture_output=True, timeout=60
+    )
+    assert on_main.returncode == 0, f"the pinned commit {pin} is not in this checkout's history"
+    # The workflow checks the arena out at the pin and runs its action (`uses: ./.arena`).
+    # (Into a folder of its own: the action pip-installs it outside the workspace, and the
+    # sandbox masks the bot's folder from its opponents, the built-in ones included.)
+    arena = tmp_path / "arena-at-pin"
+    workspace = tmp_path / "workspace"
+    arena.mkdir()
+    workspace.mkdir()
+    archive = subprocess.run([*git, "archive", pin], capture_output=True, timeout=120, check=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(arena)], input=archive, check=True, timeout=120)
+    steps = workflow()["jobs"]["check"]["steps"]
+    (inputs,) = [s["with"] for s in steps if s.get("uses") == "./.arena"]
+    sample_bot(workspace)  # the workflow's `make` built ./my-bot
+    # The arena installed in this environment runs the pinned commit's code.
+    ran = run_action(
+        {k: str(v) for k, v in inputs.items()},
+        workspace,
+        path_with_arena(),
+        arena,
+        {"PYTHONPATH": str(arena)},
+    )
+    assert ran.returncode == 0 and ran.outputs["exit-code"] == "0", ran.log
+    assert json.loads((workspace / ran.outputs["json"]).read_text())["passed"] is True
+
+
+# -- the gate script ---------------------------------------------------------------------------
+
+
+def test_the_gate_script_admits_a_bot_to_the_shipped_league_as_documented(
+    tmp_path: Path, marker: str
+) -> None:
+    ci_doc = REPO / "docs" / "arena-check-in-ci.md"
+    heading = "Gating a league's submissions"
+    gate = doc_command(ci_doc, heading, r"gate-submission\.sh ")
+    assert doc_command(ci_doc, heading, r"^arena run ") == ["arena", "run", "tournaments/league.yaml"]
+    tree = shipped_tree(tmp_path / marker, "tournaments/league.yaml", "docs/examples/gate-submission.sh")
+    # The doc's `python3 submissions/newbot.py`: here one that plays the C sample's greedy
+    # moves, to pass the doc's strength gate against the random bot.
+    (tree / "submissions").mkdir()
+    (tree / "submissions" / "newbot.py").write_text(
+        'import os\nos.execv("sample_bots/c/greedy", ["greedy"])\n'
+    )
+    done = run(gate, tree, 600)
+    assert done.returncode == 0 and "newbot admitted to tournaments/league.yaml" in done.stdout, (
+        done.stdout + done.stderr
+    )
+    import yaml
+
+    bots = yaml.safe_load((tree / "tournaments" / "league.yaml").read_text())["bots"]
+    assert bots[-1] == {"name": "newbot", "command": "python3 submissions/newbot.py"}
+    assert json.loads((tree / "tournaments" / "newbot.check.json").read_text())["passed"] is True
