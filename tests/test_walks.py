@@ -34,6 +34,8 @@ from typing import Any
 import httpx
 import pytest
 
+pytestmark = pytest.mark.slow  # each plays real games with real processes
+
 REPO = Path(__file__).resolve().parent.parent
 README = REPO / "README.md"
 ARENA = [sys.executable, "-m", "arena"]
@@ -207,7 +209,6 @@ def has_played(seen: dict[str, Any]) -> bool:
     return seen["row"] is not None and seen["row"]["games"] > 0
 
 
-@pytest.mark.slow
 def test_the_shipped_ladder_takes_a_bot_plays_it_and_retires_it_for_its_next_version(
     tmp_path: Path, marker: str, served: list[Served]
 ) -> None:
