@@ -237,9 +237,6 @@ def test_the_shipped_ladder_takes_a_bot_plays_it_and_retires_it_for_its_next_ver
     bot = re.search(r"submitted (\S+) version 1:", first.stdout)
     assert bot is not None, first.stdout
     v1, v2 = f"{bot.group(1)}.v1", f"{bot.group(1)}.v2"
-    # README: each version is unpacked, built and played beside the results folder, never in it.
-    assert (results.parent / "ladder-bots" / "1" / "greedy").is_file()
-    assert [p.name for p in (results / "submissions" / "1").iterdir() if p.is_dir()] == []
 
     # It joins the league as BOT.v1 and plays; the ladder says it is healthy.
     wait_until(f"{v1} to play league games", playing(server, results, v1), has_played, 180)
@@ -247,6 +244,9 @@ def test_the_shipped_ladder_takes_a_bot_plays_it_and_retires_it_for_its_next_ver
     assert health["ok"] is True and health["league"]["state"] in {"playing", "idle"}, health
     page = server.get(f"/bots/{bot.group(1)}")
     assert "Not in the standings" not in page
+    # README: each version is unpacked, built and played beside the results folder, never in it.
+    assert (results.parent / "ladder-bots" / "1" / "greedy").is_file()
+    assert [p.name for p in (results / "submissions" / "1").iterdir() if p.is_dir()] == []
 
     # A second version retires the first: v1 plays no new games, its games keep counting.
     second = run(submit, tree, 600, {"ARENA_TOKEN": token})
