@@ -20,6 +20,7 @@ from arena.ladder.league import LeagueLoop
 from arena.ladder.roster import league_name, league_text, roster, version_of, write_league_file
 from arena.ladder.settings import load_ladder
 from arena.ladder.store import SCHEMA_VERSION, LadderStore, State, Submission
+from arena.league.changes import compare_files
 from arena.league.config import load_config
 from tests.ladder_helpers import (
     ARENA,
@@ -131,6 +132,9 @@ def test_a_version_an_older_arena_unpacked_in_the_results_folder_stays_there(tmp
     ant, bee = load_config(write_league_file(ladder, league_text(ladder, store))).bots[2:]
     assert ant.cwd == ladder.folder / "submissions" / str(old.id) / "bot"  # as the league stored it
     assert bee.cwd == ladder.versions_folder / str(new.id)
+    # The league file an older arena wrote had no 'hidden': adding it replays nothing.
+    now = yaml.safe_load(league_text(ladder, store))
+    assert compare_files({k: v for k, v in now.items() if k != "hidden"}, now).refused == []
 
 
 def test_a_version_1_ladder_store_is_upgraded_with_everything_kept(tmp_path: Path) -> None:
