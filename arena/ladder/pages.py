@@ -246,7 +246,9 @@ def _bot(bot: str) -> Gather:
             raise NotFound(f"no bot {bot!r} on this ladder")
         games, total = find_games(site.ladder.folder, GameFilter(bots=tuple(names)), 0, BOT_GAMES)
         retired_through, banned = site.store.bot_flags().get(bot, (0, False))
-        passed = [v for v in versions if v.state == State.PASSED and v.version > retired_through and not banned]
+        passed = [
+            v for v in versions if v.state == State.PASSED and v.version > retired_through and not banned
+        ]
         league = site.service.league.status
         return {
             # A version that passed but has no row yet: why (its first game, or a league that
