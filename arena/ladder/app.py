@@ -36,7 +36,7 @@ from starlette.types import Message
 from arena.errors import ArchiveRefused, ConfigError, LadderError
 from arena.ladder.league import LeagueLoop
 from arena.ladder.pages import page_routes
-from arena.ladder.queue import ARCHIVE_FILE, BOT_FOLDER, CheckQueue, submission_folder
+from arena.ladder.queue import ARCHIVE_FILE, CheckQueue, submission_folder
 from arena.ladder.roster import version_of
 from arena.ladder.settings import Ladder, SubmitPolicy, check_bot_name
 from arena.ladder.store import SUBMISSIONS_FOLDER, Author, LadderStore, State
@@ -237,11 +237,14 @@ def _receive(
     filename, data = upload
     root = service.ladder.folder / SUBMISSIONS_FOLDER
     incoming = Path(tempfile.mkdtemp(prefix=".incoming-", dir=root))
+    # Unpacked in the versions' folder, beside the results folder, never inside it.
+    service.ladder.versions_folder.mkdir(parents=True, exist_ok=True)
+    unpacking = Path(tempfile.mkdtemp(prefix=".incoming-", dir=service.ladder.versions_folder))
     refusal: ArchiveRefused | None = None
     try:
         (incoming / ARCHIVE_FILE).write_bytes(data)
         try:
-            unpack(data, incoming / BOT_FOLDER, service.ladder.settings.archive, filename)
+            unpack(data, unpacking / "bot", service.ladder.settings.archive, filename)
         except ArchiveRefused as e:
             refusal = e
         digest = hashlib.sha256(data).hexdigest()
@@ -256,8 +259,11 @@ def _receive(
                 sub.id, State.UNPACKED if refusal is None else State.REFUSED, reason=None if refusal is None else str(refusal)
             )
             incoming.rename(submission_folder(service.ladder, sub.id))
+            if refusal is None:
+                (unpacking / "bot").rename(service.ladder.version_folder(sub.id))
     finally:
         shutil.rmtree(incoming, ignore_errors=True)
+        shutil.rmtree(unpacking, ignore_errors=True)
     if refusal is not None:
         raise HttpError(400, str(refusal))
     return JSONResponse(

@@ -35,10 +35,10 @@ def describe_failure(report: dict[str, Any]) -> str:
 
 
 def run_job(folder: Path) -> dict[str, Any]:
-    """Build (when asked) and check the bot in ``folder/bot``; the result to store."""
+    """Build (when asked) and check the bot in the job's ``bot`` folder; the result to store."""
     job = json.loads((folder / JOB_FILE).read_text(encoding="utf-8"))
     ladder = load_ladder(job["ladder"])
-    bot = folder / "bot"
+    bot = Path(job["bot"])
     opts = ladder.check_options(tuple(job["command"]), bot, int(job["seed"]))
     build_log = None
     if job.get("build"):

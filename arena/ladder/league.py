@@ -9,7 +9,8 @@ new meeting its first sets before it goes back to the least sure pairs.  When th
 stops by itself (every adjacent pair settled, or its budget spent) the loop is idle until
 the roster changes.  A league that fails (a house bot that does not build, a ladder file
 edited in a way the stored games forbid) is tried again after a pause, and the failure is
-logged and shown on the ladder's health.
+logged and shown on the ladder's health: the league is called failed until it finishes a game
+again (or ends by itself), so that a monitor never sees a league that cannot play as playing.
 """
 
 from __future__ import annotations
@@ -61,6 +62,10 @@ class LeagueLoop:
         self._running_text: str | None = None
         self._ended_text: str | None = None  # the file the league last stopped on by itself
         self._failed: tuple[str, float] | None = None  # the file that failed, and when to retry
+        # Why the league last failed, until it finishes a game again (or ends by itself): a
+        # league tried again is not called playing before it has shown it can play.
+        self._failure: str | None = None
+        self._games_at_retry = 0
         self._status = LeagueStatus("stopped", "not started", time.time())
         self._thread = threading.Thread(target=self._run, name="ladder-league", daemon=True)
 
@@ -95,7 +100,8 @@ class LeagueLoop:
                     self._step()
                 except Exception as e:  # the ladder's own failure (a full disk...): tried again
                     self._halt()
-                    self._set("failed", f"the league could not start: {e!r}")
+                    self._failure = f"the league could not start: {e!r}"
+                    self._set("failed", self._failure)
                     self._failed = ("", time.time() + RETRY_AFTER_S)
                 self._wake.wait(POLL_S)
                 self._wake.clear()
@@ -115,6 +121,9 @@ class LeagueLoop:
             if code is None:
                 if text != self._running_text:
                     self._halt()  # started again on the new file at the next step
+                elif self._failure is not None and finished_games(self.ladder.folder) > self._games_at_retry:
+                    self._failure = None
+                    self._set("playing", self._playing())
                 return
             self._ended(code)
         if text == self._ended_text:
@@ -131,9 +140,16 @@ class LeagueLoop:
             self._proc = start_child("arena.ladder.league_job", [str(path)], out)
         self._running_text = text
         self._failed = None
+        if self._failure is None:
+            self._set("playing", self._playing())
+        else:
+            self._games_at_retry = finished_games(self.ladder.folder)
+            self._set("failed", f"{self._failure} (tried again: no game finished since)")
+
+    def _playing(self) -> str:
         house = [b for b in self.ladder.league.bots if not b.retired]
         versions = [e.name for e in roster(self.store) if e.active]
-        self._set("playing", f"the league is playing: {len(house)} house bots and {len(versions)} versions")
+        return f"the league is playing: {len(house)} house bots and {len(versions)} versions"
 
     def _budget_base(self, text: str) -> int:
         """The games the league had when its roster became ``text`` (kept across restarts):
@@ -154,11 +170,13 @@ class LeagueLoop:
         text, self._proc, self._running_text = self._running_text, None, None
         if code == EXIT_ENDED:
             self._ended_text = text
+            self._failure = None
             self._set("idle", _last_line(self.ladder.folder / LOG_FILE) or "the league stopped")
             return
         why = _last_line(self.ladder.folder / LOG_FILE) or f"exit code {code}"
         self._failed = (text or "", time.time() + RETRY_AFTER_S)
-        self._set("failed", f"the league ended with exit code {code}: {why}")
+        self._failure = f"the league ended with exit code {code}: {why}"
+        self._set("failed", self._failure)
 
     def _halt(self) -> None:
         """Stop the league's process like Ctrl-C, then kill its group if it does not end."""
@@ -168,6 +186,14 @@ class LeagueLoop:
         code = end_child(proc, STOP_GRACE_S)
         if code not in (EXIT_ENDED, EXIT_INTERRUPTED, -signal.SIGKILL):
             self.store.log(None, "league-stopped", "league", f"exit code {code}")
+
+
+def finished_games(folder: Path) -> int:
+    """The games the league in ``folder`` has finished (0 before its store is made)."""
+    if not (folder / STORE_NAME).is_file():
+        return 0
+    with ResultStore.open(folder) as results:
+        return results.count()
 
 
 def _trim(log: Path) -> None:

@@ -246,7 +246,15 @@ def _bot(bot: str) -> Gather:
             raise NotFound(f"no bot {bot!r} on this ladder")
         games, total = find_games(site.ladder.folder, GameFilter(bots=tuple(names)), 0, BOT_GAMES)
         retired_through, banned = site.store.bot_flags().get(bot, (0, False))
+        passed = [
+            v for v in versions if v.state == State.PASSED and v.version > retired_through and not banned
+        ]
+        league = site.service.league.status
         return {
+            # A version that passed but has no row yet: why (its first game, or a league that
+            # cannot play), rather than "passed" above "Not in the standings".
+            "newest_passed": league_name(passed[-1]) if passed and bot not in site.house else None,
+            "league_stopped": league.detail if league.state in ("failed", "paused") else None,
             "bot": bot,
             "house": bot in site.house,
             "retired_through": retired_through,
@@ -442,13 +450,16 @@ def health(site: Site) -> dict[str, Any]:
     try:
         games, last_hour, last = recent_games(site.ladder.folder, since)
     except StoreError as e:
-        return {**answer, "ok": False, "error": printable(str(e))}
-    return {**answer, "games": games, "games_last_hour": last_hour, "last_game_at": last}
+        return {**answer, "ok": False, "error": f"the league's results cannot be read: {printable(str(e))}"}
+    answer |= {"games": games, "games_last_hour": last_hour, "last_game_at": last}
+    if status.state == "failed":  # no version that passes its check plays until it is fixed
+        answer |= {"ok": False, "error": f"the league cannot play: {printable(status.detail)}"}
+    return answer
 
 
 async def health_json(request: Request) -> Response:
     """``/api/health``: ``ok`` and the figures of :func:`health`; 503 when the league's results
-    cannot be read."""
+    cannot be read or the league cannot play."""
     site = site_of(request)
     answer = await run_in_threadpool(health, site)
     return JSONResponse(

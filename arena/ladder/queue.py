@@ -26,7 +26,6 @@ from arena.ladder.unpack import unpack
 from arena.league.schedule import derive_seed
 
 ARCHIVE_FILE = "archive"
-BOT_FOLDER = "bot"
 IDLE_WAIT_S = 1.0  # how long the thread sleeps with nothing to do (a new submission wakes it)
 STOP_GRACE_S = 10.0  # from SIGINT to SIGKILL of a check being abandoned
 MAX_ATTEMPTS = 2  # a check whose own process dies is tried again once, then failed
@@ -68,8 +67,9 @@ class CheckQueue:
     def start(self) -> None:
         """Start taking work (submissions left half done by an earlier run come first in turn)."""
         # Uploads cut off before they were numbered (a crash mid-request) left only these.
-        for stale in (self.ladder.folder / SUBMISSIONS_FOLDER).glob(".incoming-*"):
-            shutil.rmtree(stale, ignore_errors=True)
+        for root in (self.ladder.folder / SUBMISSIONS_FOLDER, self.ladder.versions_folder):
+            for stale in root.glob(".incoming-*"):
+                shutil.rmtree(stale, ignore_errors=True)
         self._thread.start()
 
     def wake(self) -> None:
@@ -103,8 +103,9 @@ class CheckQueue:
 
     def _work_on(self, sub: Submission) -> None:
         folder = submission_folder(self.ladder, sub.id)
-        bot = folder / BOT_FOLDER
+        bot = self.ladder.version_folder(sub.id)
         shutil.rmtree(bot, ignore_errors=True)  # half built by an earlier run: start again
+        bot.parent.mkdir(parents=True, exist_ok=True)
         (folder / RESULT_FILE).unlink(missing_ok=True)
         try:
             unpack((folder / ARCHIVE_FILE).read_bytes(), bot, self.ladder.settings.archive, sub.archive_name)
@@ -117,6 +118,7 @@ class CheckQueue:
         self.store.set_state(sub.id, State.UNPACKED)
         job = {
             "ladder": str(self.ladder.league.path),
+            "bot": str(bot),
             "command": list(sub.command),
             "build": None if sub.build is None else list(sub.build),
             "seed": derive_seed(self.ladder.league.seed, "ladder-check", sub.bot, sub.version),

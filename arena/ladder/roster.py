@@ -22,11 +22,11 @@ from typing import Any
 import yaml
 
 from arena.ladder.settings import Ladder
-from arena.ladder.store import SUBMISSIONS_FOLDER, LadderStore, Submission
+from arena.ladder.store import LadderStore, Submission
+from arena.league.config.reader import beside
 from arena.league.results_folder import write_atomic
 
 LEAGUE_FILE = "ladder-league.yaml"
-BOT_FOLDER = "bot"  # the version's unpacked and built folder inside its submission folder
 HEADER = (
     "# Written by `arena serve` from the ladder file and the versions that passed their checks;\n"
     "# rewritten whenever one joins or is retired. Edit the ladder file, not this one.\n"
@@ -90,13 +90,17 @@ def league_data(ladder: Ladder, entries: list[Entry], games_before: int = 0) -> 
     data["output"] = str(ladder.folder)
     data["cwd"] = str(ladder.cwd)
     data["max_games"] = games_before + ladder.league.continuous.max_games
+    # The versions' folders lie outside the results folder: masked in every sandbox as a whole
+    # (the house bots' folder may hold it), versions checked but not playing included.
+    written = [str(beside(ladder.league.path.parent, p)) for p in data.get("hidden") or []]
+    data["hidden"] = [*written, str(ladder.versions_folder)]
     bots: list[Any] = list(data.get("bots") or [])
     for e in entries:
         bot: dict[str, Any] = {
             "name": e.name,
             "command": list(e.sub.command),
             # Built by its check already, there; the sandbox shows the bot only that folder.
-            "cwd": str(ladder.folder / SUBMISSIONS_FOLDER / str(e.sub.id) / BOT_FOLDER),
+            "cwd": str(ladder.version_folder(e.sub.id)),
         }
         if not e.active:
             bot["retired"] = True

@@ -15,6 +15,7 @@ from arena import builtin_bots
 from arena.check import MIN_CONFORMANCE_GAMES, CheckOptions, SprtOptions
 from arena.errors import ConfigError
 from arena.game.sandbox.bwrap import SandboxPolicy
+from arena.ladder.store import SUBMISSIONS_FOLDER
 from arena.league.config import TournamentConfig, parse_config
 from arena.league.config.reader import Reader, beside
 from arena.league.config.yamlfile import load_nodes
@@ -28,6 +29,8 @@ SPRT_KEYS = {"baseline", "elo0", "elo1", "alpha", "beta", "max_games"}
 QUOTA_KEYS = {"versions_per_hour", "versions_per_day", "mb_per_day"}
 ARCHIVE_KEYS = {"max_mb", "unpacked_mb", "files", "ratio", "depth"}
 MB = 1024 * 1024
+VERSIONS_SUFFIX = "-bots"  # the versions' folders: RESULTS-bots/ID, beside the results folder
+OLD_BOT_FOLDER = "bot"  # where a ladder of an older arena unpacked a version: submissions/ID/bot
 
 
 class SubmitPolicy(enum.StrEnum):
@@ -96,11 +99,30 @@ class Ladder:
         """The league's results folder: ``ladder.sqlite`` and ``submissions/`` live there."""
         return self.league.output
 
+    @property
+    def versions_folder(self) -> Path:
+        """Where each version's unpacked and built folder lives (``ID/``, its submission's id):
+        beside the results folder (``RESULTS-bots``), never in it, so that no sandbox is ever
+        given a path inside the folder that holds the ladder's stores and key."""
+        return self.folder.with_name(self.folder.name + VERSIONS_SUFFIX)
+
+    def version_folder(self, sid: int) -> Path:
+        """The folder submission ``sid`` is unpacked, built, checked and played in.  A ladder
+        made by an older arena kept it in its results folder (``submissions/ID/bot``): a version
+        already there stays there, as the league stored it."""
+        old = self.folder / SUBMISSIONS_FOLDER / str(sid) / OLD_BOT_FOLDER
+        return old if old.is_dir() else self.versions_folder / str(sid)
+
     def check_options(self, command: tuple[str, ...], bot_cwd: Path, seed: int) -> CheckOptions:
         """The check of one submitted version: the ladder's gate under the league's clock and limits."""
         gate = self.settings.check
         default = self.league.bots[0]
-        sandbox = replace(SandboxPolicy(), mode=default.sandbox.mode, tmp_mb=default.sandbox.tmp_mb)
+        # The opponents start in the league's folder (the shipped ladder's: the repository's
+        # root): the results and the versions are masked there, as in the league.
+        hidden = (str(self.folder), str(self.versions_folder))
+        sandbox = replace(
+            SandboxPolicy(), mode=default.sandbox.mode, tmp_mb=default.sandbox.tmp_mb, hidden=hidden, never_shown=hidden
+        )
         return CheckOptions(
             command=command,
             cwd=bot_cwd,

@@ -606,12 +606,17 @@ def _folder_args(binds: Sequence[tuple[str, str, bool]]) -> list[str]:
 def _hidden_args(hidden: Sequence[str], where: str, shown: Sequence[str]) -> list[str]:
     """An empty read-only tmpfs over each hidden folder inside a folder the sandbox shows
     (the bot's own, a ``readable`` one, the arena's Python...), unless the bot's own folder
-    lies inside it (hiding that would hide the bot from itself)."""
-    args: list[str] = []
-    for h in hidden:
-        if os.path.isdir(h) and _covered(h, shown) and not _covered(where, [h]):
-            args += ["--tmpfs", h, "--remount-ro", h]
-    return args
+    lies inside it (hiding that would hide the bot from itself).
+
+    A hidden folder inside another one that is masked is hidden with it, and left alone: its
+    mount point would have to be made in the empty read-only tmpfs laid over the outer one,
+    which bwrap cannot do (a league's bot folders inside its results folder, a ladder's
+    versions of old inside its own)."""
+    masked: list[str] = []
+    for h in sorted(hidden, key=lambda h: len(Path(h).parts)):  # outer folders first
+        if os.path.isdir(h) and _covered(h, shown) and not _covered(where, [h]) and not _covered(h, masked):
+            masked.append(h)
+    return [arg for h in masked for arg in ("--tmpfs", h, "--remount-ro", h)]
 
 
 def _environment_args(env: Mapping[str, str], inner_path: str) -> list[str]:

@@ -163,16 +163,17 @@ def read_command(r: Reader, key: str, required: bool = False) -> tuple[str, ...]
     return tuple(argv)
 
 
-def hide_from_bots(bots: list[BotConfig], output: Path) -> list[BotConfig]:
-    """Mask, in each bot's sandbox, the results folder and the other bots' folders wherever
-    they lie inside a folder it sees (its own, a ``readable`` one); the sandbox leaves alone
-    those holding the bot's own folder."""
+def hide_from_bots(bots: list[BotConfig], output: Path, more: tuple[Path, ...] = ()) -> list[BotConfig]:
+    """Mask, in each bot's sandbox, the results folder, the ``more`` folders (the file's
+    ``hidden``) and the other bots' folders wherever they lie inside a folder it sees (its own,
+    a ``readable`` one); the sandbox leaves alone those holding the bot's own folder."""
     out = []
     for b in bots:
-        hidden = {str(output), *(str(o.cwd) for o in bots if not b.cwd.is_relative_to(o.cwd))}
+        always = {str(output), *map(str, more)}
+        hidden = always | {str(o.cwd) for o in bots if not b.cwd.is_relative_to(o.cwd)}
         # Wherever they are, the results and the other bots' folders are never shown for a path
         # the bot's command names.
-        others = {str(output), *(str(o.cwd) for o in bots if o.cwd != b.cwd)}
+        others = always | {str(o.cwd) for o in bots if o.cwd != b.cwd}
         policy = replace(b.sandbox, hidden=tuple(sorted(hidden)), never_shown=tuple(sorted(others)))
         out.append(replace(b, sandbox=policy))
     return out

@@ -72,6 +72,7 @@ RUN_ONLY_KEYS = frozenset(
         "multigame",
         "restart_every",
         "executor",
+        "hidden",  # what the bots' sandboxes mask, not how a game is played
         *CONTINUOUS_KEYS,
     }
 )

@@ -67,6 +67,7 @@ TOP_KEYS = {
     "multigame",
     "restart_every",
     "executor",
+    "hidden",
     *CONTINUOUS_KEYS,
 }
 
@@ -130,7 +131,7 @@ def parse_config(text: str, path: Path, extra_keys: frozenset[str] = frozenset()
     _check_bot_count(top, bots_node, bots, league.players)
     challengers = _read_challengers(top, league, bots)
     output = _read_output(top, base_dir, league.name)
-    bots = hide_from_bots(bots, output)
+    bots = hide_from_bots(bots, output, _read_hidden(top, base_dir))
     if league.format == Format.CONTINUOUS:
         check_first_phase(
             top, continuous, league.players, league.seat_orders, sum(not b.retired for b in bots)
@@ -233,6 +234,14 @@ def _read_challengers(top: Reader, league: _League, bots: list[BotConfig]) -> tu
         f"must leave at least {league.players - 1} bots in the field",
     )
     return tuple(names)
+
+
+def _read_hidden(top: Reader, base_dir: Path) -> tuple[Path, ...]:
+    """``hidden``: more folders no bot sees, as the results folder (a ladder's versions)."""
+    hidden = top.get("hidden", list, [])
+    for item in hidden:
+        top.check("hidden", isinstance(item, str) and bool(item), "must be a list of paths")
+    return tuple(beside(base_dir, p) for p in hidden)
 
 
 def _read_output(top: Reader, base_dir: Path, name: str) -> Path:

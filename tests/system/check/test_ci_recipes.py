@@ -39,8 +39,8 @@ ACTION = REPO / "action.yml"
 EXPRESSION = re.compile(r"\$\{\{\s*([\w.-]+)\s*\}\}")
 
 
-def action() -> dict[str, Any]:
-    spec: dict[str, Any] = yaml.safe_load(ACTION.read_text())
+def action(action_dir: Path = REPO) -> dict[str, Any]:
+    spec: dict[str, Any] = yaml.safe_load((action_dir / ACTION.name).read_text())
     return spec
 
 
@@ -60,21 +60,24 @@ class ActionRun:
     log: str
 
 
-def run_action(inputs: dict[str, str], workspace: Path, path: str) -> ActionRun:
+def run_action(
+    inputs: dict[str, str], workspace: Path, path: str, action_dir: Path = REPO, env: dict[str, str] | None = None
+) -> ActionRun:
     """Runs the composite action's steps in order as a runner would: each ``run:`` with
     ``bash --noprofile --norc -eo pipefail``, its ``env:`` with the ``${{ }}`` expressions
-    evaluated from the inputs (defaults for the rest), stopping at the first failing step."""
-    spec = action()
+    evaluated from the inputs (defaults for the rest), stopping at the first failing step.
+    ``action_dir``: the action's checkout (``github.action_path``); ``env``: more variables."""
+    spec = action(action_dir)
     given = {name: inputs.get(name, str(i.get("default", ""))) for name, i in spec["inputs"].items()}
     assert set(inputs) <= set(given), f"not inputs of the action: {set(inputs) - set(given)}"
     context = {f"inputs.{k}": v for k, v in given.items()}
-    context |= {"github.action_path": str(REPO), "runner.temp": str(workspace / ".runner-temp")}
+    context |= {"github.action_path": str(action_dir), "runner.temp": str(workspace / ".runner-temp")}
     (workspace / ".runner-temp").mkdir(exist_ok=True)
     step_outputs: dict[str, dict[str, str]] = {}
     log, code = "", 0
     for number, step in enumerate(spec["runs"]["steps"]):
         assert step["shell"] == "bash" and "run" in step, step
-        env = {k: EXPRESSION.sub(lambda m: context[m.group(1)], str(v)) for k, v in step.get("env", {}).items()}
+        step_env = {k: EXPRESSION.sub(lambda m: context[m.group(1)], str(v)) for k, v in step.get("env", {}).items()}
         files = {name: workspace / f".runner-temp/{name}-{number}" for name in ("GITHUB_OUTPUT", "GITHUB_PATH")}
         for f in files.values():
             f.write_text("")
@@ -83,7 +86,7 @@ def run_action(inputs: dict[str, str], workspace: Path, path: str) -> ActionRun:
         done = subprocess.run(
             ["bash", "--noprofile", "--norc", "-eo", "pipefail", str(script)],
             cwd=workspace,
-            env={**os.environ, "PATH": path, **env, **{k: str(v) for k, v in files.items()}},
+            env={**os.environ, **(env or {}), "PATH": path, **step_env, **{k: str(v) for k, v in files.items()}},
             capture_output=True,
             text=True,
             timeout=900,

@@ -283,3 +283,17 @@ def test_python_in_the_sandbox_imports_the_kit_from_the_bound_folder(tmp_path: P
 # -- cgroups: names another process left behind -------------------------------------------------
 
 
+@needs_bwrap
+def test_a_hidden_folder_inside_another_hidden_one_is_masked_with_it(tmp_path: Path) -> None:
+    # A ladder's results folder inside the house bots' folder, holding a version's folder:
+    # both hidden, the inner one with the outer (issue 30: bwrap could not mount it again).
+    results = tmp_path / "results"
+    version = results / "submissions" / "1" / "bot"
+    version.mkdir(parents=True)
+    (version / "secret.txt").write_text("theirs")
+    (results / "ladder.sqlite").write_text("key")
+    policy = SandboxPolicy(mode="bwrap", hidden=(str(results), str(version)))  # sorted, as leagues give them
+    script = "ls -A results; cat results/ladder.sqlite results/submissions/1/bot/secret.txt || echo hidden"
+    result = run_build(["/bin/sh", "-c", script], tmp_path, policy, 60.0)
+    assert result.ok and result.sandboxed, result.output
+    assert "hidden" in result.output and "key" not in result.output and "theirs" not in result.output

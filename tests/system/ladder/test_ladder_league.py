@@ -8,10 +8,16 @@ import shutil
 import signal
 import sqlite3
 import subprocess
+import sys
 from pathlib import Path
+from typing import Any
 
+import pytest
 import yaml
 
+from arena.ladder.league import LeagueLoop
+from arena.ladder.settings import load_ladder
+from arena.ladder.store import LadderStore
 from tests.support.ladder_helpers import (
     ARENA,
     REPO,
@@ -112,3 +118,39 @@ def test_passed_versions_join_the_served_league_and_survive_kill_9_and_sigterm(
     assert settled >= more
 
 
+def test_a_league_tried_again_after_it_failed_is_failed_until_it_finishes_a_game(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Issue 30: the health must not say ok while the league cannot play, retries included.
+    ladder = load_ladder(ladder_file(tmp_path))
+    loop = LeagueLoop(ladder, LadderStore.open(ladder.folder))
+    children: list[subprocess.Popen[bytes]] = []
+    games = [0]
+
+    def child(module: str, args: list[str], out: Any) -> subprocess.Popen[bytes]:
+        children.append(subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"]))
+        return children[-1]
+
+    monkeypatch.setattr("arena.ladder.league.start_child", child)
+    monkeypatch.setattr("arena.ladder.league.finished_games", lambda folder: games[0])
+    try:
+        loop._step()
+        assert loop.status.state == "playing"
+        children[-1].kill()  # the league's process dies: a house bot that does not build, say
+        children[-1].wait(30)
+        loop._step()
+        assert loop.status.state == "failed" and "exit code -9" in loop.status.detail
+        assert loop._failed is not None
+        loop._failed = (loop._failed[0], 0.0)  # its pause is over
+        loop._step()
+        assert len(children) == 2 and children[-1].poll() is None
+        assert loop.status.state == "failed" and "tried again: no game finished since" in loop.status.detail
+        loop._step()
+        assert loop.status.state == "failed"
+        games[0] = 1  # it finished a game: it can play
+        loop._step()
+        assert loop.status.state == "playing"
+    finally:
+        for c in children:
+            c.kill()
+            c.wait(30)

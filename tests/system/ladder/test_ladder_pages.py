@@ -300,6 +300,25 @@ def test_health_answers_503_when_the_results_cannot_be_read(site: Site) -> None:
     assert page.status_code == 503 and "cannot be read" in page.text
 
 
+def test_a_league_that_cannot_play_is_unhealthy_and_a_passed_version_says_why_it_has_no_row(
+    site: Site,
+) -> None:
+    # Issue 30: the health said ok and the author's page "passed" above "Not in the standings".
+    bob = next(a for a in site.store.authors() if a.name == "bob")
+    sub = site.store.add_submission(bob, "newbot", ["./bob"], None, ("bot.tar.gz", 100, "0" * 64))
+    site.store.set_state(sub.id, State.PASSED, "passed the check", _report("no illegal move"))
+    page = site.client().get("/bots/newbot").text
+    assert "newbot.v1 passed its check, and has its row once it has played its first league game" in page
+    why = "the league ended with exit code 1: error: bot house-rnd: build exited with 1"
+    site.app.state.service.league._set("failed", why)
+    h = site.client().get("/api/health")
+    assert h.status_code == 503 and h.json()["ok"] is False and h.json()["games"] == 12
+    assert h.json()["error"] == f"the league cannot play: {why}"
+    assert f"the league cannot play: {why}" in site.client().get("/ladder").text
+    page = site.client().get("/bots/newbot").text
+    assert f"newbot.v1 passed its check, but the league is not playing: {why}" in page
+
+
 def test_unknown_bots_versions_and_games_answer_a_404_page(site: Site) -> None:
     c = site.client()
     for url, needle in (
@@ -486,7 +505,7 @@ def test_the_upload_form_stores_a_version_as_the_api_does_and_links_to_its_page(
         ("make", "-s"),
     )
     folder = site.results / "submissions" / str(sub.id)
-    assert (folder / "archive").read_bytes() == sent and (folder / "bot" / "bot.py").is_file()
+    assert (folder / "archive").read_bytes() == sent and (site.ladder.version_folder(sub.id) / "bot.py").is_file()
     assert site.signed_in("alice").upload(bot_archive(), name="newbot").status_code == 202  # version 2
     page = alice.get("/bots/newbot/v1")
     assert page.status_code == 200 and 'data-poll="/api/submissions/' in page.text  # it follows its check

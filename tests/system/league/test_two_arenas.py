@@ -14,13 +14,9 @@ import sys
 import time
 from pathlib import Path
 
-import pytest
-
 from arena.game.record import FaultKind
 from arena.league.store import ResultStore
 from tests.support.process_helpers import stored_games
-
-pytestmark = pytest.mark.slow  # two leagues of real games at once
 
 REPO = Path(__file__).resolve().parents[3]
 BOTS = ("ann", "bob", "cid")

@@ -172,3 +172,21 @@ def test_a_cgroup_left_under_the_next_name_is_passed_over_and_kept(monkeypatch: 
     finally:
         for d in dirs:
             d.rmdir()
+
+
+def test_the_files_hidden_folders_are_masked_for_every_bot_like_the_results(tmp_path: Path) -> None:
+    path = config(
+        tmp_path,
+        """
+        name: t
+        hidden: [secrets, /srv/keys]
+        bots:
+          - {name: a, command: ./a}
+          - {name: b, command: ./b, cwd: b}
+        """,
+    )
+    a, b = parse_config(path.read_text(), path).bots
+    for hidden in (str(tmp_path / "secrets"), "/srv/keys"):
+        assert hidden in a.sandbox.hidden and hidden in b.sandbox.hidden and hidden in b.sandbox.never_shown
+    with pytest.raises(ConfigError, match=r"t\.yaml:\d+: .*hidden.*must be a list of paths"):
+        parse_config("name: t\nhidden: [7]\nbots: [{name: a, command: ./a}, {name: b, command: ./b}]\n", path)

@@ -91,7 +91,8 @@ def test_a_version_is_received_numbered_and_unpacked(ladder: Ladder) -> None:
     assert [s.id for s in ladder.store.pending()] == [1, 2] and sub.archive_bytes == len(sent)
     folder = ladder.ladder.folder / "submissions" / str(body["id"])
     assert (folder / "archive").read_bytes() == sent  # kept: a restart redoes it from here
-    assert (folder / "bot" / "bot.py").read_text() == "print('hello')\n"
+    # Unpacked beside the results folder, never in it (issue 30).
+    assert (ladder.ladder.versions_folder / str(body["id"]) / "bot.py").read_text() == "print('hello')\n"
     assert not [p for p in (ladder.ladder.folder / "submissions").iterdir() if p.name.startswith(".incoming")]
 
 
@@ -208,7 +209,7 @@ def test_a_hostile_archive_answers_400_naming_the_rule_and_the_file(ladder: Ladd
     assert r.status_code == 400 and needle in r.json()["error"], r.text
     (sub,) = ladder.store.submissions()
     assert sub.state is State.REFUSED and needle in (sub.reason or "")
-    assert not (ladder.ladder.folder / "submissions" / str(sub.id) / "bot").exists()
+    assert not (ladder.ladder.versions_folder / str(sub.id)).exists()
     assert ladder.store.pending() == []  # never built, never checked
     assert not (ladder.ladder.folder.parent / "evil").exists()
 

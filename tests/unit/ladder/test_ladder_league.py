@@ -14,6 +14,7 @@ from arena.errors import LadderError
 from arena.ladder.roster import league_name, league_text, roster, version_of, write_league_file
 from arena.ladder.settings import load_ladder
 from arena.ladder.store import SCHEMA_VERSION, LadderStore, State, Submission
+from arena.league.changes import compare_files
 from arena.league.config import load_config
 from tests.support.ladder_helpers import (
     ladder_file,
@@ -83,7 +84,10 @@ def test_the_league_file_is_a_tournament_file_that_grows_only_at_its_end(tmp_pat
     assert [b.name for b in config.bots] == ["house-a", "house-b", "ant.v1"]
     assert config.output == ladder.folder
     ant = config.bots[2]
-    assert ant.cwd == ladder.folder / "submissions" / "1" / "bot" and ant.command == ("python3", "bot.py")
+    # A version plays from its folder beside the results folder, never inside it (issue 30),
+    # and the house bots (started from the repository's root) see none of the versions' folders.
+    assert ant.cwd == tmp_path / "results-bots" / "1" and ant.command == ("python3", "bot.py")
+    assert str(tmp_path / "results-bots") in config.bots[0].sandbox.hidden
     before = yaml.safe_load(first.read_text())["bots"]
     _submit(store, "alice", "ant")
     after = yaml.safe_load(write_league_file(ladder, league_text(ladder, store)).read_text())["bots"]
@@ -94,6 +98,20 @@ def test_the_league_file_is_a_tournament_file_that_grows_only_at_its_end(tmp_pat
     # max_games is a budget per roster: it counts from the games the league had when it changed.
     assert yaml.safe_load(league_text(ladder, store))["max_games"] == 2000
     assert load_config(write_league_file(ladder, league_text(ladder, store, 1234))).continuous.max_games == 3234
+
+
+def test_a_version_an_older_arena_unpacked_in_the_results_folder_stays_there(tmp_path: Path) -> None:
+    ladder = load_ladder(ladder_file(tmp_path))
+    store = LadderStore.open(ladder.folder)
+    store.add_author("alice")
+    old, new = _submit(store, "alice", "ant"), _submit(store, "alice", "bee")
+    (ladder.folder / "submissions" / str(old.id) / "bot").mkdir(parents=True)  # as it was unpacked
+    ant, bee = load_config(write_league_file(ladder, league_text(ladder, store))).bots[2:]
+    assert ant.cwd == ladder.folder / "submissions" / str(old.id) / "bot"  # as the league stored it
+    assert bee.cwd == ladder.versions_folder / str(new.id)
+    # The league file an older arena wrote had no 'hidden': adding it replays nothing.
+    now = yaml.safe_load(league_text(ladder, store))
+    assert compare_files({k: v for k, v in now.items() if k != "hidden"}, now).refused == []
 
 
 def test_a_version_1_ladder_store_is_upgraded_with_everything_kept(tmp_path: Path) -> None:
@@ -134,3 +152,5 @@ def test_the_console_line_of_an_action_is_printable_and_bounded(capsys: pytest.C
     out = capsys.readouterr().out
     assert "\x1b" not in out and "\x07" not in out and "\r" not in out
     assert "ladder: failed submission 1: \\x1b[2J" in out and len(out) <= 2001  # and a newline
+
+

@@ -1,0 +1,421 @@
+"""Walks: the README and the docs followed as written, with the files the repository ships.
+
+Each walk takes its commands from the doc's own fenced blocks (or names the doc's lines it
+follows), so that a doc that changes a command changes its walk, and runs them on a copy of
+the shipped files laid out as in the repository (``tournaments/`` beside ``sample_bots/``), so
+that results land in a temporary folder and never in the checkout.  These are what the suite
+must never lose:
+
+- the main job: ``arena run tournaments/league.yaml`` and the Leagues section's reading commands;
+- the quick start: a bot written from it, played, checked, saved and replayed;
+- ``tournaments/ladder.yaml`` served, a bot submitted with ``arena submit --wait``, passed and
+  seen playing league games, then a second version retiring the first;
+- the CI recipe: its pinned commit holds ``action.yml``, and that action's steps run;
+- the gate script of ``docs/examples/``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import select
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+REPO = Path(__file__).resolve().parents[3]
+README = REPO / "README.md"
+ARENA = [sys.executable, "-m", "arena"]
+
+
+# -- the docs' commands ------------------------------------------------------------------------
+
+
+def section(doc: Path, heading: str) -> str:
+    """The text of ``doc``'s section ``heading`` (a ``##`` or ``###`` heading), to the next one
+    of its level or above."""
+    text = doc.read_text()
+    m = re.search(rf"^(#+) {re.escape(heading)}\n", text, re.M)
+    assert m is not None, f"{doc.name} has no section {heading!r}"
+    level = len(m.group(1))
+    end = re.search(rf"^#{{1,{level}}} ", text[m.end() :], re.M)
+    return text[m.end() : m.end() + end.start() if end else None]
+
+
+def sh_lines(doc: Path, heading: str) -> list[str]:
+    """Every line of the ```` ```sh ```` blocks of ``doc``'s section ``heading``."""
+    blocks = re.findall(r"^```sh\n(.*?)^```", section(doc, heading), re.M | re.S)
+    return [line for block in blocks for line in block.splitlines() if line.strip()]
+
+
+def doc_command(doc: Path, heading: str, pattern: str) -> list[str]:
+    """The words of the one shell line of ``doc``'s section ``heading`` that matches the regular
+    expression ``pattern`` (comments dropped, quotes undone)."""
+    found = [line for line in sh_lines(doc, heading) if re.search(pattern, line)]
+    assert len(found) == 1, f"{doc.name}, section {heading!r}: {len(found)} lines match {pattern!r}: {found}"
+    return shlex.split(found[0], comments=True)
+
+
+def arena_argv(words: list[str]) -> tuple[dict[str, str], list[str]]:
+    """The leading ``NAME=value`` words of a doc's command, and the command with its ``arena``
+    run by this Python (so that this checkout's arena runs)."""
+    assignments = {}
+    while words and re.fullmatch(r"[A-Z_]+=.*", words[0]):
+        name, value = words.pop(0).split("=", 1)
+        assignments[name] = value
+    assert words[0] == "arena", words
+    return assignments, [*ARENA, *words[1:]]
+
+
+def env() -> dict[str, str]:
+    """The environment of the arena's processes: this checkout first on the Python path, and
+    ``arena`` (beside this Python) first on PATH, as an activated environment has it."""
+    bindir = str(Path(sys.executable).parent)
+    return {**os.environ, "PYTHONPATH": str(REPO), "PATH": bindir + os.pathsep + os.environ.get("PATH", "")}
+
+
+def run(
+    argv: list[str], cwd: Path, seconds: float, extra_env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """``argv`` run in ``cwd`` to its end (killed after ``seconds``), its output captured."""
+    return subprocess.run(
+        argv, cwd=cwd, env={**env(), **(extra_env or {})}, capture_output=True, text=True, timeout=seconds
+    )
+
+
+def shipped_tree(root: Path, *files: str) -> Path:
+    """``root`` laid out as the repository is for the walks: the shipped ``files`` (paths in the
+    repository) and ``sample_bots/`` with the C bot built; returns ``root``."""
+    if not (REPO / "sample_bots" / "c" / "greedy").exists():
+        subprocess.run(["make", "-s", "-C", str(REPO / "sample_bots" / "c")], check=True, timeout=300)
+    root.mkdir(parents=True, exist_ok=True)
+    shutil.copytree(REPO / "sample_bots", root / "sample_bots", ignore=shutil.ignore_patterns("__pycache__"))
+    for f in files:
+        (root / f).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(REPO / f, root / f)
+    return root
+
+
+def wait_until(what: str, get: Callable[[], Any], done: Callable[[Any], bool], seconds: float) -> Any:
+    """``get()`` once ``done`` holds for it; fails naming ``what`` and the last value after
+    ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while True:
+        value = get()
+        if done(value):
+            return value
+        assert time.monotonic() < deadline, f"waited {seconds:g} s for {what}; last seen: {value!r}"
+        time.sleep(0.5)
+
+
+# -- the ladder --------------------------------------------------------------------------------
+
+
+class Served:
+    """An ``arena serve`` process started as the README says, on a free loopback port."""
+
+    def __init__(self, argv: list[str], cwd: Path) -> None:
+        self.proc = subprocess.Popen(
+            argv,
+            cwd=cwd,
+            env=env(),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            start_new_session=True,
+        )
+        assert self.proc.stdout is not None
+        ready, _, _ = select.select([self.proc.stdout], [], [], 60)
+        line = self.proc.stdout.readline() if ready else ""
+        if "serving on http://127.0.0.1:" not in line:
+            self.kill()
+            raise AssertionError(f"arena serve did not say it was serving within 60 s: {line!r}")
+        self.url = line.split("serving on ")[1].split()[0]
+        self.lines: list[str] = []  # its console, read as it comes (a full pipe would stop it)
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.lines.append(line.rstrip("\n"))
+
+    def get(self, path: str) -> Any:
+        r = httpx.get(self.url + path, timeout=30)
+        return r.json() if r.headers.get("content-type", "").startswith("application/json") else r.text
+
+    def stop(self) -> int | None:
+        """SIGTERM, as the README says stops it; its exit code (None: it had to be killed)."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+        try:
+            code: int | None = self.proc.wait(90)
+        except subprocess.TimeoutExpired:
+            code = None
+        self.kill()  # closes its pipe (and kills it, if it had not ended)
+        return code
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        self.proc.wait(10)
+        if hasattr(self, "_reader"):
+            self._reader.join(10)
+        if self.proc.stdout is not None:
+            self.proc.stdout.close()
+
+
+@pytest.fixture
+def served() -> Iterator[list[Served]]:
+    """The servers a walk starts: each is killed at the end if the walk did not stop it."""
+    started: list[Served] = []
+    yield started
+    for s in started:
+        if s.proc.poll() is None:
+            s.kill()
+
+
+def league_rows(results: Path) -> dict[str, dict[str, Any]]:
+    """The rows of the league's ``standings.json`` by bot ({} before it is written)."""
+    try:
+        data = json.loads((results / "standings.json").read_text())
+    except (OSError, ValueError):
+        return {}
+    return {r["bot"]: r for r in data.get("rows", [])}
+
+
+def playing(server: Served, results: Path, bot: str) -> Callable[[], dict[str, Any]]:
+    """What to watch while waiting for ``bot`` to play in the league: its row, and the
+    ladder's health (a league that failed ends the wait at once, with its reason)."""
+    return lambda: {"row": league_rows(results).get(bot), "health": server.get("/api/health")}
+
+
+def has_played(seen: dict[str, Any]) -> bool:
+    league = seen["health"]["league"]
+    assert league["state"] != "failed", f"the ladder's league failed: {league['detail']}"
+    return seen["row"] is not None and seen["row"]["games"] > 0
+
+
+def test_the_shipped_ladder_takes_a_bot_plays_it_and_retires_it_for_its_next_version(
+    tmp_path: Path, marker: str, served: list[Served]
+) -> None:
+    # README, "Run a ladder": the shipped ladder file, served from the repository's root.
+    tree = shipped_tree(tmp_path / marker, "tournaments/ladder.yaml")
+    results = tree / "tournaments" / "results" / "ladder"
+    heading = "Run a ladder"
+    assert "pip install -e '.[serve]'" in sh_lines(README, heading)
+    _, add_author = arena_argv(doc_command(README, heading, r"^arena serve .*--add-author"))
+    added = run(add_author, tree, 60)
+    assert added.returncode == 0, added.stderr
+    token = added.stdout.strip()
+    _, serve = arena_argv(doc_command(README, heading, r"^arena serve \S+ *(#.*)?$"))
+    server = Served([*serve, "--port", "0"], tree)  # the README names --port; 0 takes a free one
+    served.append(server)
+
+    # An author sends the sample C bot's folder, as the README's `arena submit` line does.
+    shutil.copytree(
+        REPO / "sample_bots" / "c", tree / "my_bot", ignore=shutil.ignore_patterns("greedy", "*.o")
+    )
+    assignments, submit = arena_argv(doc_command(README, heading, r"arena submit "))
+    assert set(assignments) == {"ARENA_TOKEN"} and "--wait" in submit
+    submit = [server.url if w == "http://127.0.0.1:8000" else w for w in submit]
+    first = run(submit, tree, 600, {"ARENA_TOKEN": token})
+    assert first.returncode == 0 and "PASSED: passed the check" in first.stdout, first.stdout + first.stderr
+    bot = re.search(r"submitted (\S+) version 1:", first.stdout)
+    assert bot is not None, first.stdout
+    v1, v2 = f"{bot.group(1)}.v1", f"{bot.group(1)}.v2"
+
+    # It joins the league as BOT.v1 and plays; the ladder says it is healthy.
+    wait_until(f"{v1} to play league games", playing(server, results, v1), has_played, 180)
+    health = server.get("/api/health")
+    assert health["ok"] is True and health["league"]["state"] in {"playing", "idle"}, health
+    page = server.get(f"/bots/{bot.group(1)}")
+    assert "Not in the standings" not in page
+    # README: each version is unpacked, built and played beside the results folder, never in it.
+    assert (results.parent / "ladder-bots" / "1" / "greedy").is_file()
+    assert [p.name for p in (results / "submissions" / "1").iterdir() if p.is_dir()] == []
+
+    # A second version retires the first: v1 plays no new games, its games keep counting.
+    second = run(submit, tree, 600, {"ARENA_TOKEN": token})
+    assert second.returncode == 0 and f"submitted {bot.group(1)} version 2:" in second.stdout, (
+        second.stdout + second.stderr
+    )
+    wait_until(f"{v2} to play league games", playing(server, results, v2), has_played, 180)
+    rows = league_rows(results)
+    assert rows[v1]["retired"] is True and rows[v1]["games"] > 0 and not rows[v2]["retired"], rows
+    assert server.stop() == 0, "\n".join(server.lines[-20:])
+
+
+# -- the main job ------------------------------------------------------------------------------
+
+
+def test_the_main_job_runs_the_shipped_league_and_its_results_read_as_the_readme_says(
+    tmp_path: Path, marker: str
+) -> None:
+    # README, "Set up on a fresh machine": the install line ends with the main job.
+    (setup,) = [line for line in sh_lines(README, "Set up on a fresh machine") if "arena run" in line]
+    *installs, main_job = (part.strip() for part in setup.split("&&"))
+    assert any("pip install -e ." in part for part in installs)
+    tree = shipped_tree(tmp_path / marker, "tournaments/league.yaml")
+    done = run(arena_argv(shlex.split(main_job))[1], tree, 600)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    results = tree / "tournaments" / "results" / "league"
+    rows = league_rows(results)
+    assert set(rows) == {"mcts", "greedy-c", "greedy-js", "random"} and "faults" in done.stdout, done.stdout
+    # README, "Leagues" and "Reports and replays": every command on the league's results.
+    reading = [
+        line
+        for heading in ("Leagues", "Reports and replays")
+        for line in sh_lines(README, heading)
+        if "tournaments/results/league" in line and "--step" not in line
+    ]
+    assert len(reading) >= 5, reading
+    for line in reading:
+        shown = run(arena_argv(shlex.split(line, comments=True))[1], tree, 120)
+        assert shown.returncode == 0, f"{line}: {shown.stdout[-2000:]}{shown.stderr[-2000:]}"
+    assert (results / "report.html").is_file() and (tree / "r1-g003.html").is_file()
+
+
+# -- the quick start ---------------------------------------------------------------------------
+
+
+def on_a_terminal(argv: list[str], cwd: Path, keys: bytes, seconds: float) -> tuple[int, str]:
+    """``argv`` run on a pseudo-terminal of its own, sent ``keys``: its exit code and output."""
+    import pty
+
+    leader, follower = pty.openpty()
+    proc = subprocess.Popen(
+        argv, cwd=cwd, env=env(), stdin=follower, stdout=follower, stderr=follower, start_new_session=True
+    )
+    os.close(follower)
+    out = b""
+    try:
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            # Again and again: a terminal switched to raw mode drops the keys typed before.
+            os.write(leader, keys)
+            ready, _, _ = select.select([leader], [], [], 0.5)
+            if ready:
+                try:
+                    chunk = os.read(leader, 65536)
+                except OSError:  # the terminal's last process ended (EIO)
+                    break
+                if not chunk:
+                    break
+                out += chunk
+            elif proc.poll() is not None:
+                break
+        code = proc.wait(10)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(10)
+        os.close(leader)
+    return code, out.decode(errors="replace")
+
+
+def test_a_bot_written_from_the_quick_start_plays_is_checked_and_replays(tmp_path: Path, marker: str) -> None:
+    heading = "Quick start for bot authors"
+    (bot,) = re.findall(r"^```python\n(.*?)^```", section(README, heading), re.M | re.S)
+    tree = shipped_tree(tmp_path / marker)
+    (tree / "my_bot.py").write_text(bot)
+    play = doc_command(README, heading, r"^arena play ")
+    done = run(arena_argv(play)[1], tree, 300)
+    assert done.returncode == 0 and (tree / "game.json").is_file(), done.stdout + done.stderr
+    game = json.loads((tree / "game.json").read_text())
+    assert len(game["seats"]) == 2 and not any(s.get("fault") for s in game["seats"]), game["seats"]
+    # README: "Before you submit a bot anywhere, `arena check` it"; the CI gate section's line.
+    check = doc_command(README, "A CI gate for bot submissions", r'^arena check "\./my-bot" +#')
+    check = ["python3 my_bot.py" if w == "./my-bot" else w for w in check]
+    checked = run(arena_argv(check)[1], tree, 600)
+    assert checked.returncode == 0 and "PASS  handshake" in checked.stdout, checked.stdout + checked.stderr
+    # `arena replay game.json --step` waits for keys on a terminal: End, then q.
+    replay = arena_argv(doc_command(README, heading, r"^arena replay "))[1]
+    code, shown = on_a_terminal(replay, tree, b"q", 60)
+    assert code == 0 and "ply" in shown.lower(), shown[-2000:]
+
+
+# -- the CI recipe -----------------------------------------------------------------------------
+
+
+def test_the_ci_recipe_pins_a_commit_that_holds_the_action_and_its_steps_run(tmp_path: Path) -> None:
+    from tests.system.check.test_ci_recipes import path_with_arena, run_action, sample_bot, workflow
+
+    pin = workflow()["env"]["ARENA_REF"]
+    git = ["git", "-C", str(REPO)]
+    if subprocess.run([*git, "rev-parse", "--git-dir"], capture_output=True, timeout=60).returncode:
+        pytest.skip(
+            "the repository has no git history here (an archive, not a clone): the pin cannot be looked up"
+        )
+    listed = subprocess.run([*git, "ls-tree", "--name-only", pin], capture_output=True, text=True, timeout=60)
+    assert listed.returncode == 0, (
+        f"docs/examples/arena-check.yml pins {pin}, no commit of this repository: {listed.stderr}"
+    )
+    assert "action.yml" in listed.stdout.split(), (
+        f"the pinned commit {pin} has no action.yml: {listed.stdout.split()}"
+    )
+    on_main = subprocess.run(
+        [*git, "merge-base", "--is-ancestor", pin, "HEAD"], capture_output=True, timeout=60
+    )
+    assert on_main.returncode == 0, f"the pinned commit {pin} is not in this checkout's history"
+    # The workflow checks the arena out at the pin and runs its action (`uses: ./.arena`).
+    # (Into a folder of its own: the action pip-installs it outside the workspace, and the
+    # sandbox masks the bot's folder from its opponents, the built-in ones included.)
+    arena = tmp_path / "arena-at-pin"
+    workspace = tmp_path / "workspace"
+    arena.mkdir()
+    workspace.mkdir()
+    archive = subprocess.run([*git, "archive", pin], capture_output=True, timeout=120, check=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(arena)], input=archive, check=True, timeout=120)
+    steps = workflow()["jobs"]["check"]["steps"]
+    (inputs,) = [s["with"] for s in steps if s.get("uses") == "./.arena"]
+    sample_bot(workspace)  # the workflow's `make` built ./my-bot
+    # The arena installed in this environment runs the pinned commit's code.
+    ran = run_action(
+        {k: str(v) for k, v in inputs.items()},
+        workspace,
+        path_with_arena(),
+        arena,
+        {"PYTHONPATH": str(arena)},
+    )
+    assert ran.returncode == 0 and ran.outputs["exit-code"] == "0", ran.log
+    assert json.loads((workspace / ran.outputs["json"]).read_text())["passed"] is True
+
+
+# -- the gate script ---------------------------------------------------------------------------
+
+
+def test_the_gate_script_admits_a_bot_to_the_shipped_league_as_documented(
+    tmp_path: Path, marker: str
+) -> None:
+    ci_doc = REPO / "docs" / "arena-check-in-ci.md"
+    heading = "Gating a league's submissions"
+    gate = doc_command(ci_doc, heading, r"gate-submission\.sh ")
+    assert doc_command(ci_doc, heading, r"^arena run ") == ["arena", "run", "tournaments/league.yaml"]
+    tree = shipped_tree(tmp_path / marker, "tournaments/league.yaml", "docs/examples/gate-submission.sh")
+    # The doc's `python3 submissions/newbot.py`: here one that plays the C sample's greedy
+    # moves, to pass the doc's strength gate against the random bot.
+    (tree / "submissions").mkdir()
+    (tree / "submissions" / "newbot.py").write_text(
+        'import os\nos.execv("sample_bots/c/greedy", ["greedy"])\n'
+    )
+    done = run(gate, tree, 600)
+    assert done.returncode == 0 and "newbot admitted to tournaments/league.yaml" in done.stdout, (
+        done.stdout + done.stderr
+    )
+    import yaml
+
+    bots = yaml.safe_load((tree / "tournaments" / "league.yaml").read_text())["bots"]
+    assert bots[-1] == {"name": "newbot", "command": "python3 submissions/newbot.py"}
+    assert json.loads((tree / "tournaments" / "newbot.check.json").read_text())["passed"] is True
