@@ -1,9 +1,11 @@
-"""A Java bot passes ``arena check`` as root and as a plain user, with and without bubblewrap.
+"""A Java bot passes ``arena check``, and plays as root and as a plain user, with and without bubblewrap.
 
 A JVM reserves gigabytes of address space at its start; under an address-space limit (what a
 memory limit became without a cgroup) no JVM started.  The arena runs here as root (with a
 cgroup, or a per-process data limit) and, in a child process, as ``nobody`` (no cgroup the
-arena may use, so the data limit): the same bot passes every check in each.
+arena may use, so the data limit): the same bot starts and plays a whole game in each of the
+four, and passes every check of ``arena check`` once (24 games of JVM starts: the limits are
+what differs between the four, and one game shows that a JVM starts and plays under them).
 """
 
 from __future__ import annotations
@@ -74,29 +76,42 @@ def _as_user(uid: int) -> list[str]:
     return ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups"]
 
 
-def _check(prefix: list[str], folder: Path, mode: str, report: Path) -> subprocess.CompletedProcess[str]:
-    command = f"java -cp {folder / 'classes'} Bot"  # an absolute class path, from another folder
-    argv = [*prefix, "-m", "arena", "check", command, mode, "--conformance-games", "24", "-j", "1", "--json",
-            str(report), *TIMES]
+def _arena(prefix: list[str], folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "HOME": str(folder)}
-    return subprocess.run(argv, capture_output=True, text=True, timeout=1200, cwd="/", env=env)
+    return subprocess.run([*prefix, "-m", "arena", *args], capture_output=True, text=True, timeout=1200, cwd="/", env=env)
+
+
+def _bot(folder: Path) -> str:
+    return f"java -cp {folder / 'classes'} Bot"  # an absolute class path, from another folder
+
+
+def test_a_java_bot_passes_the_check(bot_dir: Path) -> None:
+    prefix = _arena_python_for(os.geteuid())
+    assert prefix is not None
+    report = bot_dir / "report.json"
+    done = _arena(prefix, bot_dir, "check", _bot(bot_dir), "--conformance-games", "24", "-j", "1", "--json",
+                  str(report), *TIMES)
+    assert done.returncode == 0, done.stdout + done.stderr
+    verdict = json.loads(report.read_text())
+    assert verdict["passed"] and all(c["status"] == "pass" for c in verdict["checks"]), verdict
 
 
 @pytest.mark.parametrize("mode", ["--sandbox", "--no-sandbox"])
 @pytest.mark.parametrize("user", ["root", "plain"])
-def test_a_java_bot_passes_the_check(bot_dir: Path, user: str, mode: str) -> None:
+def test_a_java_bot_starts_and_plays_a_whole_game_under_each_users_limits(bot_dir: Path, user: str, mode: str) -> None:
     if user == "root" and os.geteuid() != 0:
         pytest.skip("the arena does not run as root here")
     uid = NOBODY if user == "plain" and os.geteuid() == 0 else os.geteuid()
     prefix = _arena_python_for(uid)
     if prefix is None:
         pytest.skip(f"no Python with the arena's dependencies that uid {uid} can run")
-    report = bot_dir / f"report-{user}{mode}.json"
-    done = _check(prefix, bot_dir, mode, report)
+    record = bot_dir / f"game-{user}{mode}.json"
+    done = _arena(prefix, bot_dir, "play", _bot(bot_dir), "arena:random", mode, "-q", "--seed", "3",
+                  "--save", str(record), *TIMES)
     if mode == "--sandbox" and done.returncode == 2 and "bubblewrap" in done.stderr:
         pytest.skip(f"bubblewrap does not work for uid {uid} here: {done.stderr.strip()}")
     assert done.returncode == 0, done.stdout + done.stderr
-    verdict = json.loads(report.read_text())
-    assert verdict["passed"] and all(c["status"] == "pass" for c in verdict["checks"]), verdict
+    java = json.loads(record.read_text())["seats"][0]
+    assert java.get("fault") is None and java["exit"] == "exit 0", java
     if uid != 0:  # a plain user has no cgroup: the start says which limit holds instead
         assert "RLIMIT_DATA" in done.stdout, done.stdout

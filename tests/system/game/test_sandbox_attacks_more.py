@@ -643,6 +643,7 @@ def median_charge(record: GameRecord, seat: int) -> float:
     return charges[len(charges) // 2]
 
 
+@pytest.mark.exclusive  # it bounds the innocent bot's time per move
 def test_info_floods_are_charged_to_no_other_bot(opponent: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     innocent = BotSpec(name="random", command=tuple(command(opponent)), cwd=opponent.parent, sandbox=BWRAP)
     flooder = BotSpec(
