@@ -50,7 +50,7 @@ def c_bot() -> Path:
 
 SAMPLES = [
     pytest.param(f"{PY} sample_bots/random_bot.py", [], id="random-py"),
-    pytest.param(f"{PY} sample_bots/mcts_bot.py", ["--move-time", "300ms"], id="mcts-py"),
+    pytest.param(f"{PY} sample_bots/mcts_bot.py", ["--move-time", "100ms"], id="mcts-py"),
     pytest.param(
         "node sample_bots/greedy.js",
         [],

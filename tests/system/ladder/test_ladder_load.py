@@ -110,7 +110,6 @@ def _finished(results: Path) -> dict[str, list[FaultKind]]:
         return {g.game_id: [s.fault.kind for s in g.seats if s.fault is not None] for g in store.summaries()}
 
 
-@pytest.mark.exclusive  # it bounds the answers' latency
 def test_many_readers_while_the_league_plays_get_right_answers_in_time_and_slow_no_game(
     tmp_path: Path, marker: str, servers: list[Server]
 ) -> None:
