@@ -97,19 +97,18 @@ def test_every_sample_bot_passes(command: str, extra: list[str], c_bot: Path, tm
 
 
 BROKEN_CASES = [
+    # (Broken answers a scripted fake can give, garbage, a wrong phase word, an illegal move of
+    # each kind, are judged without processes in tests/unit/check/test_check_judge.py.)
     ("exits_at_once.py", [], "handshake"),
     ("never_says_hello.py", ["--startup", "1s"], "handshake"),
     ("dies_mid_game.py", [], "stays-alive"),
     ("killed_by_signal.py SIGSEGV", [], "stays-alive"),
     ("exits_child_holds_output.py", [], "stays-alive"),
     ("sleeps_on_move.py", ["--move-time", "300ms"], "time"),
-    ("answers_garbage.py", [], "protocol"),
-    ("wrong_phase_word.py", [], "protocol"),
     ("non_ascii.py latin", [], "protocol"),
     ("endless_line.py", [], "protocol"),
     ("stray_line.py", [], "protocol"),
     ("illegal_move.py foreign", [], "legal-moves"),
-    ("illegal_move.py whole", [], "legal-moves"),
     ("ignores_end.py", ["--end-grace", "200ms"], "exits"),
     ("floods_unasked_lines.py", ["--end-grace", "200ms"], "exits"),
     # Processes left behind are only seen without a sandbox (a sandbox ends them all).

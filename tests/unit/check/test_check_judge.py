@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from arena.botkit import Turn
-from arena.check import CheckOptions, judge_conformance, phase_at
+from arena.check import CheckOptions, conformance_plan, judge_conformance, phase_at
 from arena.check.plan import PlannedGame, Purpose
 from arena.check.results import CheckStatus
 from arena.game.clock import TimeControl
 from arena.game.record import FaultKind
 from arena.game.referee import BotSpec, Referee
 from arena.rules import Move, Params, Phase, parse_move
-from tests.support.fakebot import engine_bot
+from tests.support.fakebot import Answer, ScriptedChannel, engine_bot
 
 
 def whole_stack(turn: Turn) -> Move:
@@ -66,3 +68,64 @@ def test_the_walled_in_game_is_over_at_the_forfeit_in_the_records_own_positions(
     ).run()
     fault = record.seats[1].fault
     assert fault is not None and phase_at(record, fault.ply) is Phase.OVER
+
+
+# -- the check's verdict on a broken candidate, every game of its plan played with fakes --------
+# (The broken bots whose fault is what their process does, exiting, hanging, flooding, leaving
+# children, run for real in tests/system/check/test_check.py; one of these, illegal_move.py,
+# does too, with the reports a real check writes.)
+
+
+def foreign_stack(turn: Turn) -> Move:
+    """Random herds, then 1 sheep east off the opponent's stack (as ``illegal_move.py foreign``)."""
+    if turn.request.phase == "move":
+        q, r, _, _ = next(s for s in turn.request.stacks if s[2] != turn.seat)
+        return parse_move(f"{q},{r}E1")
+    return turn.rng.choice(turn.state.legal_moves())
+
+
+def answering_first_move_with(raw: str) -> ScriptedChannel:
+    """Random legal moves, then ``raw`` for its first sheep move (as ``answers_garbage.py``)."""
+    kit = engine_bot("candidate").answer
+
+    def answer(line: str) -> Answer:
+        reply = kit(line)
+        assert isinstance(reply, str)
+        return raw if reply.startswith("move ") else reply
+
+    return ScriptedChannel(answer)
+
+
+def judged(candidate: Callable[[], ScriptedChannel]) -> tuple[dict[str, CheckStatus], str | None]:
+    """Every status of a whole check whose candidate is ``candidate()``, and its first failure."""
+    options = CheckOptions(command=("x",), cwd=Path("."), conformance_games=23)
+    plan = conformance_plan(options)
+    records = []
+    for game in plan:
+        seat_secret = replace(game, seed_secret="5" * 32)  # the same games on every run
+        bots = [candidate() if i == game.seat else engine_bot(f"bot{i}") for i in range(game.players)]
+        records.append(Referee(seat_secret.setup(TimeControl(), 0.0), list(game.specs), bots).run())
+    results, failure = judge_conformance(plan, records, options)
+    return {r.name: r.status for r in results}, failure.check if failure else None
+
+
+@pytest.mark.parametrize(
+    ("candidate", "expected"),
+    [
+        (lambda: answering_first_move_with("move banana"), "protocol"),  # answers_garbage.py
+        (lambda: answering_first_move_with("tile 0,0A"), "protocol"),  # wrong_phase_word.py
+        (lambda: engine_bot("candidate", foreign_stack), "legal-moves"),  # illegal_move.py foreign
+        (lambda: engine_bot("candidate", whole_stack), "legal-moves"),  # illegal_move.py whole
+    ],
+    ids=["garbage", "wrong-phase-word", "illegal-foreign", "illegal-whole"],
+)
+def test_each_broken_answer_fails_the_right_check(candidate: Callable[[], ScriptedChannel], expected: str) -> None:
+    status, first = judged(candidate)
+    assert first == expected and status[expected] is CheckStatus.FAIL, status
+    assert status["handshake"] is CheckStatus.PASS and status["legal-tiles"] is CheckStatus.PASS, status
+
+
+def test_a_sound_candidate_fails_no_check_against_fakes() -> None:
+    # (The pin of the test above: the same plan with a sound fake fails nothing.)
+    status, first = judged(lambda: engine_bot("candidate"))
+    assert first is None and CheckStatus.FAIL not in status.values(), status
