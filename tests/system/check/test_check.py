@@ -1,4 +1,7 @@
-"""``arena check``: sample bots pass, each broken bot fails the right check, reports are valid."""
+"""``arena check``: sample bots pass, each broken bot fails the right check, reports are valid.
+
+The cases that start processes; the others are in tests/unit/check/test_check.py.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""``arena play`` and ``arena replay`` with real bot processes."""
+"""``arena play`` and ``arena replay`` with real bot processes.
+
+The cases that start processes; the others are in tests/unit/cli/test_cli_play.py.
+"""
 
 from __future__ import annotations
 

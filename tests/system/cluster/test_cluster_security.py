@@ -2,6 +2,8 @@
 
 A Dask scheduler runs whatever a client sends: whoever reaches it without the
 run's certificate must be turned away.
+
+The cases that start processes; the others are in tests/unit/cluster/test_cluster_security.py.
 """
 
 from __future__ import annotations

@@ -3,6 +3,8 @@
 The slow tests start a real ``dask scheduler`` and ``dask worker`` processes
 (and a ``LocalCluster``) on 127.0.0.1, without dashboards, and stop every one
 of them, whatever the test's outcome.
+
+The cases that start processes; the others are in tests/unit/cluster/test_dask.py.
 """
 
 from __future__ import annotations

@@ -1,4 +1,7 @@
-"""The referee against scripted bots: every message exchange, no processes."""
+"""The referee against scripted bots: every message exchange, no processes.
+
+The cases that start processes; the others are in tests/unit/game/test_referee_fake.py.
+"""
 
 from __future__ import annotations
 

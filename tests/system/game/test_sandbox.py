@@ -1,6 +1,8 @@
 """The sandbox's settings, its fallback, sandboxed builds and old records.
 
 The attacks of hostile bots on a sandboxed game are in test_sandbox_attacks.py.
+
+The cases that start processes; the others are in tests/unit/game/test_sandbox.py.
 """
 
 from __future__ import annotations

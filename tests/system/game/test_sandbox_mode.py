@@ -1,5 +1,8 @@
 """SandboxMode: a closed set whose values stay the strings files and records spell; and
-what running without a sandbox (``sandbox: none``) keeps of each bot's private folder."""
+what running without a sandbox (``sandbox: none``) keeps of each bot's private folder.
+
+The cases that start processes; the others are in tests/unit/game/test_sandbox_mode.py.
+"""
 
 from __future__ import annotations
 

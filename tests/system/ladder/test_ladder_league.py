@@ -1,6 +1,9 @@
 """The ladder's league: which versions play (the roster), the league file it writes, the
 store's upgrade, and for real: versions that pass join the league served by ``arena serve``,
-retire their previous version, and nothing is lost to a kill -9 or a SIGTERM."""
+retire their previous version, and nothing is lost to a kill -9 or a SIGTERM.
+
+The cases that start processes; the others are in tests/unit/ladder/test_ladder_league.py.
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,8 @@
 """Hostile archives sent to the ladder: each refused by the rule it breaks, naming the entry,
-leaving nothing behind; a good archive unpacks with its programs still executable."""
+leaving nothing behind; a good archive unpacks with its programs still executable.
+
+The cases that start processes; the others are in tests/unit/ladder/test_ladder_unpack.py.
+"""
 
 from __future__ import annotations
 

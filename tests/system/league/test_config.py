@@ -1,4 +1,7 @@
-"""Tournament files: every kind of mistake gets the file, line and key."""
+"""Tournament files: every kind of mistake gets the file, line and key.
+
+The cases that start processes; the others are in tests/unit/league/test_config.py.
+"""
 
 from __future__ import annotations
 

@@ -3,6 +3,8 @@
 The chooser and the stopping rules are tested without processes: games are
 "played" by a stand-in that ranks the seats by a known strength plus noise
 drawn from the game's id and seed.  A few end-to-end runs use fast C bots.
+
+The cases that start processes; the others are in tests/unit/league/test_continuous.py.
 """
 
 from __future__ import annotations

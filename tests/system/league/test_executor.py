@@ -1,4 +1,7 @@
-"""The worker pool: failures of the arena itself are retried, never charged to a bot."""
+"""The worker pool: failures of the arena itself are retried, never charged to a bot.
+
+The cases that start processes; the others are in tests/unit/league/test_executor.py.
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,8 @@
 """One run per results folder; reading it needs no lock and no write access; its files are
-readable by others and no temporary file outlives a killed run; 'output' must be ours."""
+readable by others and no temporary file outlives a killed run; 'output' must be ours.
+
+The cases that start processes; the others are in tests/unit/league/test_results_folder.py.
+"""
 
 from __future__ import annotations
 

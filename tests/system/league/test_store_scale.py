@@ -2,6 +2,8 @@
 
 No bot runs here: records are made up (valid as values, not as games), and a run's
 games come from a stand-in for the game pool that finishes them in any order.
+
+The cases that start processes; the others are in tests/unit/league/test_store_scale.py.
 """
 
 from __future__ import annotations

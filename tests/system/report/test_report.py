@@ -2,6 +2,8 @@
 
 The browser half (the pages really work, and draw what the engine says) is in
 test_report_browser.py.
+
+The cases that start processes; the others are in tests/unit/report/test_report.py.
 """
 
 from __future__ import annotations

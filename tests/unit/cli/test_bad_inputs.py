@@ -7,6 +7,8 @@ line or key where there is one), and show no traceback.  Inputs that could
 hang (a FIFO, ``--step`` with no terminal, Ctrl-C) run in a subprocess with a
 timeout.  Valid inputs at the limits must still work, and fuzzers feed the
 readers random text.
+
+The cases that need no process; the others are in tests/system/cli/test_bad_inputs.py.
 """
 
 from __future__ import annotations

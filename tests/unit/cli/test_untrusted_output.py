@@ -4,6 +4,8 @@ Hostile text goes through every output: each escape of ``arena/untrusted.py``, t
 in every format and their files, ``arena games``/``replay``/``standings`` on a store holding
 hostile records, the JUnit report; and, with real processes, a bot that writes escapes against
 ``arena play``, ``arena check`` and a league.
+
+The cases that need no process; the others are in tests/system/cli/test_untrusted_output.py.
 """
 
 from __future__ import annotations

@@ -3,6 +3,8 @@
 A newcomer's first broken bots (a traceback at the start, no flush, a timeout, a script named
 by an absolute path from another folder, a runtime under the memory limit) each get a message
 that names the cause, in ``arena play``, ``arena check`` (text, JSON, JUnit) and ``arena replay``.
+
+The cases that need no process; the others are in tests/system/game/test_fault_evidence.py.
 """
 
 from __future__ import annotations

@@ -1,5 +1,8 @@
 """``arena serve --add-author/--ban`` and ``arena submit``'s refusals, in process: a token
-printed once and alone on stdout, every mistake one line and exit code 2."""
+printed once and alone on stdout, every mistake one line and exit code 2.
+
+The cases that need no process; the others are in tests/system/ladder/test_ladder_cli.py.
+"""
 
 from __future__ import annotations
 

@@ -3,6 +3,8 @@
 The chooser and the stopping rules are tested without processes: games are
 "played" by a stand-in that ranks the seats by a known strength plus noise
 drawn from the game's id and seed.  A few end-to-end runs use fast C bots.
+
+The cases that need no process; the others are in tests/system/league/test_continuous.py.
 """
 
 from __future__ import annotations

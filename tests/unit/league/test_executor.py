@@ -1,4 +1,7 @@
-"""The worker pool: failures of the arena itself are retried, never charged to a bot."""
+"""The worker pool: failures of the arena itself are retried, never charged to a bot.
+
+The cases that need no process; the others are in tests/system/league/test_executor.py.
+"""
 
 from __future__ import annotations
 

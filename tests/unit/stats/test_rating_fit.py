@@ -1,4 +1,7 @@
-"""The order-free TrueSkill fit: against trueskillthroughtime, and blind to the order of games."""
+"""The order-free TrueSkill fit: against trueskillthroughtime, and blind to the order of games.
+
+The cases that need no process; the others are in tests/system/stats/test_rating_fit.py.
+"""
 
 from __future__ import annotations
 
