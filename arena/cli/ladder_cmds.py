@@ -126,7 +126,7 @@ def _serve(ladder: Any, ladder_file: Path, host: str, port: int) -> None:
     if not is_loopback_host(host):
         click.echo(
             f"warning: --host {host} is reachable from other machines, without TLS; "
-            "serve on 127.0.0.1 behind a reverse proxy with TLS (see the README)",
+            "serve on 127.0.0.1 behind a reverse proxy with TLS (see docs/ladder.md)",
             err=True,
         )
     sock = listening_socket(host, port)

@@ -8,8 +8,9 @@ must never lose:
 
 - the main job: ``arena run tournaments/league.yaml`` and the Leagues section's reading commands;
 - the quick start: a bot written from it, played, checked, saved and replayed;
-- ``tournaments/ladder.yaml`` served, a bot submitted with ``arena submit --wait``, passed and
-  seen playing league games, then a second version retiring the first;
+- ``tournaments/ladder.yaml`` served as ``docs/ladder.md`` says (the README's ladder lines are
+  the doc's), a bot submitted with ``arena submit --wait``, passed and seen playing league
+  games, then a second version retiring the first;
 - the CI recipe: its pinned commit holds ``action.yml``, and that action's steps run;
 - the gate script of ``docs/examples/``.
 """
@@ -36,6 +37,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[3]
 README = REPO / "README.md"
+LADDER = REPO / "docs" / "ladder.md"
 ARENA = [sys.executable, "-m", "arena"]
 
 
@@ -123,7 +125,7 @@ def wait_until(what: str, get: Callable[[], Any], done: Callable[[Any], bool], s
 
 
 class Served:
-    """An ``arena serve`` process started as the README says, on a free loopback port."""
+    """An ``arena serve`` process started as docs/ladder.md says, on a free loopback port."""
 
     def __init__(self, argv: list[str], cwd: Path) -> None:
         self.proc = subprocess.Popen(
@@ -156,7 +158,7 @@ class Served:
         return r.json() if r.headers.get("content-type", "").startswith("application/json") else r.text
 
     def stop(self) -> int | None:
-        """SIGTERM, as the README says stops it; its exit code (None: it had to be killed)."""
+        """SIGTERM, as docs/ladder.md says stops it; its exit code (None: it had to be killed)."""
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
         try:
@@ -210,24 +212,27 @@ def has_played(seen: dict[str, Any]) -> bool:
 def test_the_shipped_ladder_takes_a_bot_plays_it_and_retires_it_for_its_next_version(
     tmp_path: Path, marker: str, served: list[Served]
 ) -> None:
-    # README, "Run a ladder": the shipped ladder file, served from the repository's root.
+    # docs/ladder.md, "Start a ladder": the shipped ladder file, served from the repository's root.
     tree = shipped_tree(tmp_path / marker, "tournaments/ladder.yaml")
     results = tree / "tournaments" / "results" / "ladder"
-    heading = "Run a ladder"
-    assert "pip install -e '.[serve]'" in sh_lines(README, heading)
-    _, add_author = arena_argv(doc_command(README, heading, r"^arena serve .*--add-author"))
+    start, send = "Start a ladder", "Send a bot"
+    # The README's short version shows the doc's own lines, so following one follows the other.
+    doc_lines = sh_lines(LADDER, start) + sh_lines(LADDER, send)
+    assert set(sh_lines(README, "Run a ladder")) <= set(doc_lines), sh_lines(README, "Run a ladder")
+    assert "pip install -e '.[serve]'" in sh_lines(LADDER, start)
+    _, add_author = arena_argv(doc_command(LADDER, start, r"^arena serve .*--add-author"))
     added = run(add_author, tree, 60)
     assert added.returncode == 0, added.stderr
     token = added.stdout.strip()
-    _, serve = arena_argv(doc_command(README, heading, r"^arena serve \S+ *(#.*)?$"))
-    server = Served([*serve, "--port", "0"], tree)  # the README names --port; 0 takes a free one
+    _, serve = arena_argv(doc_command(LADDER, start, r"^arena serve \S+ *(#.*)?$"))
+    server = Served([*serve, "--port", "0"], tree)  # the doc names --port; 0 takes a free one
     served.append(server)
 
-    # An author sends the sample C bot's folder, as the README's `arena submit` line does.
+    # An author sends the sample C bot's folder, as the doc's `arena submit` line does.
     shutil.copytree(
         REPO / "sample_bots" / "c", tree / "my_bot", ignore=shutil.ignore_patterns("greedy", "*.o")
     )
-    assignments, submit = arena_argv(doc_command(README, heading, r"arena submit "))
+    assignments, submit = arena_argv(doc_command(LADDER, send, r"arena submit "))
     assert set(assignments) == {"ARENA_TOKEN"} and "--wait" in submit
     submit = [server.url if w == "http://127.0.0.1:8000" else w for w in submit]
     first = run(submit, tree, 600, {"ARENA_TOKEN": token})
@@ -242,7 +247,7 @@ def test_the_shipped_ladder_takes_a_bot_plays_it_and_retires_it_for_its_next_ver
     assert health["ok"] is True and health["league"]["state"] in {"playing", "idle"}, health
     page = server.get(f"/bots/{bot.group(1)}")
     assert "Not in the standings" not in page
-    # README: each version is unpacked, built and played beside the results folder, never in it.
+    # docs/ladder.md: each version is unpacked, built and played beside the results folder, never in it.
     assert (results.parent / "ladder-bots" / "1" / "greedy").is_file()
     assert [p.name for p in (results / "submissions" / "1").iterdir() if p.is_dir()] == []
 
