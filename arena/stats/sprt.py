@@ -119,7 +119,7 @@ def bounds(alpha: float, beta: float) -> tuple[float, float]:
 
 
 # Games the test may play for bounds 50 Elo apart (alpha = beta = 0.05): with this cap the
-# measured error rates are near the nominal ones (tests/test_sprt.py); the number needed
+# measured error rates are near the nominal ones (tests/unit/stats/test_sprt.py); the number needed
 # grows as 1 / (elo1 - elo0)^2.
 GAMES_FOR_50 = 1200
 

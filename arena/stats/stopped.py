@@ -10,7 +10,7 @@ gives a distribution over the outcomes, ordered from the earliest exit at the lo
 bound, through the runs that reached the cap by their LLR, to the earliest exit at
 the upper bound.  The estimate is the drift for which the observed outcome is the
 median; the 95% interval, the drifts for which it is the 2.5% and 97.5% quantile
-(fishtest's stopping-aware estimate, derived here afresh; see tests/test_calibration.py).
+(fishtest's stopping-aware estimate, derived here afresh; see tests/unit/stats/test_calibration.py).
 
 In time measured so that the LLR has variance 1 per unit, the drift is
 m = (s - (s0 + s1) / 2) / (s1 - s0), with s the expected score per game.

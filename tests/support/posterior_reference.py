@@ -10,7 +10,7 @@ games of 2 players, and of 3, whose likelihood is a one-dimensional integral).  
 of 4 players would need a two-dimensional integral per game and sample; those leagues
 are sampled by Gibbs sampling instead (:func:`gibbs_better`, any number of players,
 checked against the two exact ones).
-Used by tests/test_pbetter.py and bench/bench_calibration.py (``--only pbetter``).
+Used by tests/unit/stats/test_pbetter.py and bench/bench_calibration.py (``--only pbetter``).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ Game = Sequence[tuple[str, int]]
 
 
 def _log_phi(x: np.ndarray) -> np.ndarray:
-    """log of the standard normal cdf (checked against math.erfc in tests/test_pbetter.py)."""
+    """log of the standard normal cdf (checked against math.erfc in tests/unit/stats/test_pbetter.py)."""
     out: np.ndarray = log_cdf(x)
     return out
 

@@ -5,7 +5,7 @@ When the scheduler dies, distributed logs the event its own way, depending on ti
 batched write that met the closed connection logs its traceback at INFO (often before the
 client has noticed the loss), and the client's reconnect attempts and closing log from its
 event loop's thread, some after the run has already ended.  The run itself ends with one
-``ClusterError`` line (tests/test_dask.py kills a scheduler mid-league for that).  Here the
+``ClusterError`` line (tests/system/cluster/test_dask.py kills a scheduler mid-league for that).  Here the
 records distributed would log are logged as it logs them, at those moments.
 """
 

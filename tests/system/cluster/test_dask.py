@@ -232,7 +232,7 @@ def running_cluster(folder: Path, workers: int = 2) -> Iterator[CliCluster]:
         time.sleep(0.2)  # written at once, but let it finish
         cluster.address = json.loads(scheduler_file.read_text())["address"]
         assert cluster.address.startswith("tcp://127.0.0.1:")
-        # The tests' own settings classes (tests.flaky_settings) must load on the workers.
+        # The tests' own settings classes (tests.support.flaky_settings) must load on the workers.
         env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
         for n in range(1, workers + 1):
             cluster.add_worker(f"w{n}", env)

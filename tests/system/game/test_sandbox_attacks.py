@@ -759,7 +759,7 @@ def test_without_network_neither_the_hosts_loopback_nor_the_outside_is_reachable
 def test_with_network_the_bot_still_cannot_reach_the_hosts_listeners(
     opponent: Opponent, watch: Watch, listeners: tuple[socket.socket, socket.socket, str]
 ) -> None:
-    # network: true is a network of the bot's own (tests/test_bot_network.py tests the outside):
+    # network: true is a network of the bot's own (tests/system/game/test_bot_network.py tests the outside):
     # the host's loopback listener and its abstract Unix socket stay out of reach.
     from arena.game.sandbox import network
 
