@@ -134,7 +134,7 @@ def check_quota(service: Service, author: Author, size: int, now: float) -> None
 async def _bounded_body(request: Request, most: int) -> bytes:
     """The request's body, refused (413) past ``most`` bytes whatever Content-Length says."""
     declared = request.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > most:
+    if declared is not None and declared.isascii() and declared.isdigit() and int(declared) > most:
         raise HttpError(413, f"the upload is {declared} bytes; this ladder takes archives up to {most - FORM_SLACK_BYTES}")
     chunks: list[bytes] = []
     size = 0
@@ -284,7 +284,8 @@ async def list_bots(service: Service, request: Request) -> JSONResponse:
 async def get_submission(service: Service, request: Request) -> JSONResponse:
     """One submission: public fields, and its report and build log for its own author."""
     raw = request.path_params["sid"]
-    sub = service.store.submission(int(raw)) if raw.isdigit() and len(raw) < 19 else None
+    # ASCII digits only: str.isdigit() also takes '²', which int() refuses.
+    sub = service.store.submission(int(raw)) if raw.isascii() and raw.isdigit() and len(raw) < 19 else None
     if sub is None:
         raise HttpError(404, f"no submission {raw!r}")
     author = author_of(service, request, required=False)

@@ -206,7 +206,7 @@ class LadderStore:
         if version != str(SCHEMA_VERSION):
             why = (
                 "newer than this arena"
-                if version is not None and version.isdigit() and int(version) > SCHEMA_VERSION
+                if version is not None and version.isascii() and version.isdigit() and int(version) > SCHEMA_VERSION
                 else "unknown"
             )
             raise LadderError(

@@ -1,0 +1,93 @@
+"""A ladder a teacher can leave running (issue 30): names that cannot take over a version's
+page, ids and damaged archives answered 4xx not 500, a failed version's command shown to its
+author only, uploads cut off mid-way leaving no numbered version without its folder, a
+foreign file never touched, and the small messages in human terms."""
+
+from __future__ import annotations
+
+import io
+import tarfile
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from arena.errors import ArchiveRefused
+from arena.ladder.settings import ArchiveLimits
+from arena.ladder.unpack import unpack
+from tests.unit.ladder.test_ladder_api import Ladder
+
+# -- 12: ids and damaged archives answer 4xx ---------------------------------------------------
+
+
+def _xz_tar() -> bytes:
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:xz") as tar:
+        data = b"".join(b"line %d of the bot\n" % i for i in range(5000))
+        info = tarfile.TarInfo("bot.py")
+        info.size = len(data)
+        tar.addfile(info, io.BytesIO(data))
+    return buf.getvalue()
+
+
+def _zip(data: bytes = b"".join(b"line %d of the bot\n" % i for i in range(5000))) -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("bot.py", data)
+    return buf.getvalue()
+
+
+def _flip(data: bytes, at: int) -> bytes:
+    damaged = bytearray(data)
+    damaged[at] ^= 0xFF
+    return bytes(damaged)
+
+
+def _encrypted(data: bytes) -> bytes:
+    """The zip with its entry marked encrypted (flag bit 0, local and central headers)."""
+    marked = bytearray(data)
+    marked[6] |= 1
+    central = marked.find(b"PK\x01\x02")
+    marked[central + 8] |= 1
+    return bytes(marked)
+
+
+DAMAGED = {
+    "corrupt xz": (_flip(_xz_tar(), len(_xz_tar()) // 2), "a.tar.xz", "damaged entry"),
+    "corrupt zip deflate": (_flip(_zip(), 120), "a.zip", "damaged entry"),
+    "encrypted zip entry": (_encrypted(_zip()), "a.zip", "encrypted entry"),
+}
+
+
+@pytest.mark.parametrize("case", list(DAMAGED), ids=list(DAMAGED))
+def test_a_damaged_archive_is_refused_by_name_and_leaves_nothing(case: str, tmp_path: Path) -> None:
+    data, name, rule = DAMAGED[case]
+    with pytest.raises(ArchiveRefused) as e:
+        unpack(data, tmp_path / "bot", ArchiveLimits(), name)
+    assert e.value.rule == rule
+    assert "bot.py" in str(e.value) or name in str(e.value)
+    assert not (tmp_path / "bot").exists()
+
+
+@pytest.mark.parametrize("case", list(DAMAGED), ids=list(DAMAGED))
+def test_a_damaged_archive_uploaded_is_answered_400(case: str, tmp_path: Path) -> None:
+    data, name, rule = DAMAGED[case]
+    ladder = Ladder(tmp_path)
+    r = ladder.request(
+        "POST", "/api/bots", "alice", data={"name": "greedy", "command": "python3 bot.py"}, files={"archive": (name, data)}
+    )
+    assert r.status_code == 400, r.text
+    assert r.json()["error"].startswith(f"archive refused: {rule}: ")
+
+
+@pytest.mark.parametrize("raw", ["%C2%B2", "%D9%A3", "1%C2%B2"], ids=["superscript two", "arabic three", "one squared"])
+def test_a_submission_id_of_unicode_digits_is_not_found(raw: str, tmp_path: Path) -> None:
+    r = Ladder(tmp_path).request("GET", f"/api/submissions/{raw}")
+    assert r.status_code == 404, r.text
+    assert "no submission" in r.json()["error"]
+
+
+def test_a_content_length_of_unicode_digits_is_not_a_crash(tmp_path: Path) -> None:
+    ladder = Ladder(tmp_path)
+    r = ladder.request("POST", "/api/bots", "alice", content=b"x", headers={"Content-Length": b"\xb2"})
+    assert r.status_code < 500, r.text
