@@ -57,7 +57,8 @@ def serve_cmd(ladder_file: Path, host: str, port: int, add_author: str | None, a
     Everything is kept in the league's results folder (ladder.sqlite, submissions/):
     a restart takes up the submissions left half checked.
     """
-    from arena.ladder.settings import check_author_name, load_ladder
+    from arena.ladder.names import check_author_name
+    from arena.ladder.settings import load_ladder
     from arena.ladder.store import LadderStore
 
     ladder = load_ladder(ladder_file)
@@ -198,7 +199,7 @@ def submit_cmd(
     """
     from arena.durations import parse_duration_ms
     from arena.ladder.client import SubmissionRefused, submit, wait_for_verdict
-    from arena.ladder.settings import check_bot_name
+    from arena.ladder.names import check_bot_name
 
     token = _token(token_file)
     bot = check_bot_name(name or _default_name(folder))

@@ -35,10 +35,10 @@ from starlette.types import Message
 
 from arena.errors import ArchiveRefused, ConfigError, LadderError
 from arena.ladder.league import LeagueLoop
+from arena.ladder.names import check_bot_name, version_of
 from arena.ladder.pages import page_routes
 from arena.ladder.queue import ARCHIVE_FILE, CheckQueue, submission_folder
-from arena.ladder.roster import version_of
-from arena.ladder.settings import Ladder, SubmitPolicy, check_bot_name
+from arena.ladder.settings import Ladder, SubmitPolicy
 from arena.ladder.store import SUBMISSIONS_FOLDER, Author, LadderStore, State
 from arena.ladder.unpack import unpack
 

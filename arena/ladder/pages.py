@@ -25,6 +25,7 @@ from starlette.staticfiles import StaticFiles
 from arena.errors import StoreError
 from arena.game.record import GameRecord
 from arena.ladder import forms
+from arena.ladder.names import version_of
 from arena.ladder.render import page, when
 from arena.ladder.results import (
     Owners,
@@ -36,7 +37,7 @@ from arena.ladder.results import (
     shown_record,
     shown_row,
 )
-from arena.ladder.roster import league_name, version_of
+from arena.ladder.roster import league_name
 from arena.ladder.site import Site, Viewer, site_of
 from arena.ladder.store import State, Submission
 from arena.league.game_filter import FAULT_CHOICES, GameFilter

@@ -12,10 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from arena.errors import ArchiveRefused
+from arena.errors import ArchiveRefused, ConfigError
+from arena.ladder.names import check_bot_name
 from arena.ladder.settings import ArchiveLimits
 from arena.ladder.unpack import unpack
-from tests.unit.ladder.test_ladder_api import Ladder
+from tests.unit.ladder.test_ladder_api import Ladder, bot_archive
 
 # -- 12: ids and damaged archives answer 4xx ---------------------------------------------------
 
@@ -91,3 +92,26 @@ def test_a_content_length_of_unicode_digits_is_not_a_crash(tmp_path: Path) -> No
     ladder = Ladder(tmp_path)
     r = ladder.request("POST", "/api/bots", "alice", content=b"x", headers={"Content-Length": b"\xb2"})
     assert r.status_code < 500, r.text
+
+
+# -- 11: a bot's name never reads as another's version -----------------------------------------
+
+
+@pytest.mark.parametrize("name", ["alicebot.v1", "x.v0", "my.bot+2.v17"])
+def test_a_bot_name_that_reads_as_a_version_name_is_refused(name: str) -> None:
+    with pytest.raises(ConfigError, match=r"reads as version [0-9]+ of bot .*NAME\.vN"):
+        check_bot_name(name)
+
+
+@pytest.mark.parametrize("name", ["alicebot", "alice.v", "alice.v1x", "v1", "alice.version1"])
+def test_a_bot_name_that_only_looks_versioned_is_taken(name: str) -> None:
+    assert check_bot_name(name) == name
+
+
+def test_another_author_cannot_take_over_a_versions_page(tmp_path: Path) -> None:
+    ladder = Ladder(tmp_path)
+    assert ladder.submit("alice", bot_archive(), name="alicebot").status_code == 202
+    r = ladder.submit("bob", bot_archive(), name="alicebot.v1")
+    assert r.status_code == 400, r.text
+    assert "reads as version 1 of bot 'alicebot'" in r.json()["error"]
+    assert [s.bot for s in ladder.store.submissions()] == ["alicebot"]
