@@ -150,6 +150,29 @@ class Submission:
         }
 
 
+def _schema_of(conn: sqlite3.Connection, path: Path) -> str | None:
+    """The schema version of the store on ``conn`` (None: no tables yet, a new store), one this
+    arena reads (``1`` or :data:`SCHEMA_VERSION`); LadderError for any other file."""
+    try:
+        if conn.execute("SELECT 1 FROM sqlite_master WHERE type='table' LIMIT 1").fetchone() is None:
+            return None
+        row = conn.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+    except sqlite3.DatabaseError as e:
+        raise LadderError(f"{str(path)!r} is not a ladder store: {e}") from None
+    version = str(row[0]) if row else None
+    if version in ("1", str(SCHEMA_VERSION)):
+        return version
+    why = (
+        "newer than this arena"
+        if version is not None and version.isascii() and version.isdigit() and int(version) > SCHEMA_VERSION
+        else "unknown"
+    )
+    raise LadderError(
+        f"{str(path)!r}: ladder store schema version {version!r} is {why}; "
+        f"this arena reads version {SCHEMA_VERSION} (use the arena that wrote it)"
+    )
+
+
 def token_hash(token: str) -> str:
     """The SHA-256 of a token, as stored."""
     return hashlib.sha256(token.encode("utf-8", "surrogateescape")).hexdigest()
@@ -170,6 +193,10 @@ class LadderStore:
     def open(cls, folder: Path) -> LadderStore:
         """Open (or create) ``folder/ladder.sqlite``; refuse one of a newer or unknown schema."""
         path = folder / LADDER_STORE_NAME
+        if path.is_file():
+            # Read-only until its schema is known: a foreign file is refused untouched (switching
+            # it to WAL, as a ladder store is, would already change it).
+            cls._look(path)
         folder.mkdir(parents=True, exist_ok=True)
         (folder / SUBMISSIONS_FOLDER).mkdir(exist_ok=True)
         try:
@@ -181,37 +208,36 @@ class LadderStore:
         except sqlite3.DatabaseError as e:
             raise LadderError(f"{str(path)!r} is not a ladder store: {e}") from None
         store = cls(path, conn)
-        store._prepare()
+        try:
+            store._prepare()
+        except BaseException:
+            conn.close()
+            raise
         return store
 
-    def _prepare(self) -> None:
+    @staticmethod
+    def _look(path: Path) -> None:
+        """Refuse ``path`` unless it is empty or a ladder store this arena reads, opened read-only."""
         try:
-            tables = {r[0] for r in self._conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-            if not tables:
-                # One script, one transaction: a store is made whole or not at all.
-                self._conn.executescript(
-                    f"BEGIN; {_SCHEMA} INSERT INTO meta VALUES ('schema', '{SCHEMA_VERSION}'); COMMIT;"
-                )
-                return
-            row = self._conn.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
-        except sqlite3.DatabaseError as e:
-            raise LadderError(f"{str(self.path)!r} is not a ladder store: {e}") from None
-        version = str(row[0]) if row else None
-        if version == "1":
+            conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=10)
+        except sqlite3.Error as e:
+            raise LadderError(f"{str(path)!r}: cannot open the ladder store: {e}") from None
+        try:
+            _schema_of(conn, path)
+        finally:
+            conn.close()
+
+    def _prepare(self) -> None:
+        version = _schema_of(self._conn, self.path)
+        if version is None:
+            # One script, one transaction: a store is made whole or not at all.
+            self._conn.executescript(
+                f"BEGIN; {_SCHEMA} INSERT INTO meta VALUES ('schema', '{SCHEMA_VERSION}'); COMMIT;"
+            )
+        elif version == "1":
             # Version 1 to 2: the bots table, in one transaction (a crash leaves version 1).
             self._conn.executescript(
                 f"BEGIN; {_BOTS_TABLE} UPDATE meta SET value='{SCHEMA_VERSION}' WHERE key='schema'; COMMIT;"
-            )
-            return
-        if version != str(SCHEMA_VERSION):
-            why = (
-                "newer than this arena"
-                if version is not None and version.isascii() and version.isdigit() and int(version) > SCHEMA_VERSION
-                else "unknown"
-            )
-            raise LadderError(
-                f"{str(self.path)!r}: ladder store schema version {version!r} is {why}; "
-                f"this arena reads version {SCHEMA_VERSION} (use the arena that wrote it)"
             )
 
     def close(self) -> None:

@@ -6,15 +6,17 @@ foreign file never touched, and the small messages in human terms."""
 from __future__ import annotations
 
 import io
+import sqlite3
 import tarfile
 import zipfile
 from pathlib import Path
 
 import pytest
 
-from arena.errors import ArchiveRefused, ConfigError
+from arena.errors import ArchiveRefused, ConfigError, LadderError
 from arena.ladder.names import check_bot_name
 from arena.ladder.settings import ArchiveLimits
+from arena.ladder.store import LADDER_STORE_NAME, LadderStore
 from arena.ladder.unpack import unpack
 from tests.unit.ladder.test_ladder_api import Ladder, bot_archive
 
@@ -115,3 +117,31 @@ def test_another_author_cannot_take_over_a_versions_page(tmp_path: Path) -> None
     assert r.status_code == 400, r.text
     assert "reads as version 1 of bot 'alicebot'" in r.json()["error"]
     assert [s.bot for s in ladder.store.submissions()] == ["alicebot"]
+
+
+# -- 16: a foreign file given as ladder.sqlite is refused untouched -----------------------------
+
+
+def test_a_foreign_sqlite_file_is_refused_without_being_switched_to_wal(tmp_path: Path) -> None:
+    foreign = tmp_path / LADDER_STORE_NAME
+    conn = sqlite3.connect(foreign)
+    conn.executescript("CREATE TABLE grades (pupil TEXT, mark REAL); INSERT INTO grades VALUES ('ann', 17.5);")
+    conn.close()
+    before = foreign.read_bytes()
+    with pytest.raises(LadderError, match="is not a ladder store"):
+        LadderStore.open(tmp_path)
+    assert foreign.read_bytes() == before, "the foreign file was changed (switched to WAL?)"
+    assert sorted(p.name for p in tmp_path.iterdir()) == [LADDER_STORE_NAME], "no -wal, -shm or folder beside it"
+
+
+def test_a_ladder_store_of_a_newer_arena_is_refused_untouched(tmp_path: Path) -> None:
+    LadderStore.open(tmp_path).close()
+    conn = sqlite3.connect(tmp_path / LADDER_STORE_NAME)
+    conn.execute("PRAGMA journal_mode=DELETE")
+    conn.execute("UPDATE meta SET value='9' WHERE key='schema'")
+    conn.commit()
+    conn.close()
+    before = (tmp_path / LADDER_STORE_NAME).read_bytes()
+    with pytest.raises(LadderError, match="schema version '9' is newer than this arena"):
+        LadderStore.open(tmp_path)
+    assert (tmp_path / LADDER_STORE_NAME).read_bytes() == before
