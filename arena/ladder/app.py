@@ -251,16 +251,27 @@ def _receive(
         with service.queue.intake:
             # Again under the lock: two uploads at once must not both fit the last place.
             check_quota(service, author, len(data), time.time())
+
+            def place(sid: int) -> None:
+                # Before the version is committed (see add_submission): a folder already there
+                # has no version, left by a crash between these renames and the commit.
+                _move(incoming, submission_folder(service.ladder, sid))
+                if refusal is None:
+                    _move(unpacking / "bot", service.ladder.version_folder(sid))
+
             try:
-                sub = service.store.add_submission(author, name, command, build, (filename[:200], len(data), digest))
+                sub = service.store.add_submission(
+                    author,
+                    name,
+                    command,
+                    build,
+                    (filename[:200], len(data), digest),
+                    State.UNPACKED if refusal is None else State.REFUSED,
+                    None if refusal is None else str(refusal),
+                    place,
+                )
             except LadderError as e:
                 raise HttpError(409, str(e)) from None
-            service.store.set_state(
-                sub.id, State.UNPACKED if refusal is None else State.REFUSED, reason=None if refusal is None else str(refusal)
-            )
-            incoming.rename(submission_folder(service.ladder, sub.id))
-            if refusal is None:
-                (unpacking / "bot").rename(service.ladder.version_folder(sub.id))
     finally:
         shutil.rmtree(incoming, ignore_errors=True)
         shutil.rmtree(unpacking, ignore_errors=True)
@@ -270,6 +281,12 @@ def _receive(
         {"bot": sub.bot, "version": sub.version, "id": sub.id, "state": State.UNPACKED.value, "status_url": f"/api/submissions/{sub.id}"},
         status_code=202,
     )
+
+
+def _move(folder: Path, target: Path) -> None:
+    """Move ``folder`` to ``target``, replacing what a crash left there."""
+    shutil.rmtree(target, ignore_errors=True)
+    folder.rename(target)
 
 
 async def list_bots(service: Service, request: Request) -> JSONResponse:

@@ -96,6 +96,10 @@ class State(enum.StrEnum):
         return self in (State.RECEIVED, State.UNPACKED, State.BUILT, State.CHECKING)
 
 
+# The states a version ends in: each is written to the action log.
+_VERDICTS = (State.PASSED, State.FAILED, State.REFUSED)
+
+
 @dataclass(frozen=True)
 class Author:
     """One author the organiser added."""
@@ -316,8 +320,16 @@ class LadderStore:
         command: Sequence[str],
         build: Sequence[str] | None,
         archive: tuple[str, int, str],
+        state: State = State.RECEIVED,
+        reason: str | None = None,
+        place: Callable[[int], None] = lambda _sid: None,
     ) -> Submission:
-        """Number a new version of ``bot`` (received); refuse a bot name another author owns."""
+        """Number a new version of ``bot`` in ``state``; refuse a bot name another author owns.
+
+        ``place(id)`` runs before the version is committed: it moves the version's files into
+        place, so a crash (a kill -9) leaves no numbered version without its folder.  If it
+        raises, the version is not numbered.
+        """
         name, size, digest = archive
         now = time.time()
         with self._tx() as c:
@@ -341,13 +353,18 @@ class LadderStore:
                     name,
                     size,
                     digest,
-                    State.RECEIVED.value,
+                    state.value,
                     now,
                     now,
                 ),
             )
             sid = int(cur.lastrowid or 0)
+            if reason is not None:
+                c.execute("UPDATE submissions SET reason=? WHERE id=?", (reason, sid))
             self._log(c, author.name, "submit", f"{bot} v{number}", f"submission {sid}, {size} bytes")
+            if state in _VERDICTS:
+                self._log(c, None, state.value, f"submission {sid}", reason or "")
+            place(sid)
         found = self.submission(sid)
         assert found is not None
         return found
@@ -374,7 +391,7 @@ class LadderStore:
                     sid,
                 ),
             )
-            if state in (State.PASSED, State.FAILED, State.REFUSED):
+            if state in _VERDICTS:
                 self._log(c, None, state.value, f"submission {sid}", reason or "")
 
     _COLUMNS = (

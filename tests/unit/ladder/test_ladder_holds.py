@@ -145,3 +145,54 @@ def test_a_ladder_store_of_a_newer_arena_is_refused_untouched(tmp_path: Path) ->
     with pytest.raises(LadderError, match="schema version '9' is newer than this arena"):
         LadderStore.open(tmp_path)
     assert (tmp_path / LADDER_STORE_NAME).read_bytes() == before
+
+
+# -- 15: an upload cut off leaves no numbered version without its folder ------------------------
+
+
+class Killed(Exception):
+    """The service killed (kill -9) at this point of an upload."""
+
+
+def _kill_at_rename(monkeypatch: pytest.MonkeyPatch, nth: int, after: bool) -> None:
+    """Kill the service at the ``nth`` folder rename of an upload, before or after it is done."""
+    real = Path.rename
+    seen = [0]
+
+    def rename(self: Path, target: str | Path) -> Path:
+        seen[0] += 1
+        if seen[0] == nth and not after:
+            raise Killed(f"killed before renaming {self} to {target}")
+        moved = real(self, target)
+        if seen[0] == nth:
+            raise Killed(f"killed after renaming {self} to {target}")
+        return moved
+
+    monkeypatch.setattr(Path, "rename", rename)
+
+
+def _every_version_has_its_folders(ladder: Ladder) -> None:
+    for sub in ladder.store.submissions():
+        kept = ladder.ladder.folder / "submissions" / str(sub.id) / "archive"
+        assert kept.is_file(), f"{sub.bot} v{sub.version} is numbered without its archive"
+        assert ladder.ladder.version_folder(sub.id).is_dir(), f"{sub.bot} v{sub.version} is numbered without its folder"
+
+
+@pytest.mark.parametrize(("nth", "after"), [(1, False), (2, False), (2, True)], ids=["before the archive's rename", "before the folder's rename", "after both renames"])
+def test_an_upload_killed_mid_way_numbers_no_version_without_its_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, nth: int, after: bool
+) -> None:
+    ladder = Ladder(tmp_path)
+    assert ladder.submit("alice", bot_archive(), name="first").status_code == 202
+    with monkeypatch.context() as m:
+        _kill_at_rename(m, nth, after)
+        with pytest.raises(Killed):
+            ladder.submit("alice", bot_archive(), name="greedy")
+    assert [(s.bot, s.version) for s in ladder.store.submissions()] == [("first", 1)]
+    _every_version_has_its_folders(ladder)
+    # The next upload takes the number again, over whatever the killed one left.
+    r = ladder.submit("alice", bot_archive(), name="greedy")
+    assert r.status_code == 202, r.text
+    assert (r.json()["version"], r.json()["id"]) == (1, 2)
+    _every_version_has_its_folders(ladder)
+    assert (ladder.ladder.version_folder(2) / "bot.py").read_bytes() == b"print('hello')\n"
