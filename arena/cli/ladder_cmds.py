@@ -170,7 +170,9 @@ def _token(token_file: Path | None) -> str:
 
 
 def _default_name(folder: Path) -> str:
-    name = re.sub(r"[^A-Za-z0-9_.+-]", "-", folder.resolve().name)[:56]
+    from arena.ladder.names import BOT_NAME_MAX
+
+    name = re.sub(r"[^A-Za-z0-9_.+-]", "-", folder.resolve().name)[:BOT_NAME_MAX]
     return name or "bot"
 
 
@@ -226,6 +228,10 @@ def _print_verdict(sub: dict[str, Any]) -> ExitCode:
     failure = report.get("first_failure")
     if failure:
         echo_printable(f"first failure: {failure.get('check')}: {failure.get('reason')}\n  replay it: {failure.get('replay')}")
+        # The hint and its stderr's tail, as `arena check` prints them (the bot's text: escaped).
+        evidence = failure.get("evidence")
+        for line in evidence if isinstance(evidence, list) else ():
+            click.echo(f"  {printable(str(line))}")
     if sub.get("build_log") and state != "passed":
         click.echo("build log:")
         for line in str(sub["build_log"]).splitlines()[-15:]:

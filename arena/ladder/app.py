@@ -33,6 +33,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 from starlette.types import Message
 
+from arena.durations import describe_seconds
 from arena.errors import ArchiveRefused, ConfigError, LadderError
 from arena.ladder.league import LeagueLoop
 from arena.ladder.names import check_bot_name, version_of
@@ -120,13 +121,16 @@ def check_quota(service: Service, author: Author, size: int, now: float) -> None
         if len(seen) >= most:
             retry = max(1, int(seen[len(seen) - most] + window - now) + 1)
             raise HttpError(
-                429, f"quota: at most {most} versions per {what}; try again in {retry} s", {"Retry-After": str(retry)}
+                429,
+                f"quota: at most {most} versions per {what}; try again in {describe_seconds(retry)}",
+                {"Retry-After": str(retry)},
             )
     if day_bytes + size > q.bytes_per_day:
         retry = max(1, int(times[0] + DAY - now) + 1) if times else int(DAY)
         raise HttpError(
             429,
-            f"quota: at most {q.bytes_per_day} archive bytes per day ({day_bytes} sent); try again in {retry} s",
+            f"quota: at most {q.bytes_per_day} archive bytes per day ({day_bytes} sent); "
+            f"try again in {describe_seconds(retry)}",
             {"Retry-After": str(retry)},
         )
 

@@ -6,19 +6,24 @@ foreign file never touched, and the small messages in human terms."""
 from __future__ import annotations
 
 import io
+import re
 import sqlite3
 import tarfile
 import zipfile
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from arena.cli import main
+from arena.durations import describe_seconds
 from arena.errors import ArchiveRefused, ConfigError, LadderError
-from arena.ladder.names import check_bot_name
+from arena.ladder import client
+from arena.ladder.names import BOT_NAME_MAX, check_bot_name
 from arena.ladder.settings import ArchiveLimits
 from arena.ladder.store import LADDER_STORE_NAME, LadderStore
 from arena.ladder.unpack import unpack
-from tests.unit.ladder.test_ladder_api import Ladder, bot_archive
+from tests.unit.ladder.test_ladder_api import REPO, Ladder, bot_archive
 
 # -- 12: ids and damaged archives answer 4xx ---------------------------------------------------
 
@@ -196,3 +201,61 @@ def test_an_upload_killed_mid_way_numbers_no_version_without_its_folder(
     assert (r.json()["version"], r.json()["id"]) == (1, 2)
     _every_version_has_its_folders(ladder)
     assert (ladder.ladder.version_folder(2) / "bot.py").read_bytes() == b"print('hello')\n"
+
+
+# -- 19: the small ones ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("seconds", "text"),
+    [(0, "0 s"), (45, "45 s"), (59.2, "1 min"), (60, "1 min"), (2275, "38 min"), (3600, "1 h"), (3601, "1 h 1 min"), (86400, "24 h")],
+)
+def test_a_wait_is_said_in_human_units_never_sooner(seconds: float, text: str) -> None:
+    assert describe_seconds(seconds) == text
+
+
+def test_the_quota_message_says_when_in_human_units(tmp_path: Path) -> None:
+    ladder = Ladder(tmp_path)
+    for _ in range(3):
+        assert ladder.submit("alice", bot_archive()).status_code == 202
+    r = ladder.submit("alice", bot_archive())
+    assert r.status_code == 429 and 3500 <= int(r.headers["retry-after"]) <= 3601  # the header stays in seconds
+    assert re.search(r"try again in (59 min|60 min|1 h)$", r.json()["error"]), r.json()["error"]
+
+
+@pytest.mark.parametrize("name", ["bad name", "b" * (BOT_NAME_MAX + 1), ""])
+def test_a_refused_bot_name_states_the_documented_limit(name: str) -> None:
+    with pytest.raises(ConfigError, match=f"must be 1-{BOT_NAME_MAX} of "):
+        check_bot_name(name)
+
+
+def test_the_docs_state_the_bot_name_limit_of_the_code() -> None:
+    assert check_bot_name("b" * BOT_NAME_MAX)
+    for doc in (REPO / "docs" / "ladder-api.md", REPO / "README.md"):
+        stated = set(re.findall(r"\b1-([0-9]+) of `A-Z", doc.read_text(encoding="utf-8")))
+        assert stated == {str(BOT_NAME_MAX)}, f"{doc.name} states bot names of 1-{stated}"
+
+
+def test_submit_wait_prints_the_stderr_tail_of_a_failed_version(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the API gives the author (and the signed-in page shows) of a failed check."""
+    failed = {
+        "state": "failed",
+        "reason": "no crash: fail: crash: exit 1 (game 1)",
+        "report": {
+            "checks": [{"name": "no crash", "status": "fail", "detail": "crash: exit 1 (game 1)"}],
+            "first_failure": {
+                "check": "no crash",
+                "reason": "crash: exit 1",
+                "replay": "arena play ...",
+                "evidence": ["its stderr (last 2 lines of 80 bytes):", "  Traceback (most recent call last):", "  ZeroDivisionError: division by zero\x1b[2J"],
+            },
+        },
+    }
+    monkeypatch.setenv("ARENA_TOKEN", "t")
+    monkeypatch.setattr(client, "submit", lambda *a: {"bot": "greedy", "version": 1, "status_url": "/api/submissions/1"})
+    monkeypatch.setattr(client, "wait_for_verdict", lambda *a: failed)
+    (tmp_path / "greedy").mkdir()
+    done = CliRunner().invoke(main, ["submit", "http://ladder.test", str(tmp_path / "greedy"), "--command", "./bot", "--wait"])
+    assert done.exit_code == 1, done.output
+    assert "  ZeroDivisionError: division by zero" in done.stdout and "its stderr (last 2 lines" in done.stdout
+    assert "\x1b" not in done.stdout  # the bot's text is escaped
