@@ -11,7 +11,9 @@ import enum
 import hashlib
 import hmac
 import json
+import re
 import secrets
+import shlex
 import sqlite3
 import threading
 import time
@@ -152,6 +154,20 @@ class Submission:
             "report": self.report,
             "build_log": self.build_log,
         }
+
+    def withheld(self, text: str, folders: Sequence[Path]) -> str:
+        """``text`` (its reason, a line of its check) as anyone but its author reads it: its
+        command, as a message quotes it, and the server's ``folders`` withheld."""
+        for spelled in dict.fromkeys((" ".join(self.command), shlex.join(self.command))):
+            for quoted in (repr(spelled), f"'{spelled}'", f'"{spelled}"'):
+                text = text.replace(quoted, "its command")
+        # The longest first: the version's own folder before the folder that holds it; a path
+        # inside one goes with it (its file names are the command's).
+        for folder in sorted({str(f) for f in folders if f.is_absolute() and len(f.parts) > 1}, key=len, reverse=True):
+            within = f"{re.escape(folder)}(?![^/\\s'\"])"  # the folder itself or a path in it
+            text = re.sub(f"(['\"]){within}(?:/[^'\"]*)?\\1", "its folder", text)  # quoted: up to its quote
+            text = re.sub(f"{within}(?:/[^\\s,;:)'\"]*)?", "its folder", text)  # up to a space or a stop
+        return text
 
 
 def _schema_of(conn: sqlite3.Connection, path: Path) -> str | None:

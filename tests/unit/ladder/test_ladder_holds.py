@@ -9,6 +9,7 @@ import io
 import re
 import sqlite3
 import tarfile
+import time
 import zipfile
 from pathlib import Path
 
@@ -20,8 +21,9 @@ from arena.durations import describe_seconds
 from arena.errors import ArchiveRefused, ConfigError, LadderError
 from arena.ladder import client
 from arena.ladder.names import BOT_NAME_MAX, check_bot_name
+from arena.ladder.session import SESSION_COOKIE, session_cookie
 from arena.ladder.settings import ArchiveLimits
-from arena.ladder.store import LADDER_STORE_NAME, LadderStore
+from arena.ladder.store import LADDER_STORE_NAME, LadderStore, State, Submission
 from arena.ladder.unpack import unpack
 from tests.unit.ladder.test_ladder_api import REPO, Ladder, bot_archive
 
@@ -259,3 +261,62 @@ def test_submit_wait_prints_the_stderr_tail_of_a_failed_version(tmp_path: Path, 
     assert done.exit_code == 1, done.output
     assert "  ZeroDivisionError: division by zero" in done.stdout and "its stderr (last 2 lines" in done.stdout
     assert "\x1b" not in done.stdout  # the bot's text is escaped
+
+
+# -- 13: a failed version's command and the server's folder, for its author only ----------------
+
+
+@pytest.fixture
+def failed_to_start(tmp_path: Path) -> Ladder:
+    """Alice's greedy v1, failed at its start: its reason and check quote its command and folder
+    as the arena's startup failure does."""
+    ladder = Ladder(tmp_path)
+    assert ladder.submit("alice", bot_archive(), name="greedy", command="python3 secret_sauce.py --depth 9").status_code == 202
+    folder = ladder.ladder.version_folder(1)
+    detail = (
+        f"startup failure: cannot start {'python3 secret_sauce.py --depth 9'!r} in {str(folder)!r}: "
+        f"[Errno 2] No such file or directory: {str(folder / 'secret_sauce.py')!r} (game 1)"
+    )
+    check = {"name": "starts", "status": "fail", "detail": detail, "games": 1}
+    report = {"passed": False, "checks": [check], "first_failure": None, "command": ["python3", "secret_sauce.py", "--depth", "9"]}
+    ladder.store.set_state(1, State.FAILED, reason=f"starts: fail: {detail}", report=report)
+    return ladder
+
+
+def _page(ladder: Ladder, url: str, who: str | None) -> str:
+    headers = {}
+    if who is not None:
+        headers["Cookie"] = f"{SESSION_COOKIE}={session_cookie(ladder.store.session_secret(), who, time.time())}"
+    r = ladder.request("GET", url, headers=headers)
+    assert r.status_code == 200, r.text
+    return r.text
+
+
+@pytest.mark.parametrize("url", ["/bots/greedy", "/bots/greedy/v1"])
+@pytest.mark.parametrize("who", [None, "bob"], ids=["anyone", "another author"])
+def test_a_failed_versions_public_reason_withholds_its_command_and_folder(
+    failed_to_start: Ladder, url: str, who: str | None
+) -> None:
+    text = _page(failed_to_start, url, who)
+    assert "secret_sauce" not in text and "--depth 9" not in text
+    assert str(failed_to_start.ladder.folder) not in text and str(failed_to_start.ladder.versions_folder) not in text
+    assert "startup failure: cannot start its command in its folder: [Errno 2]" in text  # the reason still says what
+
+
+@pytest.mark.parametrize("url", ["/bots/greedy", "/bots/greedy/v1"])
+@pytest.mark.parametrize("who", ["alice", "org"], ids=["its author", "an organiser"])
+def test_its_author_reads_the_whole_reason(failed_to_start: Ladder, url: str, who: str) -> None:
+    text = _page(failed_to_start, url, who)
+    assert "cannot start &#39;python3 secret_sauce.py --depth 9&#39; in &#39;" + str(failed_to_start.ladder.version_folder(1)) in text
+
+
+def test_withheld_takes_the_command_as_quoted_and_every_path_in_the_folders() -> None:
+    version = Submission(1, "alice", "greedy", 1, ("python3", "my bot.py"), None, "a", 1, State.FAILED, None, None, None, 0, 0)
+    text = (
+        "cannot start \"python3 my bot.py\" in '/srv/results-bots/1': no file '/srv/results-bots/1/my bot.py'; "
+        "/srv/results-bots/12/x and /srv/results/ladder.sqlite, not /srv/resultsx"
+    )
+    folders = [Path("/srv/results-bots/1"), Path("/srv/results-bots"), Path("/srv/results"), Path("/")]
+    assert version.withheld(text, folders) == (
+        "cannot start its command in its folder: no file its folder; its folder and its folder, not /srv/resultsx"
+    )
