@@ -243,6 +243,12 @@ class LadderStore:
         except sqlite3.Error as e:
             raise LadderError(f"{str(path)!r}: cannot open the ladder store: {e}") from None
         try:
+            try:
+                conn.execute("PRAGMA schema_version").fetchone()
+            except sqlite3.OperationalError as e:  # unreadable, locked...
+                raise LadderError(f"{str(path)!r}: cannot open the ladder store: {e}") from None
+            except sqlite3.DatabaseError as e:  # not SQLite at all
+                raise LadderError(f"{str(path)!r} is not a ladder store: {e}") from None
             _schema_of(conn, path)
         finally:
             conn.close()
