@@ -1,4 +1,4 @@
-"""Durations as people write them: ``1s``, ``250ms``, ``1.5s``, ``2m``."""
+"""Durations as people write them (``1s``, ``250ms``, ``1.5s``, ``2m``) and read them (``38 min``)."""
 
 from __future__ import annotations
 
@@ -47,3 +47,16 @@ def parse_duration_ms(value: str | int | float, where: str = "duration") -> int:
 def _no_unit(value: str | int | float, where: str) -> None:
     text = str(value).strip()
     raise ConfigError(f"{where}: {value!r} has no unit: write {text}ms (milliseconds) or {text}s (seconds)")
+
+
+def describe_seconds(seconds: float) -> str:
+    """A wait as people read it, rounded up (``45 s``, ``38 min``, ``2 h 5 min``): what a
+    message says of a delay, never sooner than it is."""
+    whole = max(0, math.ceil(seconds))
+    if whole < 60:
+        return f"{whole} s"
+    minutes = math.ceil(whole / 60)
+    if minutes < 60:
+        return f"{minutes} min"
+    hours, rest = divmod(minutes, 60)
+    return f"{hours} h" if rest == 0 else f"{hours} h {rest} min"

@@ -57,7 +57,8 @@ def serve_cmd(ladder_file: Path, host: str, port: int, add_author: str | None, a
     Everything is kept in the league's results folder (ladder.sqlite, submissions/):
     a restart takes up the submissions left half checked.
     """
-    from arena.ladder.settings import check_author_name, load_ladder
+    from arena.ladder.names import check_author_name
+    from arena.ladder.settings import load_ladder
     from arena.ladder.store import LadderStore
 
     ladder = load_ladder(ladder_file)
@@ -169,7 +170,9 @@ def _token(token_file: Path | None) -> str:
 
 
 def _default_name(folder: Path) -> str:
-    name = re.sub(r"[^A-Za-z0-9_.+-]", "-", folder.resolve().name)[:56]
+    from arena.ladder.names import BOT_NAME_MAX
+
+    name = re.sub(r"[^A-Za-z0-9_.+-]", "-", folder.resolve().name)[:BOT_NAME_MAX]
     return name or "bot"
 
 
@@ -198,7 +201,7 @@ def submit_cmd(
     """
     from arena.durations import parse_duration_ms
     from arena.ladder.client import SubmissionRefused, submit, wait_for_verdict
-    from arena.ladder.settings import check_bot_name
+    from arena.ladder.names import check_bot_name
 
     token = _token(token_file)
     bot = check_bot_name(name or _default_name(folder))
@@ -225,6 +228,10 @@ def _print_verdict(sub: dict[str, Any]) -> ExitCode:
     failure = report.get("first_failure")
     if failure:
         echo_printable(f"first failure: {failure.get('check')}: {failure.get('reason')}\n  replay it: {failure.get('replay')}")
+        # The hint and its stderr's tail, as `arena check` prints them (the bot's text: escaped).
+        evidence = failure.get("evidence")
+        for line in evidence if isinstance(evidence, list) else ():
+            click.echo(f"  {printable(str(line))}")
     if sub.get("build_log") and state != "passed":
         click.echo("build log:")
         for line in str(sub["build_log"]).splitlines()[-15:]:

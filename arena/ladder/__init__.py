@@ -4,6 +4,7 @@ A ladder file is a tournament file with a ``ladder:`` section.  The modules:
 
 - ``settings``: the ``ladder:`` section as frozen values (:class:`LadderSettings`) and
   :func:`load_ladder`, which reads the whole file with the tournament file's own reader;
+- ``names``: the rules of an author's and a bot's name, and a version's league name ``BOT.vN``;
 - ``store``: ``ladder.sqlite`` in the league's results folder: authors (only a hash of each
   token), submissions and their states, the action log;
 - ``unpack``: an uploaded archive (tar, tar.gz, zip) into a fresh folder under hard limits,

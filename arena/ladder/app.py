@@ -33,12 +33,13 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 from starlette.types import Message
 
+from arena.durations import describe_seconds
 from arena.errors import ArchiveRefused, ConfigError, LadderError
 from arena.ladder.league import LeagueLoop
+from arena.ladder.names import check_bot_name, version_of
 from arena.ladder.pages import page_routes
 from arena.ladder.queue import ARCHIVE_FILE, CheckQueue, submission_folder
-from arena.ladder.roster import version_of
-from arena.ladder.settings import Ladder, SubmitPolicy, check_bot_name
+from arena.ladder.settings import Ladder, SubmitPolicy
 from arena.ladder.store import SUBMISSIONS_FOLDER, Author, LadderStore, State
 from arena.ladder.unpack import unpack
 
@@ -120,13 +121,16 @@ def check_quota(service: Service, author: Author, size: int, now: float) -> None
         if len(seen) >= most:
             retry = max(1, int(seen[len(seen) - most] + window - now) + 1)
             raise HttpError(
-                429, f"quota: at most {most} versions per {what}; try again in {retry} s", {"Retry-After": str(retry)}
+                429,
+                f"quota: at most {most} versions per {what}; try again in {describe_seconds(retry)}",
+                {"Retry-After": str(retry)},
             )
     if day_bytes + size > q.bytes_per_day:
         retry = max(1, int(times[0] + DAY - now) + 1) if times else int(DAY)
         raise HttpError(
             429,
-            f"quota: at most {q.bytes_per_day} archive bytes per day ({day_bytes} sent); try again in {retry} s",
+            f"quota: at most {q.bytes_per_day} archive bytes per day ({day_bytes} sent); "
+            f"try again in {describe_seconds(retry)}",
             {"Retry-After": str(retry)},
         )
 
@@ -134,7 +138,7 @@ def check_quota(service: Service, author: Author, size: int, now: float) -> None
 async def _bounded_body(request: Request, most: int) -> bytes:
     """The request's body, refused (413) past ``most`` bytes whatever Content-Length says."""
     declared = request.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > most:
+    if declared is not None and declared.isascii() and declared.isdigit() and int(declared) > most:
         raise HttpError(413, f"the upload is {declared} bytes; this ladder takes archives up to {most - FORM_SLACK_BYTES}")
     chunks: list[bytes] = []
     size = 0
@@ -251,16 +255,27 @@ def _receive(
         with service.queue.intake:
             # Again under the lock: two uploads at once must not both fit the last place.
             check_quota(service, author, len(data), time.time())
+
+            def place(sid: int) -> None:
+                # Before the version is committed (see add_submission): a folder already there
+                # has no version, left by a crash between these renames and the commit.
+                _move(incoming, submission_folder(service.ladder, sid))
+                if refusal is None:
+                    _move(unpacking / "bot", service.ladder.version_folder(sid))
+
             try:
-                sub = service.store.add_submission(author, name, command, build, (filename[:200], len(data), digest))
+                sub = service.store.add_submission(
+                    author,
+                    name,
+                    command,
+                    build,
+                    (filename[:200], len(data), digest),
+                    State.UNPACKED if refusal is None else State.REFUSED,
+                    None if refusal is None else str(refusal),
+                    place,
+                )
             except LadderError as e:
                 raise HttpError(409, str(e)) from None
-            service.store.set_state(
-                sub.id, State.UNPACKED if refusal is None else State.REFUSED, reason=None if refusal is None else str(refusal)
-            )
-            incoming.rename(submission_folder(service.ladder, sub.id))
-            if refusal is None:
-                (unpacking / "bot").rename(service.ladder.version_folder(sub.id))
     finally:
         shutil.rmtree(incoming, ignore_errors=True)
         shutil.rmtree(unpacking, ignore_errors=True)
@@ -270,6 +285,12 @@ def _receive(
         {"bot": sub.bot, "version": sub.version, "id": sub.id, "state": State.UNPACKED.value, "status_url": f"/api/submissions/{sub.id}"},
         status_code=202,
     )
+
+
+def _move(folder: Path, target: Path) -> None:
+    """Move ``folder`` to ``target``, replacing what a crash left there."""
+    shutil.rmtree(target, ignore_errors=True)
+    folder.rename(target)
 
 
 async def list_bots(service: Service, request: Request) -> JSONResponse:
@@ -284,7 +305,8 @@ async def list_bots(service: Service, request: Request) -> JSONResponse:
 async def get_submission(service: Service, request: Request) -> JSONResponse:
     """One submission: public fields, and its report and build log for its own author."""
     raw = request.path_params["sid"]
-    sub = service.store.submission(int(raw)) if raw.isdigit() and len(raw) < 19 else None
+    # ASCII digits only: str.isdigit() also takes '²', which int() refuses.
+    sub = service.store.submission(int(raw)) if raw.isascii() and raw.isdigit() and len(raw) < 19 else None
     if sub is None:
         raise HttpError(404, f"no submission {raw!r}")
     author = author_of(service, request, required=False)

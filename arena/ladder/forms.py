@@ -18,9 +18,9 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from arena.ladder.names import BOT_NAME_MAX
 from arena.ladder.render import page, secure
 from arena.ladder.session import CSRF_COOKIE, CSRF_FIELD, SESSION_COOKIE, SESSION_S, csrf_ok, session_cookie
-from arena.ladder.settings import BOT_NAME_MAX
 from arena.ladder.site import Site, Viewer, site_of
 
 SMALL_FORM_BYTES = 8192  # signing in or out: a token and the form's own

@@ -25,6 +25,7 @@ from starlette.staticfiles import StaticFiles
 from arena.errors import StoreError
 from arena.game.record import GameRecord
 from arena.ladder import forms
+from arena.ladder.names import version_of
 from arena.ladder.render import page, when
 from arena.ladder.results import (
     Owners,
@@ -36,7 +37,7 @@ from arena.ladder.results import (
     shown_record,
     shown_row,
 )
-from arena.ladder.roster import league_name, version_of
+from arena.ladder.roster import league_name
 from arena.ladder.site import Site, Viewer, site_of
 from arena.ladder.store import State, Submission
 from arena.league.game_filter import FAULT_CHOICES, GameFilter
@@ -260,7 +261,7 @@ def _bot(bot: str) -> Gather:
             "retired_through": retired_through,
             "banned": banned,
             "author": versions[0].author if versions and bot not in site.house else None,
-            "versions": [_version_row(v, rows) for v in reversed(versions)],
+            "versions": [_version_row(v, rows, _shown(site, viewer, v, v.reason or "")) for v in reversed(versions)],
             "rows": [{"shown": shown_row(r), "page": bot_page(bot)} for r in rows],
             "crosstable": _crosstable(view, names, owners),
             "games": _game_rows(games, owners),
@@ -271,14 +272,24 @@ def _bot(bot: str) -> Gather:
     return gather
 
 
-def _version_row(sub: Submission, rows: list[dict[str, Any]]) -> dict[str, Any]:
+def _shown(site: Site, viewer: Viewer, sub: Submission, text: str) -> str:
+    """``text`` of version ``sub`` (its reason, a check's line) as ``viewer`` may read it: its
+    command and the server's folders only for its author (and the organisers)."""
+    if viewer.may_see(sub.author):
+        return text
+    ladder = site.ladder
+    return sub.withheld(text, (ladder.version_folder(sub.id), ladder.versions_folder, ladder.folder))
+
+
+def _version_row(sub: Submission, rows: list[dict[str, Any]], reason: str) -> dict[str, Any]:
+    """A version's line; ``reason`` as the viewer may read it (see :func:`_shown`)."""
     name = league_name(sub)
     playing = [r for r in rows if r.get("bot") == name]
     return {
         "version": sub.version,
         "state": sub.state.value,
         "pending": sub.state.pending,
-        "reason": sub.reason or "",
+        "reason": reason,
         "received": sub.received,
         "updated": sub.updated,
         "league_name": name,
@@ -307,9 +318,13 @@ def _version(bot: str, number: str) -> Gather:
         report = sub.report if isinstance(sub.report, dict) else None
         return {
             "sub": sub,
-            "row": _version_row(sub, rows),
+            "row": _version_row(sub, rows, _shown(site, viewer, sub, sub.reason or "")),
             "standing": [{"shown": shown_row(r), "page": bot_page(sub.bot)} for r in rows],
-            "checks": [c for c in (report or {}).get("checks", []) if isinstance(c, dict)],
+            "checks": [
+                {**c, "detail": _shown(site, viewer, sub, str(c.get("detail", "")))}
+                for c in (report or {}).get("checks", [])
+                if isinstance(c, dict)
+            ],
             "verdict": report,
             "mine": viewer.may_see(sub.author),
             "failure": (report or {}).get("first_failure") if viewer.may_see(sub.author) else None,

@@ -23,7 +23,7 @@ from urllib.parse import quote
 
 from arena.errors import EmptyStoreError, StoreError
 from arena.game.record import GameRecord
-from arena.ladder.roster import version_of
+from arena.ladder.names import version_of
 from arena.league.continuous import stored_pairs
 from arena.league.game_filter import GameFilter
 from arena.league.game_summary import GameSummary

@@ -14,13 +14,13 @@ only adds a bot at the end and the league grows without replaying (see
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from arena.ladder.names import version_name
 from arena.ladder.settings import Ladder
 from arena.ladder.store import LadderStore, Submission
 from arena.league.config.reader import beside
@@ -35,13 +35,7 @@ HEADER = (
 
 def league_name(sub: Submission) -> str:
     """The name version ``sub`` plays under in the league: ``BOT.vN``."""
-    return f"{sub.bot}.v{sub.version}"
-
-
-def version_of(name: str) -> tuple[str, int] | None:
-    """The bot and version of a league name ``BOT.vN``, or None for a house bot's name."""
-    m = re.fullmatch(r"(.+)\.v([0-9]+)", name)
-    return None if m is None else (m.group(1), int(m.group(2)))
+    return version_name(sub.bot, sub.version)
 
 
 @dataclass(frozen=True)

@@ -13,13 +13,11 @@ from pathlib import Path
 
 from arena import builtin_bots
 from arena.check import MIN_CONFORMANCE_GAMES, CheckOptions, SprtOptions
-from arena.errors import ConfigError
 from arena.game.sandbox.bwrap import SandboxPolicy
 from arena.ladder.store import SUBMISSIONS_FOLDER
 from arena.league.config import TournamentConfig, parse_config
 from arena.league.config.reader import Reader, beside
 from arena.league.config.yamlfile import load_nodes
-from arena.protocol import NAME_RE
 from arena.textfile import TOURNAMENT_FILE_MAX_BYTES, read_text
 
 LADDER_KEY = "ladder"
@@ -264,22 +262,3 @@ def _read_archive(r: Reader) -> ArchiveLimits:
         ratio=_whole(r, "ratio", d.ratio, 1, 100_000),
         depth=_whole(r, "depth", d.depth, 1, 256),
     )
-
-
-def check_author_name(name: str) -> str:
-    """``name`` if it is a fit author or bot name (1-64 of A-Z a-z 0-9 _ . + -), else ConfigError."""
-    if not NAME_RE.fullmatch(name):
-        raise ConfigError(f"name {name!r}: must be 1-64 of A-Z a-z 0-9 _ . + -")
-    return name
-
-
-# A version plays in the league as ``BOT.vN``: a bot's name leaves room for the suffix.
-BOT_NAME_MAX = 56
-
-
-def check_bot_name(name: str) -> str:
-    """``name`` if it is a fit bot name (1-56 of A-Z a-z 0-9 _ . + -), else ConfigError."""
-    check_author_name(name)
-    if len(name) > BOT_NAME_MAX:
-        raise ConfigError(f"name {name!r}: at most {BOT_NAME_MAX} characters (the league adds '.vN')")
-    return name

@@ -11,7 +11,9 @@ import enum
 import hashlib
 import hmac
 import json
+import re
 import secrets
+import shlex
 import sqlite3
 import threading
 import time
@@ -96,6 +98,10 @@ class State(enum.StrEnum):
         return self in (State.RECEIVED, State.UNPACKED, State.BUILT, State.CHECKING)
 
 
+# The states a version ends in: each is written to the action log.
+_VERDICTS = (State.PASSED, State.FAILED, State.REFUSED)
+
+
 @dataclass(frozen=True)
 class Author:
     """One author the organiser added."""
@@ -149,6 +155,43 @@ class Submission:
             "build_log": self.build_log,
         }
 
+    def withheld(self, text: str, folders: Sequence[Path]) -> str:
+        """``text`` (its reason, a line of its check) as anyone but its author reads it: its
+        command, as a message quotes it, and the server's ``folders`` withheld."""
+        for spelled in dict.fromkeys((" ".join(self.command), shlex.join(self.command))):
+            for quoted in (repr(spelled), f"'{spelled}'", f'"{spelled}"'):
+                text = text.replace(quoted, "its command")
+        # The longest first: the version's own folder before the folder that holds it; a path
+        # inside one goes with it (its file names are the command's).
+        for folder in sorted({str(f) for f in folders if f.is_absolute() and len(f.parts) > 1}, key=len, reverse=True):
+            within = f"{re.escape(folder)}(?![^/\\s'\"])"  # the folder itself or a path in it
+            text = re.sub(f"(['\"]){within}(?:/[^'\"]*)?\\1", "its folder", text)  # quoted: up to its quote
+            text = re.sub(f"{within}(?:/[^\\s,;:)'\"]*)?", "its folder", text)  # up to a space or a stop
+        return text
+
+
+def _schema_of(conn: sqlite3.Connection, path: Path) -> str | None:
+    """The schema version of the store on ``conn`` (None: no tables yet, a new store), one this
+    arena reads (``1`` or :data:`SCHEMA_VERSION`); LadderError for any other file."""
+    try:
+        if conn.execute("SELECT 1 FROM sqlite_master WHERE type='table' LIMIT 1").fetchone() is None:
+            return None
+        row = conn.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+    except sqlite3.DatabaseError as e:
+        raise LadderError(f"{str(path)!r} is not a ladder store: {e}") from None
+    version = str(row[0]) if row else None
+    if version in ("1", str(SCHEMA_VERSION)):
+        return version
+    why = (
+        "newer than this arena"
+        if version is not None and version.isascii() and version.isdigit() and int(version) > SCHEMA_VERSION
+        else "unknown"
+    )
+    raise LadderError(
+        f"{str(path)!r}: ladder store schema version {version!r} is {why}; "
+        f"this arena reads version {SCHEMA_VERSION} (use the arena that wrote it)"
+    )
+
 
 def token_hash(token: str) -> str:
     """The SHA-256 of a token, as stored."""
@@ -170,6 +213,10 @@ class LadderStore:
     def open(cls, folder: Path) -> LadderStore:
         """Open (or create) ``folder/ladder.sqlite``; refuse one of a newer or unknown schema."""
         path = folder / LADDER_STORE_NAME
+        if path.is_file():
+            # Read-only until its schema is known: a foreign file is refused untouched (switching
+            # it to WAL, as a ladder store is, would already change it).
+            cls._look(path)
         folder.mkdir(parents=True, exist_ok=True)
         (folder / SUBMISSIONS_FOLDER).mkdir(exist_ok=True)
         try:
@@ -181,37 +228,42 @@ class LadderStore:
         except sqlite3.DatabaseError as e:
             raise LadderError(f"{str(path)!r} is not a ladder store: {e}") from None
         store = cls(path, conn)
-        store._prepare()
+        try:
+            store._prepare()
+        except BaseException:
+            conn.close()
+            raise
         return store
 
-    def _prepare(self) -> None:
+    @staticmethod
+    def _look(path: Path) -> None:
+        """Refuse ``path`` unless it is empty or a ladder store this arena reads, opened read-only."""
         try:
-            tables = {r[0] for r in self._conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-            if not tables:
-                # One script, one transaction: a store is made whole or not at all.
-                self._conn.executescript(
-                    f"BEGIN; {_SCHEMA} INSERT INTO meta VALUES ('schema', '{SCHEMA_VERSION}'); COMMIT;"
-                )
-                return
-            row = self._conn.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
-        except sqlite3.DatabaseError as e:
-            raise LadderError(f"{str(self.path)!r} is not a ladder store: {e}") from None
-        version = str(row[0]) if row else None
-        if version == "1":
+            conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=10)
+        except sqlite3.Error as e:
+            raise LadderError(f"{str(path)!r}: cannot open the ladder store: {e}") from None
+        try:
+            try:
+                conn.execute("PRAGMA schema_version").fetchone()
+            except sqlite3.OperationalError as e:  # unreadable, locked...
+                raise LadderError(f"{str(path)!r}: cannot open the ladder store: {e}") from None
+            except sqlite3.DatabaseError as e:  # not SQLite at all
+                raise LadderError(f"{str(path)!r} is not a ladder store: {e}") from None
+            _schema_of(conn, path)
+        finally:
+            conn.close()
+
+    def _prepare(self) -> None:
+        version = _schema_of(self._conn, self.path)
+        if version is None:
+            # One script, one transaction: a store is made whole or not at all.
+            self._conn.executescript(
+                f"BEGIN; {_SCHEMA} INSERT INTO meta VALUES ('schema', '{SCHEMA_VERSION}'); COMMIT;"
+            )
+        elif version == "1":
             # Version 1 to 2: the bots table, in one transaction (a crash leaves version 1).
             self._conn.executescript(
                 f"BEGIN; {_BOTS_TABLE} UPDATE meta SET value='{SCHEMA_VERSION}' WHERE key='schema'; COMMIT;"
-            )
-            return
-        if version != str(SCHEMA_VERSION):
-            why = (
-                "newer than this arena"
-                if version is not None and version.isdigit() and int(version) > SCHEMA_VERSION
-                else "unknown"
-            )
-            raise LadderError(
-                f"{str(self.path)!r}: ladder store schema version {version!r} is {why}; "
-                f"this arena reads version {SCHEMA_VERSION} (use the arena that wrote it)"
             )
 
     def close(self) -> None:
@@ -290,8 +342,16 @@ class LadderStore:
         command: Sequence[str],
         build: Sequence[str] | None,
         archive: tuple[str, int, str],
+        state: State = State.RECEIVED,
+        reason: str | None = None,
+        place: Callable[[int], None] = lambda _sid: None,
     ) -> Submission:
-        """Number a new version of ``bot`` (received); refuse a bot name another author owns."""
+        """Number a new version of ``bot`` in ``state``; refuse a bot name another author owns.
+
+        ``place(id)`` runs before the version is committed: it moves the version's files into
+        place, so a crash (a kill -9) leaves no numbered version without its folder.  If it
+        raises, the version is not numbered.
+        """
         name, size, digest = archive
         now = time.time()
         with self._tx() as c:
@@ -315,13 +375,18 @@ class LadderStore:
                     name,
                     size,
                     digest,
-                    State.RECEIVED.value,
+                    state.value,
                     now,
                     now,
                 ),
             )
             sid = int(cur.lastrowid or 0)
+            if reason is not None:
+                c.execute("UPDATE submissions SET reason=? WHERE id=?", (reason, sid))
             self._log(c, author.name, "submit", f"{bot} v{number}", f"submission {sid}, {size} bytes")
+            if state in _VERDICTS:
+                self._log(c, None, state.value, f"submission {sid}", reason or "")
+            place(sid)
         found = self.submission(sid)
         assert found is not None
         return found
@@ -348,7 +413,7 @@ class LadderStore:
                     sid,
                 ),
             )
-            if state in (State.PASSED, State.FAILED, State.REFUSED):
+            if state in _VERDICTS:
                 self._log(c, None, state.value, f"submission {sid}", reason or "")
 
     _COLUMNS = (

@@ -8,6 +8,8 @@ Nothing in an archive is trusted: not its headers' sizes, not its names, not its
 - a name that is absolute, holds ``..``, a NUL or a backslash, or is empty is refused;
 - only files and folders are unpacked: every link (symbolic or hard, wherever it points),
   device, fifo and socket is refused, so nothing in the folder can point out of it;
+- an entry that cannot be read (its compressed data damaged, a zip entry encrypted) is
+  refused by name, whatever the decompressor raised;
 - every file is created with ``O_EXCL | O_NOFOLLOW`` under folders opened with
   ``O_NOFOLLOW`` from the fresh top folder down, so a name given twice is refused and a
   write never goes through a link.
@@ -21,11 +23,13 @@ from __future__ import annotations
 import contextlib
 import enum
 import io
+import lzma
 import os
 import shutil
 import stat
 import tarfile
 import zipfile
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -52,6 +56,13 @@ class Rule(enum.StrEnum):
     LINK = "link"
     SPECIAL = "special file"
     DUPLICATE = "duplicate entry"
+    DAMAGED = "damaged entry"
+    ENCRYPTED = "encrypted entry"
+
+
+# What a decompressor raises on damaged data (besides OSError and EOFError): tarfile and
+# zipfile let these through as they are.
+_DAMAGED = (lzma.LZMAError, zlib.error, zipfile.BadZipFile, tarfile.TarError, EOFError, OSError)
 
 
 @dataclass(frozen=True)
@@ -202,11 +213,19 @@ def _write_file(root: int, parts: list[str], name: str, src: IO[bytes], mode: in
         except FileExistsError:
             raise ArchiveRefused(Rule.DUPLICATE, name, "given twice") from None
         try:
-            while chunk := src.read(CHUNK):
+            while chunk := _read(src, name):
                 budget.wrote(name, len(chunk))
                 os.write(out, chunk)
         finally:
             os.close(out)
+
+
+def _read(src: IO[bytes], name: str) -> bytes:
+    """The entry's next chunk; its damaged data refused by the entry's name."""
+    try:
+        return src.read(CHUNK)
+    except _DAMAGED as e:
+        raise ArchiveRefused(Rule.DAMAGED, name, f"its data cannot be read: {e}") from None
 
 
 def _unpack_tar(data: bytes, root: int, budget: _Budget, name: str) -> None:
@@ -228,7 +247,7 @@ def _unpack_tar(data: bytes, root: int, budget: _Budget, name: str) -> None:
                     _write_file(root, parts, member.name, src, member.mode, budget)
                 else:
                     raise ArchiveRefused(Rule.SPECIAL, member.name, "a device, fifo or other special file")
-    except (tarfile.TarError, EOFError, OSError, ValueError) as e:
+    except (*_DAMAGED, ValueError) as e:
         raise ArchiveRefused(Rule.FORMAT, name, f"cannot read it as a tar archive: {e}") from None
 
 
@@ -251,18 +270,13 @@ def _unpack_zip(data: bytes, root: int, budget: _Budget, name: str) -> None:
                     raise ArchiveRefused(Rule.LINK, info.filename, "a symbolic link: no links are unpacked")
                 if info.is_dir():
                     _make_folder(root, parts, info.filename)
+                elif info.flag_bits & 0x1:  # encrypted: zipfile would ask for a password
+                    raise ArchiveRefused(Rule.ENCRYPTED, info.filename, "an encrypted entry: send it unencrypted")
                 elif kind in (0, stat.S_IFREG):
                     budget.declared(info.filename, info.file_size)
                     with zf.open(info) as src:
                         _write_file(root, parts, info.filename, src, mode, budget)
                 else:
                     raise ArchiveRefused(Rule.SPECIAL, info.filename, "a device, fifo or other special file")
-    except (
-        zipfile.BadZipFile,
-        zipfile.LargeZipFile,
-        EOFError,
-        OSError,
-        ValueError,
-        NotImplementedError,
-    ) as e:
+    except (*_DAMAGED, zipfile.LargeZipFile, ValueError, NotImplementedError) as e:
         raise ArchiveRefused(Rule.FORMAT, name, f"cannot read it as a zip archive: {e}") from None

@@ -318,9 +318,9 @@ def test_an_admin_retires_and_bans_a_bot_and_a_banned_bot_takes_no_new_version(l
 @pytest.mark.parametrize(
     ("name", "status", "needle"),
     [
-        ("b" * 57, 400, "at most 56 characters"),  # the league adds '.vN' to the 64 a name may have
+        ("b" * 57, 400, "must be 1-56 of"),  # the league adds '.vN' to the 64 a name may have
         ("one", 409, "a bot of the league itself"),
-        ("bad name", 400, "must be 1-64 of"),
+        ("bad name", 400, "must be 1-56 of"),
     ],
 )
 def test_a_bot_name_that_cannot_play_in_the_league_is_refused(ladder: Ladder, name: str, status: int, needle: str) -> None:

@@ -14,7 +14,8 @@ import pytest
 import yaml
 
 from arena.errors import LadderError
-from arena.ladder.roster import league_name, league_text, roster, version_of, write_league_file
+from arena.ladder.names import version_of
+from arena.ladder.roster import league_name, league_text, roster, write_league_file
 from arena.ladder.settings import load_ladder
 from arena.ladder.store import SCHEMA_VERSION, LadderStore, State, Submission
 from arena.league.changes import compare_files
