@@ -1,4 +1,4 @@
-"""What the unit and the system tests of config helpers share."""
+"""What the unit and the system tests of tournament files share."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""What the unit and the system tests of dask helpers share."""
+"""What the unit and the system tests of Dask leagues share."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""What the unit and the system tests of fault evidence share."""
+"""What the unit and the system tests of the faults' evidence share."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""What the unit and the system tests of ladder league share."""
+"""What the unit and the system tests of the ladder's league share."""
 
 from __future__ import annotations
 

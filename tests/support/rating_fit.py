@@ -1,4 +1,4 @@
-"""What the unit and the system tests of rating fit share."""
+"""The reference the TrueSkill fit is held to: trueskillthroughtime, run on the same games."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""What the unit and the system tests of report helpers share."""
+"""What the unit and the system tests of the report share."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""What the unit and the system tests of results folder share."""
+"""What the unit and the system tests of the results folder share."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""What the unit and the system tests of store helpers share."""
+"""What the unit and the system tests of the store share."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""The order-free TrueSkill fit: against trueskillthroughtime, and blind to the order of games.
-"""
+"""The order-free TrueSkill fit: against trueskillthroughtime, and blind to the order of games."""
 
 from __future__ import annotations
 
