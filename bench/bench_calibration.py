@@ -55,7 +55,7 @@ from arena.stats.settings import RatingConfig
 from arena.stats.sprt import elo_to_score
 from arena.stats.stopped import stopped_elo
 from arena.stats.trueskill_fit import fit
-from tests.posterior_reference import exact_better, exact_two
+from tests.support.posterior_reference import exact_better, exact_two
 
 DRAW = 0.1
 

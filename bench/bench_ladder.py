@@ -70,7 +70,7 @@ from arena.ladder.roster import LEAGUE_FILE
 from arena.ladder.settings import Ladder, load_ladder
 from arena.league.continuous import ContinuousLeague, describe_pairs
 from arena.league.store import STORE_NAME, ResultStore
-from tests.ladder_helpers import Server, read_concurrently
+from tests.support.ladder_helpers import Server, read_concurrently
 
 ROOT = Path(__file__).resolve().parent.parent
 GREEDY = ROOT / "sample_bots" / "c" / "greedy"

@@ -20,7 +20,7 @@ sys.path.insert(0, str(REPO))
 
 from arena.league.store import ResultStore  # noqa: E402
 from arena.report import report_page, tournament_report  # noqa: E402
-from tests.browser import chromium, screenshots, unavailable  # noqa: E402
+from tests.support.browser import chromium, screenshots, unavailable  # noqa: E402
 
 
 def main() -> int:
