@@ -63,6 +63,23 @@ finally:
 print(json.dumps(found))
 """
 
+# Prefixed to CHILD: the arena sets each bound only once the sandbox's init has moved on
+# from the user namespace bubblewrap made into the nested one of ``--disable-userns`` (as a
+# loaded machine may make it, the arena being slower than the sandbox's set-up).
+LATE = r"""
+import os, time
+from arena.game.sandbox import ucounts
+_bound = ucounts._bound
+def late(pid):
+    made = os.readlink(f"/proc/{pid}/ns/user")
+    deadline = time.monotonic() + 10
+    while os.readlink(f"/proc/{pid}/ns/user") == made:
+        assert time.monotonic() < deadline, "the sandbox's init did not enter a nested user namespace in 10 s"
+        time.sleep(0.005)
+    _bound(pid)
+ucounts._bound = late
+"""
+
 
 def plain_user_command() -> list[str] | None:
     """The prefix that runs a Python with the arena as a plain user, or None when there is none."""
@@ -101,14 +118,15 @@ def pythonpath() -> str:
 
 
 @pytest.mark.skipif(unavailable_reason() is not None, reason="no bubblewrap sandbox here")
-def test_a_plain_users_bots_each_get_their_own_share_of_the_users_inotify_instances() -> None:
+@pytest.mark.parametrize("when", ["at-once", "after-the-nested-namespace"])
+def test_a_plain_users_bots_each_get_their_own_share_of_the_users_inotify_instances(when: str) -> None:
     if not ucounts.bounds():
         pytest.skip("this kernel has no per-namespace inotify counts")
     prefix = plain_user_command()
     if prefix is None:
         pytest.skip("no plain user here can run this Python with the arena")
     proc = subprocess.Popen(
-        [*prefix, "-c", CHILD],
+        [*prefix, "-c", (LATE if when == "after-the-nested-namespace" else "") + CHILD],
         cwd="/",
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
 from arena.game.record import FaultKind
 from arena.ladder.results import open_results
