@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import pytest
 
 from arena.game.record import FaultKind
 from arena.ladder.results import open_results
