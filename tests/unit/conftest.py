@@ -10,11 +10,24 @@ import pytest
 from tests.support.no_io import forbid_io
 
 
-@pytest.fixture(scope="package", autouse=True)
-def _no_io_in_fixtures() -> Iterator[None]:
-    """Package-scoped, so the tier's shared fixtures are held to it too; pytest tears it
-    down before it runs a test of another folder (``tests/system``) in the same process."""
+def _guarded() -> Iterator[None]:
     with pytest.MonkeyPatch.context() as patch:
         forbid_io(patch)
         yield
 
+
+# Held while each test of this folder is set up (its fixtures, shared ones included), run and
+# torn down; never between tests, where pytest and its plugins do their own waiting.
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_setup(item: pytest.Item) -> Iterator[None]:
+    yield from _guarded()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
+    yield from _guarded()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    yield from _guarded()
