@@ -28,7 +28,11 @@ def test_children_leading_their_own_group_are_found_whatever_their_name(tmp_path
     leader = subprocess.Popen([str(tricky), "30"], start_new_session=True)
     member = subprocess.Popen(["/bin/sleep", "30"])  # stays in our group
     try:
-        assert Path(f"/proc/{leader.pid}/comm").read_text().strip() == "x) 1 2 (y"
+        # (The new name is the kernel's once the exec is done, a moment after Popen returns.)
+        deadline = time.monotonic() + 30
+        while (name := Path(f"/proc/{leader.pid}/comm").read_text().strip()) != "x) 1 2 (y":
+            assert time.monotonic() < deadline, f"the child's exec never named it (still {name!r})"
+            time.sleep(0.01)
         found = child_group_leaders(os.getpid())
         assert leader.pid in found and member.pid not in found
         assert start_ticks(leader.pid) >= start_ticks(os.getpid()) > 0

@@ -356,6 +356,7 @@ def play(
         board=random_board(SEED, 8),
         end_grace_s=end_grace_s,
         keep_transcript=True,
+        seed_secret="7e57" * 8,  # the same moves on every run (the seats' seeds come from it)
     )
     bots = [attacker, opponent.spec()]
     if seat == 1:
