@@ -13,6 +13,7 @@ import json
 import os
 import signal
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,9 @@ from arena.ladder.store import State
 JOB_FILE = "job.json"
 RESULT_FILE = "result.json"
 BUILD_LOG_LINES = 40
+# How long the check may take to end like Ctrl-C once the service is gone, before the job
+# kills its whole group (its pool's workers included): a busy machine must not keep it alive.
+GONE_GRACE_S = 5.0
 
 
 def describe_failure(report: dict[str, Any]) -> str:
@@ -61,8 +65,13 @@ def run_job(folder: Path) -> dict[str, Any]:
 
 
 def interrupt_group(signum: int, frame: object) -> None:
-    """The service is gone (or stops us): end the check like Ctrl-C ends ``arena check``."""
+    """The service is gone (or stops us): end the check like Ctrl-C ends ``arena check``,
+    and kill the whole group if it has not ended within GONE_GRACE_S (a thread's deadline,
+    which runs whatever the main thread is waiting on)."""
     os.killpg(os.getpgrp(), signal.SIGINT)
+    deadline = threading.Timer(GONE_GRACE_S, os.killpg, (os.getpgrp(), signal.SIGKILL))
+    deadline.daemon = True
+    deadline.start()
 
 
 def die_with_service(parent: int) -> bool:
