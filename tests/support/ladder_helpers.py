@@ -78,11 +78,14 @@ def add_author(ladder: Path, name: str, admin: bool = False) -> str:
 
 
 class Server:
-    """One ``arena serve --port 0`` process and the URL it printed."""
+    """One ``arena serve --port 0`` process and the URL it printed (``argv`` and ``cwd``: a
+    command line of the docs' own, run where the docs run it)."""
 
-    def __init__(self, ladder: Path) -> None:
+    def __init__(self, ladder: Path | None = None, argv: list[str] | None = None, cwd: Path | None = None) -> None:
+        assert (ladder is None) != (argv is None), "a ladder file or a command line"
         self.proc = subprocess.Popen(
-            [*ARENA, "serve", str(ladder), "--port", "0"],
+            argv or [*ARENA, "serve", str(ladder), "--port", "0"],
+            cwd=cwd,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,
@@ -107,6 +110,11 @@ class Server:
         assert self.proc.stdout is not None
         for line in self.proc.stdout:
             self.lines.append(line.rstrip("\n"))
+
+    def get(self, path: str) -> Any:
+        """The answer to ``GET path``: JSON as a value, anything else as text."""
+        r = httpx.get(self.url + path, timeout=30)
+        return r.json() if r.headers.get("content-type", "").startswith("application/json") else r.text
 
     def stop(self, sig: int = signal.SIGTERM) -> int | None:
         """Send ``sig`` and wait for the exit code (None: it had to be killed)."""

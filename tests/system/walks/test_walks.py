@@ -26,14 +26,14 @@ import shutil
 import signal
 import subprocess
 import sys
-import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
+
+from tests.support.ladder_helpers import Server
 
 REPO = Path(__file__).resolve().parents[3]
 README = REPO / "README.md"
@@ -124,70 +124,6 @@ def wait_until(what: str, get: Callable[[], Any], done: Callable[[Any], bool], s
 # -- the ladder --------------------------------------------------------------------------------
 
 
-class Served:
-    """An ``arena serve`` process started as docs/ladder.md says, on a free loopback port."""
-
-    def __init__(self, argv: list[str], cwd: Path) -> None:
-        self.proc = subprocess.Popen(
-            argv,
-            cwd=cwd,
-            env=env(),
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-            start_new_session=True,
-        )
-        assert self.proc.stdout is not None
-        ready, _, _ = select.select([self.proc.stdout], [], [], 60)
-        line = self.proc.stdout.readline() if ready else ""
-        if "serving on http://127.0.0.1:" not in line:
-            self.kill()
-            raise AssertionError(f"arena serve did not say it was serving within 60 s: {line!r}")
-        self.url = line.split("serving on ")[1].split()[0]
-        self.lines: list[str] = []  # its console, read as it comes (a full pipe would stop it)
-        self._reader = threading.Thread(target=self._read, daemon=True)
-        self._reader.start()
-
-    def _read(self) -> None:
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            self.lines.append(line.rstrip("\n"))
-
-    def get(self, path: str) -> Any:
-        r = httpx.get(self.url + path, timeout=30)
-        return r.json() if r.headers.get("content-type", "").startswith("application/json") else r.text
-
-    def stop(self) -> int | None:
-        """SIGTERM, as docs/ladder.md says stops it; its exit code (None: it had to be killed)."""
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-        try:
-            code: int | None = self.proc.wait(90)
-        except subprocess.TimeoutExpired:
-            code = None
-        self.kill()  # closes its pipe (and kills it, if it had not ended)
-        return code
-
-    def kill(self) -> None:
-        if self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        self.proc.wait(10)
-        if hasattr(self, "_reader"):
-            self._reader.join(10)
-        if self.proc.stdout is not None:
-            self.proc.stdout.close()
-
-
-@pytest.fixture
-def served() -> Iterator[list[Served]]:
-    """The servers a walk starts: each is killed at the end if the walk did not stop it."""
-    started: list[Served] = []
-    yield started
-    for s in started:
-        if s.proc.poll() is None:
-            s.kill()
-
-
 def league_rows(results: Path) -> dict[str, dict[str, Any]]:
     """The rows of the league's ``standings.json`` by bot ({} before it is written)."""
     try:
@@ -197,7 +133,7 @@ def league_rows(results: Path) -> dict[str, dict[str, Any]]:
     return {r["bot"]: r for r in data.get("rows", [])}
 
 
-def playing(server: Served, results: Path, bot: str) -> Callable[[], dict[str, Any]]:
+def playing(server: Server, results: Path, bot: str) -> Callable[[], dict[str, Any]]:
     """What to watch while waiting for ``bot`` to play in the league: its row, and the
     ladder's health (a league that failed ends the wait at once, with its reason)."""
     return lambda: {"row": league_rows(results).get(bot), "health": server.get("/api/health")}
@@ -210,7 +146,7 @@ def has_played(seen: dict[str, Any]) -> bool:
 
 
 def test_the_shipped_ladder_takes_a_bot_plays_it_and_retires_it_for_its_next_version(
-    tmp_path: Path, marker: str, served: list[Served]
+    tmp_path: Path, marker: str, servers: list[Server]
 ) -> None:
     # docs/ladder.md, "Start a ladder": the shipped ladder file, served from the repository's root.
     tree = shipped_tree(tmp_path / marker, "tournaments/ladder.yaml")
@@ -225,8 +161,8 @@ def test_the_shipped_ladder_takes_a_bot_plays_it_and_retires_it_for_its_next_ver
     assert added.returncode == 0, added.stderr
     token = added.stdout.strip()
     _, serve = arena_argv(doc_command(LADDER, start, r"^arena serve \S+ *(#.*)?$"))
-    server = Served([*serve, "--port", "0"], tree)  # the doc names --port; 0 takes a free one
-    served.append(server)
+    server = Server(argv=[*serve, "--port", "0"], cwd=tree)  # the doc names --port; 0 takes a free one
+    servers.append(server)
 
     # An author sends the sample C bot's folder, as the doc's `arena submit` line does.
     shutil.copytree(
