@@ -21,6 +21,7 @@ from arena.game.clock import TimeControl
 from arena.game.referee import BotSpec, GameSetup, play_game
 from arena.game.sandbox import bwrap, network
 from arena.rules import random_board
+from tests.support.referee_helpers import FIXED_SECRET
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -70,6 +71,7 @@ def test_a_game_returns_with_its_network_helpers_reaped(tmp_path: Path) -> None:
         board=random_board(3, 8),
         time_control=TimeControl(move_ms=5000, startup_ms=30_000),
         end_grace_s=2.0,
+        seed_secret=FIXED_SECRET,
     )
     record = play_game(setup, specs)
     left = helpers()  # at once: nothing may still be on its way to being reaped
