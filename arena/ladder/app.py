@@ -35,12 +35,14 @@ from starlette.types import Message
 
 from arena.durations import describe_seconds
 from arena.errors import ArchiveRefused, ConfigError, LadderError
+from arena.ladder import folders
+from arena.ladder.folders import ARCHIVE_FILE, INCOMING_PREFIX, UNPACKED
 from arena.ladder.league import LeagueLoop
 from arena.ladder.names import check_bot_name, version_of
 from arena.ladder.pages import page_routes
-from arena.ladder.queue import ARCHIVE_FILE, CheckQueue, submission_folder
+from arena.ladder.queue import CheckQueue
 from arena.ladder.settings import Ladder, SubmitPolicy
-from arena.ladder.store import SUBMISSIONS_FOLDER, Author, LadderStore, State
+from arena.ladder.store import Author, LadderStore, State
 from arena.ladder.unpack import unpack
 
 MAX_COMMAND_CHARS = 4096
@@ -239,16 +241,16 @@ def _receive(
 ) -> JSONResponse:
     """Unpack the archive in a fresh folder, then number the version (refused or received)."""
     filename, data = upload
-    root = service.ladder.folder / SUBMISSIONS_FOLDER
-    incoming = Path(tempfile.mkdtemp(prefix=".incoming-", dir=root))
+    root = service.ladder.folder / folders.SUBMISSIONS
+    incoming = Path(tempfile.mkdtemp(prefix=INCOMING_PREFIX, dir=root))
     # Unpacked in the versions' folder, beside the results folder, never inside it.
     service.ladder.versions_folder.mkdir(parents=True, exist_ok=True)
-    unpacking = Path(tempfile.mkdtemp(prefix=".incoming-", dir=service.ladder.versions_folder))
+    unpacking = Path(tempfile.mkdtemp(prefix=INCOMING_PREFIX, dir=service.ladder.versions_folder))
     refusal: ArchiveRefused | None = None
     try:
         (incoming / ARCHIVE_FILE).write_bytes(data)
         try:
-            unpack(data, unpacking / "bot", service.ladder.settings.archive, filename)
+            unpack(data, unpacking / UNPACKED, service.ladder.settings.archive, filename)
         except ArchiveRefused as e:
             refusal = e
         digest = hashlib.sha256(data).hexdigest()
@@ -259,9 +261,9 @@ def _receive(
             def place(sid: int) -> None:
                 # Before the version is committed (see add_submission): a folder already there
                 # has no version, left by a crash between these renames and the commit.
-                _move(incoming, submission_folder(service.ladder, sid))
+                _move(incoming, folders.submission_folder(service.ladder.folder, sid))
                 if refusal is None:
-                    _move(unpacking / "bot", service.ladder.version_folder(sid))
+                    _move(unpacking / UNPACKED, service.ladder.version_folder(sid))
 
             try:
                 sub = service.store.add_submission(

@@ -23,6 +23,7 @@ from urllib.parse import quote
 
 from arena.errors import EmptyStoreError, StoreError
 from arena.game.record import GameRecord
+from arena.ladder.folders import STANDINGS_FILE
 from arena.ladder.names import version_of
 from arena.league.continuous import stored_pairs
 from arena.league.game_filter import GameFilter
@@ -31,7 +32,6 @@ from arena.league.standings import RETIRED_MARK
 from arena.league.store import STORE_NAME, ResultStore
 from arena.league.tally import probability_text
 
-STANDINGS_FILE = "standings.json"
 MAX_STANDINGS_BYTES = 64 * 1024 * 1024  # a league of thousands of bots stays far below
 PAIRS_EVERY_S = 15.0
 

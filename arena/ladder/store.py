@@ -24,9 +24,9 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import LadderError
+from arena.ladder.folders import LADDER_STORE, SUBMISSIONS
 
-LADDER_STORE_NAME = "ladder.sqlite"
-SUBMISSIONS_FOLDER = "submissions"
+LADDER_STORE_NAME = LADDER_STORE
 SCHEMA_VERSION = 2
 # Version 2 added ``bots``: the organiser's retire and ban of a bot (a version 1 store is
 # upgraded in place: the table starts empty).
@@ -218,7 +218,7 @@ class LadderStore:
             # it to WAL, as a ladder store is, would already change it).
             cls._look(path)
         folder.mkdir(parents=True, exist_ok=True)
-        (folder / SUBMISSIONS_FOLDER).mkdir(exist_ok=True)
+        (folder / SUBMISSIONS).mkdir(exist_ok=True)
         try:
             conn = sqlite3.connect(path, timeout=10, isolation_level=None, check_same_thread=False)
             conn.execute("PRAGMA journal_mode=WAL")
