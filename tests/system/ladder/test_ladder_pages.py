@@ -28,6 +28,7 @@ from arena.ladder.app import make_app
 from arena.ladder.roster import league_name
 from arena.ladder.settings import load_ladder
 from arena.ladder.store import LadderStore, State
+from arena.league.continuous import stored_pairs
 from arena.league.game_filter import GameFilter
 from arena.league.store import ResultStore
 
@@ -267,6 +268,11 @@ def test_the_standings_json_follows_standings_json_and_answers_304_while_it_is_u
     alice = next(r for r in body["rows"] if r["bot"] == "alicebot.v1")
     assert alice["page"] == "/bots/alicebot" and alice["shown"]["games"] == str(alice["games"])
     assert body["pairs"].startswith("at 95%:")  # the continuous league's pairs line
+    # Read from standings.json, it says what the stored games say (as it did when it was
+    # recomputed from the league's store).
+    playing = [(r["bot"], r["better_than_next"]) for r in written["rows"] if not r["retired"]]
+    with ResultStore.open(site.results) as store:
+        assert body["pairs"] == stored_pairs(store, playing)
     assert c.get("/api/standings", headers={"If-None-Match": first.headers["etag"]}).status_code == 304
     written["games"] = 13
     written["rows"][0]["games"] += 1
