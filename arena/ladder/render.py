@@ -21,8 +21,8 @@ from markupsafe import Markup, escape
 from starlette.requests import Request
 from starlette.responses import HTMLResponse
 
+from arena.ladder.service import Service, Viewer
 from arena.ladder.session import CSRF_COOKIE, MAX_COOKIE_CHARS, csrf_token, new_csrf_cookie
-from arena.ladder.site import Site, Viewer
 from arena.league.tally import probability_text
 from arena.untrusted import printable, printable_lines
 
@@ -102,7 +102,7 @@ def secure(request: Request) -> bool:
 
 
 def page(
-    request: Request, site: Site, viewer: Viewer, template: str, status: int = 200, **context: Any
+    request: Request, service: Service, viewer: Viewer, template: str, status: int = 200, **context: Any
 ) -> HTMLResponse:
     """``template`` rendered for ``viewer``, with the headers every page has; a browser without
     the form cookie gets one (every page may hold a form: signing out at least)."""
@@ -116,8 +116,8 @@ def page(
         .get_template(template)
         .render(
             viewer=viewer,
-            csrf=csrf_token(site.secret, cookie),
-            ladder_name=site.ladder.league.name,
+            csrf=csrf_token(service.secret, cookie),
+            ladder_name=service.ladder.league.name,
             **context,
         )
     )

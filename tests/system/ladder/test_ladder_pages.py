@@ -630,7 +630,7 @@ def test_the_stores_filter_agrees_with_the_summaries_it_filters(played: Path) ->
 
 def test_a_versions_league_name_is_read_back_as_its_bot(site: Site) -> None:
     site.client().get("/")  # the pages' state is made with the first page
-    own = site.app.state.pages.owners()
+    own = site.app.state.service.owners()
     for sub in site.store.submissions():
         assert own.bot_of(league_name(sub)) == sub.bot and own.owner(league_name(sub)) == sub.author
     assert own.owner("house-rnd") is None and own.bot_of("house-rnd") == "house-rnd"

@@ -1,0 +1,95 @@
+"""The ladder service's state, and its one refusal.
+
+:class:`Service` is what every handler of the API, the pages and the forms is handed (see
+:mod:`arena.ladder.app`): the ladder file, its store, its check queue and league loop, the
+key that signs the pages' cookies, the standings reader, and who is looking
+(:class:`Viewer`).  :meth:`Service.start` and :meth:`Service.stop` run and end the queue's
+and the league's threads.
+
+:class:`Refused` is every answer other than success, whoever gives it: its HTTP status, one
+line saying why, and its headers (``Retry-After``, ``WWW-Authenticate``, a redirect's
+``Location``).  It is rendered once, as JSON for the API and as a page for the rest
+(:mod:`arena.ladder.web`).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+
+from arena.errors import LadderError
+from arena.ladder.league import LeagueLoop
+from arena.ladder.queue import CheckQueue
+from arena.ladder.results import Owners, StandingsReader
+from arena.ladder.session import session_author
+from arena.ladder.settings import Ladder
+from arena.ladder.store import Author, LadderStore
+
+
+class Refused(LadderError):
+    """A request the ladder does not do as asked: the answer's ``status``, one line saying
+    why (``message``), and the answer's ``headers``."""
+
+    def __init__(self, status: int, message: str, headers: dict[str, str] | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.headers = dict(headers or {})
+
+
+@dataclass(frozen=True)
+class Viewer:
+    """Who asked: a signed-in author (maybe an organiser), or nobody."""
+
+    author: Author | None
+
+    def may_see(self, owner: str | None) -> bool:
+        """Whether this viewer may read the private parts (stderr, info lines, build logs,
+        the check's evidence) of a bot of ``owner`` (None: a house bot, the organisers')."""
+        a = self.author
+        return a is not None and (a.admin or (owner is not None and owner == a.name))
+
+
+class Service:
+    """One ladder being served: what every handler shares."""
+
+    def __init__(self, ladder: Ladder, store: LadderStore) -> None:
+        self.ladder = ladder
+        self.store = store
+        self.league = LeagueLoop(ladder, store)
+        self.queue = CheckQueue(ladder, store, on_verdict=self.league.changed)
+        self.secret = store.session_secret()
+        self.standings = StandingsReader(ladder.folder)
+        self.house = frozenset(b.name for b in ladder.league.bots)
+        self._running = False
+        self._starting = threading.Lock()
+
+    def start(self) -> None:
+        """Start checking versions and playing the league."""
+        with self._starting:
+            self.queue.start()
+            self.league.start()
+            self._running = True
+
+    def stop(self) -> None:
+        """Stop checking versions (a check in flight is redone on the next start), then the
+        league (finished games kept); nothing when they were never started."""
+        with self._starting:
+            if not self._running:
+                return
+            self._running = False
+        self.queue.stop()
+        self.league.stop()
+
+    def owners(self) -> Owners:
+        """Who owns each bot the league plays, as the store says now."""
+        return Owners(self.store.bot_owners(), self.house)
+
+    def viewer(self, session: str | None) -> Viewer:
+        """Who holds the session cookie ``session``: its author, if this ladder signed it, it
+        has not expired, and the author is in good standing (reads the store: call it in a
+        worker thread)."""
+        name = session_author(self.secret, session, time.time())
+        author = None if name is None else self.store.author_named(name)
+        return Viewer(None if author is None or author.banned else author)
