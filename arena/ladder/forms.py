@@ -9,7 +9,6 @@ shown again with the one line of its :class:`~arena.ladder.service.Refused`.
 
 from __future__ import annotations
 
-import time
 from typing import Any
 from urllib.parse import parse_qsl
 
@@ -21,8 +20,8 @@ from arena.ladder import intake
 from arena.ladder.names import BOT_NAME_MAX
 from arena.ladder.render import page, secure
 from arena.ladder.service import Refused, Service, Viewer
-from arena.ladder.session import CSRF_COOKIE, CSRF_FIELD, SESSION_COOKIE, SESSION_S, csrf_ok, session_cookie
-from arena.ladder.web import refused_page, viewer_of
+from arena.ladder.session import CSRF_FIELD, SESSION_COOKIE, SESSION_S, cookie_name, csrf_ok
+from arena.ladder.web import form_cookie_of, refused_page, session_of, viewer_of
 
 SMALL_FORM_BYTES = 8192  # signing in or out: a token and the form's own
 MAX_TOKEN_CHARS = 512
@@ -47,8 +46,11 @@ async def _small_form(request: Request) -> dict[str, str]:
         raise Refused(400, f"cannot read the form: {e}") from None
 
 
-def _check_csrf(service: Service, request: Request, sent: Any) -> None:
-    if not csrf_ok(service.secret, request.cookies.get(CSRF_COOKIE), sent if isinstance(sent, str) else None):
+def _check_csrf(service: Service, request: Request, viewer: Viewer, sent: Any) -> None:
+    """Refuse (403) a form whose token is not the one of its page: bound to the viewer's
+    session when signed in, else to the browser's form cookie."""
+    bound_to = viewer.session or form_cookie_of(request)
+    if not csrf_ok(service.secret, bound_to, sent if isinstance(sent, str) else None):
         raise Refused(403, CSRF_REFUSED)
 
 
@@ -62,11 +64,12 @@ async def login_form(service: Service, request: Request) -> Response:
 
 
 async def login(service: Service, request: Request) -> Response:
-    """``POST /login``: a token of an author in good standing starts a session (a signed cookie)."""
+    """``POST /login``: a token of an author in good standing begins a new session (and ends
+    the one the browser held)."""
     viewer = await run_in_threadpool(viewer_of, service, request)
     try:
         form = await _small_form(request)
-        _check_csrf(service, request, form.get(CSRF_FIELD))
+        _check_csrf(service, request, viewer, form.get(CSRF_FIELD))
         token = form.get("token", "").strip()
         if not token or len(token) > MAX_TOKEN_CHARS:
             raise Refused(
@@ -79,29 +82,29 @@ async def login(service: Service, request: Request) -> Response:
             raise Refused(403, f"author {author.name!r} is banned from this ladder")
     except Refused as e:
         return refused_page(request, service, viewer, e, "login.html.j2")
+    session = await run_in_threadpool(service.sign_in, author, session_of(request))
     response = RedirectResponse("/submit", status_code=303)
+    tls = secure(request)
     response.set_cookie(
-        SESSION_COOKIE,
-        session_cookie(service.secret, author.name, time.time()),
-        max_age=SESSION_S,
-        httponly=True,
-        samesite="lax",
-        secure=secure(request),
-        path="/",
+        cookie_name(SESSION_COOKIE, tls), session, max_age=SESSION_S, httponly=True, samesite="lax", secure=tls, path="/"
     )
     return response
 
 
 async def logout(service: Service, request: Request) -> Response:
-    """``POST /logout``: the session cookie is dropped."""
+    """``POST /logout``: the session ends (the ladder forgets it) and its cookie is dropped."""
     viewer = await run_in_threadpool(viewer_of, service, request)
     try:
         form = await _small_form(request)
-        _check_csrf(service, request, form.get(CSRF_FIELD))
+        _check_csrf(service, request, viewer, form.get(CSRF_FIELD))
     except Refused as e:
         return refused_page(request, service, viewer, e, "error.html.j2", title="Not signed out")
+    held = session_of(request)
+    if held:
+        await run_in_threadpool(service.sign_out, held)
     response = RedirectResponse("/", status_code=303)
-    response.delete_cookie(SESSION_COOKIE, path="/", httponly=True, samesite="lax", secure=secure(request))
+    tls = secure(request)
+    response.delete_cookie(cookie_name(SESSION_COOKIE, tls), path="/", httponly=True, samesite="lax", secure=tls)
     return response
 
 
@@ -143,7 +146,7 @@ async def submit(service: Service, request: Request) -> Response:
         intake.admit(service, author)
         async with intake.upload_form(service, request) as form:
             fields = {k: v if isinstance(v := form.get(k), str) else "" for k in fields}
-            _check_csrf(service, request, form.get(CSRF_FIELD))
+            _check_csrf(service, request, viewer, form.get(CSRF_FIELD))
             received = await intake.take(service, author, form)
     except Refused as e:
         context = await run_in_threadpool(_submit_context, service, viewer)

@@ -22,7 +22,7 @@ from arena.errors import LadderError
 from arena.ladder.league import LeagueLoop
 from arena.ladder.queue import CheckQueue
 from arena.ladder.results import Owners, StandingsReader
-from arena.ladder.session import session_author
+from arena.ladder.session import MAX_COOKIE_CHARS, SESSION_S, new_session_token, session_hash
 from arena.ladder.settings import Ladder
 from arena.ladder.store import Author, LadderStore
 
@@ -40,9 +40,11 @@ class Refused(LadderError):
 
 @dataclass(frozen=True)
 class Viewer:
-    """Who asked: a signed-in author (maybe an organiser), or nobody."""
+    """Who asked: a signed-in author (maybe an organiser) and the token of their session (the
+    forms' CSRF tokens are bound to it), or nobody."""
 
     author: Author | None
+    session: str | None = None
 
     def may_see(self, owner: str | None) -> bool:
         """Whether this viewer may read the private parts (stderr, info lines, build logs,
@@ -87,9 +89,24 @@ class Service:
         return Owners(self.store.bot_owners(), self.house)
 
     def viewer(self, session: str | None) -> Viewer:
-        """Who holds the session cookie ``session``: its author, if this ladder signed it, it
-        has not expired, and the author is in good standing (reads the store: call it in a
-        worker thread)."""
-        name = session_author(self.secret, session, time.time())
-        author = None if name is None else self.store.author_named(name)
-        return Viewer(None if author is None or author.banned else author)
+        """Who holds the session token ``session``: its author, if the session is one this
+        ladder began, it has not ended nor expired, and the author is in good standing (reads
+        the store: call it in a worker thread)."""
+        if not session or len(session) > MAX_COOKIE_CHARS:
+            return Viewer(None)
+        author = self.store.session_author(session_hash(session), time.time(), SESSION_S)
+        return Viewer(None) if author is None or author.banned else Viewer(author, session)
+
+    def sign_in(self, author: Author, held: str | None) -> str:
+        """Begin a new session of ``author`` and end the one the browser held (``held``, maybe
+        someone else's): the new session's token."""
+        if held:
+            self.sign_out(held)
+        token = new_session_token()
+        self.store.begin_session(author, session_hash(token), time.time(), SESSION_S)
+        return token
+
+    def sign_out(self, session: str) -> None:
+        """End the session ``session``: a copy of its cookie no longer signs in."""
+        if len(session) <= MAX_COOKIE_CHARS:
+            self.store.end_session(session_hash(session))

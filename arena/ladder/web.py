@@ -11,9 +11,9 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 
-from arena.ladder.render import page
+from arena.ladder.render import page, secure
 from arena.ladder.service import Refused, Service, Viewer
-from arena.ladder.session import SESSION_COOKIE
+from arena.ladder.session import CSRF_COOKIE, SESSION_COOKIE, cookie_name
 
 Handler = Callable[[Service, Request], Awaitable[Response]]
 API_PREFIX = "/api/"
@@ -33,9 +33,19 @@ def bind(service: Service, handler: Handler) -> Callable[[Request], Awaitable[Re
     return endpoint
 
 
+def session_of(request: Request) -> str | None:
+    """The session cookie ``request`` carries (its ``__Host-`` name over TLS), if any."""
+    return request.cookies.get(cookie_name(SESSION_COOKIE, secure(request)))
+
+
+def form_cookie_of(request: Request) -> str | None:
+    """The form cookie ``request`` carries (its ``__Host-`` name over TLS), if any."""
+    return request.cookies.get(cookie_name(CSRF_COOKIE, secure(request)))
+
+
 def viewer_of(service: Service, request: Request) -> Viewer:
     """Who sent ``request``, by its session cookie (reads the store: call it in a worker thread)."""
-    return service.viewer(request.cookies.get(SESSION_COOKIE))
+    return service.viewer(session_of(request))
 
 
 def refused_json(e: Refused) -> JSONResponse:
