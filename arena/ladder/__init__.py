@@ -20,15 +20,16 @@ The web service, from the bottom up (a contract in ``pyproject.toml`` keeps the 
 forbids any circle among the ladder's modules):
 
 - ``service``: the ladder's state that every handler is handed (:class:`Service`: the store,
-  the queue, the league, the signing key, who is looking) and its one refusal,
-  :class:`Refused` (status, message, headers);
+  the queue, the league, the signing key, who is looking, the uploads being received) and
+  its one refusal, :class:`Refused` (status, message, headers);
 - ``render``: the Jinja2 templates and the headers every page has; ``session``: the signed
   session cookie and the forms' CSRF tokens; ``results``: what the pages read of the
   league's results, private logs blanked;
 - ``web``: a handler handed the service, who sent a request, and a refusal rendered once
   (JSON under ``/api/``, a page elsewhere);
+- ``upload``: an upload's multipart form read as it arrives, its archive straight to disk;
 - ``intake``: a new version, from an upload to a numbered version waiting for its check,
-  for both doors below;
+  for both doors below (what can be refused before the body is read is refused then);
 - the doors: ``api`` (JSON), ``pages`` (the read-only pages), ``forms`` (signing in and
   out, the upload form);
 - ``app``: the one routing table, and the application's startup and shutdown.

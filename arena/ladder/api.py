@@ -62,9 +62,7 @@ async def post_bot(service: Service, request: Request) -> JSONResponse:
     """A new version of a bot: authenticated, within quota, unpacked, then queued for its check."""
     author = author_of(service, request, required=True)
     assert author is not None
-    intake.admit(service, author)
-    async with intake.upload_form(service, request) as form:
-        received = await intake.take(service, author, form)
+    received = await intake.take(service, author, request)
     return JSONResponse(received.to_json(), status_code=received.STATUS)
 
 

@@ -138,19 +138,16 @@ async def submit_form(service: Service, request: Request) -> Response:
 async def submit(service: Service, request: Request) -> Response:
     """``POST /submit``: the API's upload, by the signed-in author; a page says what became of it."""
     viewer = await run_in_threadpool(viewer_of, service, request)
-    fields = {"name": "", "command": "", "build": ""}
+    sent: dict[str, str] = {}  # the fields as they arrive: a form refused is shown with them again
     try:
         if viewer.author is None:
             raise Refused(401, "sign in first: only an author's upload is taken")
-        author = viewer.author
-        intake.admit(service, author)
-        async with intake.upload_form(service, request) as form:
-            fields = {k: v if isinstance(v := form.get(k), str) else "" for k in fields}
-            _check_csrf(service, request, viewer, form.get(CSRF_FIELD))
-            received = await intake.take(service, author, form)
+        received = await intake.take(
+            service, viewer.author, request, lambda fields: _check_csrf(service, request, viewer, fields.get(CSRF_FIELD)), sent
+        )
     except Refused as e:
         context = await run_in_threadpool(_submit_context, service, viewer)
-        context["fields"] = {k: v[:200] for k, v in fields.items()}
+        context["fields"] = {k: sent.get(k, "")[:200] for k in ("name", "command", "build")}
         return refused_page(request, service, viewer, e, "submit.html.j2", **context)
     context = await run_in_threadpool(_submit_context, service, viewer)
     context["sent"] = received

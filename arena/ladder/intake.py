@@ -2,41 +2,42 @@
 
 One use case for its two doors, ``POST /api/bots`` (:mod:`arena.ladder.api`, a bearer
 token) and the upload form (:mod:`arena.ladder.forms`, a session): the ladder's ``submit``
-setting, the author's quota (looked at before the body is read, and again under the queue's
-lock once its size is known), the archive's size, the form's fields, the bot's name (not a
-house bot's, not banned, not another author's), the archive unpacked under the ladder's
-limits in a fresh folder, and the version numbered.  What it gives back is a
+setting, before its body is read, a place among the uploads being received (at most a few of one
+author's, and of everyone's, at once) and the author's quota (its uploads being received
+count in it, and ``Content-Length`` in its bytes); then the form, read as it arrives
+(:mod:`arena.ladder.upload`), its archive written straight to disk, and its bot's name (not a
+house bot's, not banned, not another author's) refused before the archive is read when the
+form sends it first (as the ladder's form and ``arena submit`` do); then the archive unpacked
+under the ladder's limits in a fresh folder, the quota looked at again under the queue's lock,
+and the version numbered.  What it gives back is a
 :class:`Received` value that each door renders its own way; what it refuses is a
 :class:`~arena.ladder.service.Refused`.
 """
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
 import shlex
 import shutil
 import tempfile
 import time
-from collections.abc import AsyncIterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
 from starlette.concurrency import run_in_threadpool
-from starlette.datastructures import UploadFile
 from starlette.requests import Request
-from starlette.types import Message
 
 from arena.durations import describe_seconds
 from arena.errors import ArchiveRefused, ConfigError, LadderError
 from arena.ladder import folders
 from arena.ladder.folders import ARCHIVE_FILE, INCOMING_PREFIX, UNPACKED
 from arena.ladder.names import check_bot_name, version_of
-from arena.ladder.service import Refused, Service
+from arena.ladder.service import UPLOAD_RETRY_S, Refused, Service
 from arena.ladder.settings import SubmitPolicy
 from arena.ladder.store import Author, State
 from arena.ladder.unpack import unpack
+from arena.ladder.upload import Upload, read_upload
 
 MAX_COMMAND_CHARS = 4096
 FORM_SLACK_BYTES = 64 * 1024  # the form's other fields and boundaries, beside the archive
@@ -73,16 +74,18 @@ def may_submit(service: Service, author: Author) -> None:
         raise Refused(403, f"submissions are closed to {'everyone' if policy is SubmitPolicy.NOBODY else 'authors'}")
 
 
-def check_quota(service: Service, author: Author, size: int, now: float) -> None:
-    """Refuse (429, with Retry-After) a version over the author's hourly, daily or byte quota."""
+def check_quota(service: Service, author: Author, size: int, now: float, receiving: int = 0) -> None:
+    """Refuse (429, with Retry-After) a version over the author's hourly, daily or byte quota;
+    ``receiving``: the author's other uploads being received, each a version to come."""
     if author.admin:
         return
     q = service.ladder.settings.quotas
     times, day_bytes = service.store.recent(author, now - DAY)
     last_hour = [t for t in times if t >= now - HOUR]
     for window, seen, most, what in ((HOUR, last_hour, q.versions_per_hour, "hour"), (DAY, times, q.versions_per_day, "day")):
-        if len(seen) >= most:
-            retry = max(1, int(seen[len(seen) - most] + window - now) + 1)
+        if len(seen) + receiving >= most:
+            first = len(seen) + receiving - most  # the version whose time frees a place
+            retry = max(1, int(seen[first] + window - now) + 1) if first < len(seen) else UPLOAD_RETRY_S
             raise Refused(
                 429,
                 f"quota: at most {most} versions per {what}; try again in {describe_seconds(retry)}",
@@ -98,59 +101,37 @@ def check_quota(service: Service, author: Author, size: int, now: float) -> None
         )
 
 
-def admit(service: Service, author: Author) -> None:
-    """What can be refused before the upload is read: the ``submit`` setting, the quota."""
-    may_submit(service, author)
-    check_quota(service, author, 0, time.time())
+def _declared_archive_bytes(request: Request) -> int:
+    """The archive's bytes at least, as ``Content-Length`` says them (0 when it says none)."""
+    declared = request.headers.get("content-length", "")
+    return max(0, int(declared) - FORM_SLACK_BYTES) if declared.isascii() and declared.isdigit() else 0
 
 
-async def _bounded_body(request: Request, most: int) -> bytes:
-    """The request's body, refused (413) past ``most`` bytes whatever Content-Length says."""
-    declared = request.headers.get("content-length")
-    if declared is not None and declared.isascii() and declared.isdigit() and int(declared) > most:
-        raise Refused(413, f"the upload is {declared} bytes; this ladder takes archives up to {most - FORM_SLACK_BYTES}")
-    chunks: list[bytes] = []
-    size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > most:
-            raise Refused(413, f"the upload passes {most} bytes; this ladder takes archives up to {most - FORM_SLACK_BYTES}")
-        chunks.append(chunk)
-    return b"".join(chunks)
-
-
-@contextlib.asynccontextmanager
-async def upload_form(service: Service, request: Request) -> AsyncIterator[dict[str, Any]]:
-    """The multipart form of an upload, its body bounded by the ladder's archive limit (413
-    past it) and read whole; its spooled files closed after."""
-    body = await _bounded_body(request, service.ladder.settings.archive.max_bytes + FORM_SLACK_BYTES)
-    sent = False
-
-    async def receive() -> Message:
-        nonlocal sent
-        if sent:
-            return {"type": "http.disconnect"}
-        sent = True
-        return {"type": "http.request", "body": body, "more_body": False}
-
-    replay = Request(request.scope, receive)
+def bot_name(service: Service, author: Author, raw: str) -> str:
+    """``raw`` if it is a name ``author`` may send a version under: a bot's name that is no
+    house bot's, not banned, and not another author's; else Refused (400, 403 or 409)."""
     try:
-        form = await replay.form(max_files=1, max_fields=8)
-    except Exception as e:  # the parser's own errors: a malformed form is the client's
-        raise Refused(400, f"cannot read the form: {e}") from None
-    try:
-        yield dict(form)
-    finally:
-        await form.close()
+        name = check_bot_name(raw)
+    except ConfigError as e:
+        raise Refused(400, f"bot {e}") from None
+    house = service.house
+    if name in house or any((version_of(h) or ("",))[0] == name for h in house):
+        raise Refused(409, f"bot {name!r} is a bot of the league itself; choose another name")
+    if service.store.bot_flags().get(name, (0, False))[1]:
+        raise Refused(403, f"bot {name!r} is banned from this ladder")
+    owner = service.store.bot_owner(name)
+    if owner is not None and owner != author.name:
+        raise Refused(409, f"bot {name!r} belongs to another author; choose another name")
+    return name
 
 
-def _words(form: dict[str, Any], key: str, required: bool) -> tuple[str, ...] | None:
-    value = form.get(key)
+def _words(fields: dict[str, str], key: str, required: bool) -> tuple[str, ...] | None:
+    value = fields.get(key)
     if value is None or value == "":
         if required:
             raise Refused(400, f"the form needs {key!r}")
         return None
-    if not isinstance(value, str) or len(value) > MAX_COMMAND_CHARS:
+    if len(value) > MAX_COMMAND_CHARS:
         raise Refused(400, f"{key!r} must be a command of at most {MAX_COMMAND_CHARS} characters")
     try:
         words = tuple(shlex.split(value))
@@ -161,32 +142,49 @@ def _words(form: dict[str, Any], key: str, required: bool) -> tuple[str, ...] | 
     return words
 
 
-async def take(service: Service, author: Author, form: dict[str, Any]) -> Received:
-    """The version ``form`` sends, by ``author`` (already admitted): checked, unpacked and
-    numbered, and the queue told."""
+async def take(
+    service: Service,
+    author: Author,
+    request: Request,
+    check: Callable[[dict[str, str]], None] = lambda _fields: None,
+    fields: dict[str, str] | None = None,
+) -> Received:
+    """The version ``request`` uploads, by ``author``: admitted, read, checked, unpacked and
+    numbered, and the queue told.  ``check(fields)`` (a form's CSRF token) runs once, on the
+    fields sent before the archive (or on all of them, when none is sent); the fields go
+    into ``fields`` as they arrive."""
+    may_submit(service, author)
     limits = service.ladder.settings.archive
-    archive = form.get("archive")
-    if not isinstance(archive, UploadFile):
-        raise Refused(400, "the form needs 'archive': the bot's folder as a .tar.gz or .zip file")
-    data = await archive.read(limits.max_bytes + 1)
-    if len(data) > limits.max_bytes:
-        raise Refused(413, f"the archive passes {limits.max_bytes} bytes, this ladder's limit")
-    try:
-        name = check_bot_name(str(form.get("name") or ""))
-    except ConfigError as e:
-        raise Refused(400, f"bot {e}") from None
-    house = service.house
-    if name in house or any((version_of(h) or ("",))[0] == name for h in house):
-        raise Refused(409, f"bot {name!r} is a bot of the league itself; choose another name")
-    if service.store.bot_flags().get(name, (0, False))[1]:
-        raise Refused(403, f"bot {name!r} is banned from this ladder")
-    command = _words(form, "command", required=True)
-    assert command is not None
-    build = _words(form, "build", required=False)
-    check_quota(service, author, len(data), time.time())
-    received = await run_in_threadpool(
-        _receive, service, author, name, command, build, (archive.filename or "archive", data)
-    )
+    with service.uploads.taking(author.name):
+        receiving = service.uploads.of(author.name) - 1
+        check_quota(service, author, _declared_archive_bytes(request), time.time(), receiving)
+        checked = False
+
+        def before_archive(sent: dict[str, str]) -> None:
+            nonlocal checked
+            checked = True
+            check(sent)
+            if "name" in sent:
+                bot_name(service, author, sent["name"])
+
+        root = service.ladder.folder / folders.SUBMISSIONS
+        incoming = Path(tempfile.mkdtemp(prefix=INCOMING_PREFIX, dir=root))
+        try:
+            upload = await read_upload(
+                request, incoming / ARCHIVE_FILE, limits.max_bytes, limits.max_bytes + FORM_SLACK_BYTES, before_archive, fields
+            )
+            if not checked:
+                check(upload.fields)
+            if upload.archive is None:
+                raise Refused(400, "the form needs 'archive': the bot's folder as a .tar.gz or .zip file")
+            name = bot_name(service, author, upload.fields.get("name", ""))
+            command = _words(upload.fields, "command", required=True)
+            assert command is not None
+            build = _words(upload.fields, "build", required=False)
+            check_quota(service, author, upload.size, time.time(), receiving)
+            received = await run_in_threadpool(_receive, service, author, (name, command, build), upload, incoming, receiving)
+        finally:
+            shutil.rmtree(incoming, ignore_errors=True)
     service.queue.wake()
     return received
 
@@ -194,29 +192,28 @@ async def take(service: Service, author: Author, form: dict[str, Any]) -> Receiv
 def _receive(
     service: Service,
     author: Author,
-    name: str,
-    command: tuple[str, ...],
-    build: tuple[str, ...] | None,
-    upload: tuple[str, bytes],
+    version: tuple[str, tuple[str, ...], tuple[str, ...] | None],
+    upload: Upload,
+    incoming: Path,
+    receiving: int,
 ) -> Received:
-    """Unpack the archive in a fresh folder, then number the version (refused or received)."""
-    filename, data = upload
-    root = service.ladder.folder / folders.SUBMISSIONS
-    incoming = Path(tempfile.mkdtemp(prefix=INCOMING_PREFIX, dir=root))
+    """Unpack the archive kept in ``incoming`` in a fresh folder, then number the version
+    (refused or received)."""
+    name, command, build = version
+    assert upload.archive is not None
+    filename = upload.filename or "archive"
     # Unpacked in the versions' folder, beside the results folder, never inside it.
     service.ladder.versions_folder.mkdir(parents=True, exist_ok=True)
     unpacking = Path(tempfile.mkdtemp(prefix=INCOMING_PREFIX, dir=service.ladder.versions_folder))
     refusal: ArchiveRefused | None = None
     try:
-        (incoming / ARCHIVE_FILE).write_bytes(data)
         try:
-            unpack(data, unpacking / UNPACKED, service.ladder.settings.archive, filename)
+            unpack(upload.archive, unpacking / UNPACKED, service.ladder.settings.archive, filename)
         except ArchiveRefused as e:
             refusal = e
-        digest = hashlib.sha256(data).hexdigest()
         with service.queue.intake:
             # Again under the lock: two uploads at once must not both fit the last place.
-            check_quota(service, author, len(data), time.time())
+            check_quota(service, author, upload.size, time.time(), receiving)
 
             def place(sid: int) -> None:
                 # Before the version is committed (see add_submission): a folder already there
@@ -231,7 +228,7 @@ def _receive(
                     name,
                     command,
                     build,
-                    (filename[:200], len(data), digest),
+                    (filename[:200], upload.size, upload.sha256),
                     State.UNPACKED if refusal is None else State.REFUSED,
                     None if refusal is None else str(refusal),
                     place,
@@ -239,7 +236,6 @@ def _receive(
             except LadderError as e:
                 raise Refused(409, str(e)) from None
     finally:
-        shutil.rmtree(incoming, ignore_errors=True)
         shutil.rmtree(unpacking, ignore_errors=True)
     if refusal is not None:
         raise Refused(400, str(refusal))

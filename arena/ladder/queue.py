@@ -103,7 +103,7 @@ class CheckQueue:
         bot.parent.mkdir(parents=True, exist_ok=True)
         (folder / RESULT_FILE).unlink(missing_ok=True)
         try:
-            unpack((folder / ARCHIVE_FILE).read_bytes(), bot, self.ladder.settings.archive, sub.archive_name)
+            unpack(folder / ARCHIVE_FILE, bot, self.ladder.settings.archive, sub.archive_name)
         except ArchiveRefused as e:
             self.store.set_state(sub.id, State.REFUSED, reason=str(e))
             return

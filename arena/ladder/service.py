@@ -14,8 +14,10 @@ line saying why, and its headers (``Retry-After``, ``WWW-Authenticate``, a redir
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from arena.errors import LadderError
@@ -53,6 +55,54 @@ class Viewer:
         return a is not None and (a.admin or (owner is not None and owner == a.name))
 
 
+UPLOADS_PER_AUTHOR = 2  # one author's uploads received at once (each counts in their quota)
+UPLOADS_AT_ONCE = 8  # every author's together: what the server reads and unpacks at once
+UPLOAD_RETRY_S = 10  # the Retry-After of an upload refused for those: uploads take seconds
+
+
+class Uploads:
+    """The uploads being received, by author: taken before a body is read, so that neither
+    one author nor all of them can make the server read and unpack more than a few at once."""
+
+    def __init__(self, per_author: int = UPLOADS_PER_AUTHOR, at_once: int = UPLOADS_AT_ONCE) -> None:
+        self.per_author = per_author
+        self.at_once = at_once
+        self._lock = threading.Lock()
+        self._of: dict[str, int] = {}
+
+    def of(self, author: str) -> int:
+        """How many uploads of ``author`` are being received."""
+        with self._lock:
+            return self._of.get(author, 0)
+
+    @contextlib.contextmanager
+    def taking(self, author: str) -> Iterator[None]:
+        """Hold one place for an upload of ``author`` while it is received; Refused (503, or
+        429 for the author's own) when none is free."""
+        with self._lock:
+            if sum(self._of.values()) >= self.at_once:
+                raise Refused(
+                    503,
+                    f"the ladder is receiving {self.at_once} uploads already; try again in {UPLOAD_RETRY_S} s",
+                    {"Retry-After": str(UPLOAD_RETRY_S)},
+                )
+            if self._of.get(author, 0) >= self.per_author:
+                raise Refused(
+                    429,
+                    f"{self.per_author} uploads of yours are being received already; "
+                    f"send the next when one is done (try again in {UPLOAD_RETRY_S} s)",
+                    {"Retry-After": str(UPLOAD_RETRY_S)},
+                )
+            self._of[author] = self._of.get(author, 0) + 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._of[author] -= 1
+                if not self._of[author]:
+                    del self._of[author]
+
+
 class Service:
     """One ladder being served: what every handler shares."""
 
@@ -64,6 +114,7 @@ class Service:
         self.secret = store.session_secret()
         self.standings = StandingsReader(ladder.folder)
         self.house = frozenset(b.name for b in ladder.league.bots)
+        self.uploads = Uploads()
         self._running = False
         self._starting = threading.Lock()
 

@@ -630,6 +630,13 @@ class LadderStore:
         found = self._submissions("WHERE s.bot=? AND s.version=?", (bot, number))
         return found[0] if found else None
 
+    def bot_owner(self, bot: str) -> str | None:
+        """The author of ``bot`` (None: no version of it yet)."""
+        rows = self._rows(
+            "SELECT a.name FROM submissions s JOIN authors a ON a.id=s.author_id WHERE s.bot=? LIMIT 1", (bot,)
+        )
+        return str(rows[0][0]) if rows else None
+
     def bot_owners(self) -> dict[str, str]:
         """Each submitted bot's author (no report is read: cheap enough for every page)."""
         return dict(
