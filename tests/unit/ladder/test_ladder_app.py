@@ -51,3 +51,12 @@ def test_one_routing_table_holds_every_path_once(tmp_path: Path) -> None:
     paths = [(r.path, tuple(sorted(r.methods or ()))) for r in app.routes if isinstance(r, Route)]
     assert len(paths) == len(set(paths))
     assert ("/api/bots", ("POST",)) in paths and ("/submit", ("POST",)) in paths and ("/", ("GET", "HEAD")) in paths
+
+
+def test_the_server_serves_fewer_connections_than_it_has_open_files() -> None:
+    from arena.ladder.serving import GuardedH11Protocol, connections_limit, server_config
+
+    assert [connections_limit(n) for n in (1024, 512, 60)] == [500, 412, 16]  # 16: the least, whatever
+    config = server_config(Ladder.__name__, open_files=1024)  # the app is not looked at until it serves
+    assert config.http is GuardedH11Protocol and config.timeout_keep_alive == 5
+    assert config.limit_concurrency == 500
