@@ -33,7 +33,7 @@ from arena.errors import ArchiveRefused, ConfigError, LadderError
 from arena.ladder import folders
 from arena.ladder.folders import ARCHIVE_FILE, INCOMING_PREFIX, UNPACKED
 from arena.ladder.names import check_bot_name, version_of
-from arena.ladder.service import UPLOAD_RETRY_S, Refused, Service
+from arena.ladder.service import UPLOAD_RETRY_S, Place, Refused, Service
 from arena.ladder.settings import SubmitPolicy
 from arena.ladder.store import Author, State
 from arena.ladder.unpack import unpack
@@ -155,9 +155,8 @@ async def take(
     into ``fields`` as they arrive."""
     may_submit(service, author)
     limits = service.ladder.settings.archive
-    with service.uploads.taking(author.name):
-        receiving = service.uploads.of(author.name) - 1
-        check_quota(service, author, _declared_archive_bytes(request), time.time(), receiving)
+    with service.uploads.taking(author.name) as place:
+        check_quota(service, author, _declared_archive_bytes(request), time.time(), place.others())
         checked = False
 
         def before_archive(sent: dict[str, str]) -> None:
@@ -181,8 +180,8 @@ async def take(
             command = _words(upload.fields, "command", required=True)
             assert command is not None
             build = _words(upload.fields, "build", required=False)
-            check_quota(service, author, upload.size, time.time(), receiving)
-            received = await run_in_threadpool(_receive, service, author, (name, command, build), upload, incoming, receiving)
+            check_quota(service, author, upload.size, time.time(), place.others())
+            received = await run_in_threadpool(_receive, service, author, (name, command, build), upload, incoming, place)
         finally:
             shutil.rmtree(incoming, ignore_errors=True)
     service.queue.wake()
@@ -195,7 +194,7 @@ def _receive(
     version: tuple[str, tuple[str, ...], tuple[str, ...] | None],
     upload: Upload,
     incoming: Path,
-    receiving: int,
+    place: Place,
 ) -> Received:
     """Unpack the archive kept in ``incoming`` in a fresh folder, then number the version
     (refused or received)."""
@@ -213,9 +212,9 @@ def _receive(
             refusal = e
         with service.queue.intake:
             # Again under the lock: two uploads at once must not both fit the last place.
-            check_quota(service, author, upload.size, time.time(), receiving)
+            check_quota(service, author, upload.size, time.time(), place.others())
 
-            def place(sid: int) -> None:
+            def move_into_place(sid: int) -> None:
                 # Before the version is committed (see add_submission): a folder already there
                 # has no version, left by a crash between these renames and the commit.
                 _move(incoming, folders.submission_folder(service.ladder.folder, sid))
@@ -231,10 +230,11 @@ def _receive(
                     (filename[:200], upload.size, upload.sha256),
                     State.UNPACKED if refusal is None else State.REFUSED,
                     None if refusal is None else str(refusal),
-                    place,
+                    move_into_place,
                 )
             except LadderError as e:
                 raise Refused(409, str(e)) from None
+            place.give_back()  # stored: from now on the version itself counts in the quota
     finally:
         shutil.rmtree(unpacking, ignore_errors=True)
     if refusal is not None:

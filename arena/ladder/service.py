@@ -60,6 +60,26 @@ UPLOADS_AT_ONCE = 8  # every author's together: what the server reads and unpack
 UPLOAD_RETRY_S = 10  # the Retry-After of an upload refused for those: uploads take seconds
 
 
+class Place:
+    """One upload's place among those being received, given back once (when the upload is
+    stored as a version, or at the latest when its request ends)."""
+
+    def __init__(self, uploads: Uploads, author: str) -> None:
+        self._uploads = uploads
+        self.author = author
+        self._held = True
+
+    def others(self) -> int:
+        """The author's other uploads being received now (each a version to come)."""
+        return self._uploads.of(self.author) - (1 if self._held else 0)
+
+    def give_back(self) -> None:
+        """Give the place back (once; a second call does nothing)."""
+        if self._held:
+            self._held = False
+            self._uploads.release(self.author)
+
+
 class Uploads:
     """The uploads being received, by author: taken before a body is read, so that neither
     one author nor all of them can make the server read and unpack more than a few at once."""
@@ -75,8 +95,15 @@ class Uploads:
         with self._lock:
             return self._of.get(author, 0)
 
+    def release(self, author: str) -> None:
+        """One upload of ``author`` is no longer being received."""
+        with self._lock:
+            self._of[author] -= 1
+            if not self._of[author]:
+                del self._of[author]
+
     @contextlib.contextmanager
-    def taking(self, author: str) -> Iterator[None]:
+    def taking(self, author: str) -> Iterator[Place]:
         """Hold one place for an upload of ``author`` while it is received; Refused (503, or
         429 for the author's own) when none is free."""
         with self._lock:
@@ -94,13 +121,11 @@ class Uploads:
                     {"Retry-After": str(UPLOAD_RETRY_S)},
                 )
             self._of[author] = self._of.get(author, 0) + 1
+        place = Place(self, author)
         try:
-            yield
+            yield place
         finally:
-            with self._lock:
-                self._of[author] -= 1
-                if not self._of[author]:
-                    del self._of[author]
+            place.give_back()
 
 
 class Service:

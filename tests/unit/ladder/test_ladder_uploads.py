@@ -182,3 +182,19 @@ def test_the_archive_goes_to_disk_as_it_arrives(ladder: Ladder) -> None:
     assert r.status_code == 202
     assert len(archive) - CHUNK <= on_disk < len(archive)  # all of it but the chunk not sent yet
     assert (ladder.ladder.folder / "submissions" / str(r.json()["id"]) / "archive").read_bytes() == archive
+
+
+def test_two_uploads_that_fit_the_quota_together_are_both_taken_whatever_ends_first(ladder: Ladder) -> None:
+    assert ladder.submit("alice", bot_archive()).status_code == 202  # 1 of the hour's 3
+
+    async def go() -> list[httpx.Response]:
+        first, second = (Body({"name": "greedy", "command": "python3 bot.py"}, bot_archive(200_000), hold=True) for _ in range(2))
+        tasks = [asyncio.create_task(send(ladder, "alice", b)) for b in (first, second)]
+        await asyncio.wait_for(asyncio.gather(first.started.wait(), second.started.wait()), 60)
+        first.go_on.set()
+        done = await tasks[0]  # stored: it counts as a version now, no longer as an upload too
+        second.go_on.set()
+        return [done, await tasks[1]]
+
+    assert [r.status_code for r in asyncio.run(go())] == [202, 202]
+    assert len(ladder.store.submissions()) == 3
