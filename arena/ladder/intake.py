@@ -1,17 +1,20 @@
 """A new version of a bot, from an upload to a numbered version waiting for its check.
 
 One use case for its two doors, ``POST /api/bots`` (:mod:`arena.ladder.api`, a bearer
-token) and the upload form (:mod:`arena.ladder.forms`, a session): the ladder's ``submit``
-setting, before its body is read, a place among the uploads being received (at most a few of one
-author's, and of everyone's, at once) and the author's quota (its uploads being received
-count in it, and ``Content-Length`` in its bytes); then the form, read as it arrives
-(:mod:`arena.ladder.upload`), its archive written straight to disk, and its bot's name (not a
-house bot's, not banned, not another author's) refused before the archive is read when the
-form sends it first (as the ladder's form and ``arena submit`` do); then the archive unpacked
-under the ladder's limits in a fresh folder, the quota looked at again under the queue's lock,
-and the version numbered.  What it gives back is a
-:class:`Received` value that each door renders its own way; what it refuses is a
-:class:`~arena.ladder.service.Refused`.
+token) and the upload form (:mod:`arena.ladder.forms`, a session), in this order:
+
+1. before the body is read: the ladder's ``submit`` setting, a place among the uploads being
+   received (a few of one author's, and of everyone's, at once), and the author's quota (the
+   author's uploads being received count in it, and ``Content-Length`` in its bytes);
+2. the form, read as it arrives (:mod:`arena.ladder.upload`), its archive written straight to
+   disk; the bot's name (not a house bot's, not banned, not another author's) is refused
+   before the archive is read when the form sends it first, as the ladder's form and
+   ``arena submit`` do;
+3. the archive unpacked under the ladder's limits in a fresh folder, the quota looked at again
+   under the queue's lock, and the version numbered.
+
+What it gives back is a :class:`Received` value that each door renders its own way; what it
+refuses is a :class:`~arena.ladder.service.Refused`.
 """
 
 from __future__ import annotations
