@@ -32,7 +32,9 @@ forbids any circle among the ladder's modules):
   for both doors below (what can be refused before the body is read is refused then);
 - the doors: ``api`` (JSON), ``pages`` (the read-only pages), ``forms`` (signing in and
   out, the upload form);
-- ``app``: the one routing table, and the application's startup and shutdown.
+- ``app``: the one routing table, and the application's startup and shutdown;
+- ``serving``: how ``arena serve`` holds its connections (a deadline for each request's
+  headers, keep-alive, connections at once).
 """
 
 from __future__ import annotations
