@@ -198,3 +198,39 @@ def test_two_uploads_that_fit_the_quota_together_are_both_taken_whatever_ends_fi
 
     assert [r.status_code for r in asyncio.run(go())] == [202, 202]
     assert len(ladder.store.submissions()) == 3
+
+
+def _raw(parts: list[tuple[str, bytes]]) -> bytes:
+    """A multipart body of raw parts: each its header lines and its data."""
+    body = b"".join(f"--{BOUNDARY}\r\n{head}\r\n\r\n".encode() + data + b"\r\n" for head, data in parts)
+    return body + f"--{BOUNDARY}--\r\n".encode()
+
+
+ARCHIVE_PART = ('Content-Disposition: form-data; name="archive"; filename="a.tgz"', bot_archive())
+NAME_PART = ('Content-Disposition: form-data; name="name"', b"greedy")
+COMMAND_PART = ('Content-Disposition: form-data; name="command"', b"python3 bot.py")
+
+
+@pytest.mark.parametrize(
+    ("body", "needle"),
+    [
+        (_raw([("Content-Disposition: form-data", b"x"), ARCHIVE_PART]), "a part without a name"),
+        (_raw([NAME_PART, COMMAND_PART, ARCHIVE_PART, ARCHIVE_PART]), "one file, as 'archive'"),
+        (_raw([('Content-Disposition: form-data; name="other"; filename="x"', b"x"), NAME_PART]), "one file, as 'archive'"),
+        (_raw([('Content-Disposition: form-data; name="command"', b"x" * 20_000), ARCHIVE_PART]), "passes 16384 bytes"),
+        (_raw([(f'Content-Disposition: form-data; name="f{i}"', b"1") for i in range(9)]), "more than 8 fields"),
+        (b"--" + BOUNDARY.encode() + b"\r\nno headers end" * 1000, "cannot read the form"),
+    ],
+    ids=["part-without-name", "two-archives", "another-file", "huge-field", "many-fields", "garbage"],
+)
+def test_a_malformed_upload_answers_400_saying_what_was_wrong(ladder: Ladder, body: bytes, needle: str) -> None:
+    r = ladder.request(
+        "POST",
+        "/api/bots",
+        "alice",
+        content=body,
+        headers={"Content-Type": f"multipart/form-data; boundary={BOUNDARY}"},
+    )
+    assert r.status_code == 400 and needle in r.json()["error"], r.text
+    assert ladder.store.submissions() == []
+    assert not [p for p in (ladder.ladder.folder / "submissions").iterdir()]
