@@ -218,18 +218,25 @@ def program_of(argv: Sequence[str]) -> str:
     return words[0]
 
 
+def missing_program(argv: Sequence[str], env: Mapping[str, str] | None = None) -> str | None:
+    """The program a command runs when it is not installed (not on PATH), with its Debian
+    package in words (``'go' (Debian package golang-go)``); None when it is there, or when
+    it is a path (a program in the bot's folder is its build's to make)."""
+    program = program_of(argv)
+    if "/" in program:
+        return None
+    path = (env or {}).get("PATH", os.environ.get("PATH", ""))
+    if shutil.which(program, path=path) is not None:
+        return None
+    package = DEBIAN_PACKAGES.get(program)
+    return f"{program!r}" + (f" (Debian package {package})" if package else "")
+
+
 def missing_toolchain(bot: BotFolder, env: Mapping[str, str] | None = None) -> str | None:
     """One line naming the program the build or the command needs that is not installed
-    (with its Debian package), or None.  A program in the folder is the build's to make."""
-    path = (env or {}).get("PATH", os.environ.get("PATH", ""))
+    (with its Debian package), or None."""
     for what, argv in (("build", bot.build), ("command", bot.command)):
-        if argv is None:
-            continue
-        program = program_of(argv)
-        if "/" in program:
-            continue
-        if shutil.which(program, path=path) is None:
-            package = DEBIAN_PACKAGES.get(program)
-            hint = f" (Debian package {package})" if package else ""
-            return f"{bot.folder}: its {what} needs {program!r}{hint}, which is not installed here (not on PATH)"
+        missing = None if argv is None else missing_program(argv, env)
+        if missing is not None:
+            return f"{bot.folder}: its {what} needs {missing}, which is not installed here (not on PATH)"
     return None
