@@ -144,25 +144,30 @@ CONVENTIONS = (
 LOOKED_FOR = (BOT_FILE, *(c.main for c in CONVENTIONS))
 
 
-def resolve(folder: Path) -> BotFolder:
+def resolve(folder: Path, shown: str | None = None) -> BotFolder:
     """How to build and run the bot in ``folder``; a ConfigError in one line when its
-    ``bot.toml`` is wrong, or when no main file (or more than one) says what it is."""
+    ``bot.toml`` is wrong, or when no main file (or more than one) says what it is.
+    Messages name the folder as ``shown`` (the ladder's "the archive"), else by its path."""
+    label = shown or str(folder)
     if not folder.is_dir():
-        raise ConfigError(f"{folder}: not a folder")
+        raise ConfigError(f"{label}: not a folder")
     if (folder / BOT_FILE).is_file():
-        return _from_bot_file(folder)
+        return _from_bot_file(folder, label)
     found = [c for c in CONVENTIONS if (folder / c.main).is_file()]
     if len(found) == 2 and [c.main for c in found] == ["MyBot.ts", "MyBot.js"]:
         found = found[:1]  # MyBot.js is what tsc made of MyBot.ts
     if not found:
-        raise ConfigError(f"{folder}: no bot here: looked for {', '.join(LOOKED_FOR)}")
+        raise ConfigError(f"{label}: no bot here: looked for {', '.join(LOOKED_FOR)}")
     if len(found) > 1:
         raise ConfigError(
-            f"{folder}: which bot? it has {' and '.join(c.main for c in found)}: keep one main file, "
+            f"{label}: which bot? it has {' and '.join(c.main for c in found)}: keep one main file, "
             f"or say how to build and run it in {BOT_FILE} (looked for {', '.join(LOOKED_FOR)})"
         )
     c = found[0]
-    return BotFolder(folder, c.command(folder), c.build(folder), f"{c.main} ({c.language})")
+    try:
+        return BotFolder(folder, c.command(folder), c.build(folder), f"{c.main} ({c.language})")
+    except ConfigError as e:
+        raise ConfigError(str(e).replace(str(folder), label, 1)) from None
 
 
 def _read_toml(where: Path) -> dict[str, object]:
@@ -181,12 +186,15 @@ def _read_toml(where: Path) -> dict[str, object]:
         raise ConfigError(f"{where}: not TOML: {e}") from None
 
 
-def _from_bot_file(folder: Path) -> BotFolder:
-    where = folder / BOT_FILE
-    table = _read_toml(where)
+def _from_bot_file(folder: Path, label: str) -> BotFolder:
+    where = Path(label) / BOT_FILE
+    try:
+        table = _read_toml(folder / BOT_FILE)
+    except ConfigError as e:
+        raise ConfigError(str(e).replace(str(folder / BOT_FILE), str(where), 1)) from None
     for key in table:
         if key not in BOT_FILE_KEYS:
-            raise ConfigError(f"{where}: unknown key {key!r} (a bot.toml has {' and '.join(BOT_FILE_KEYS)})")
+            raise ConfigError(f"{where}: unknown key {key[:100]!r} (a bot.toml has {' and '.join(BOT_FILE_KEYS)})")
     if "command" not in table:
         raise ConfigError(f"{where}: 'command' is required: how the bot starts in its folder, e.g. command = \"./MyBot\"")
     command = _words(where, "command", table["command"])
@@ -200,11 +208,11 @@ def _words(where: Path, key: str, value: object) -> tuple[str, ...]:
         try:
             words = shlex.split(value)
         except ValueError as e:
-            raise ConfigError(f"{where}: {key!r}: cannot split {value!r} like a shell: {e}") from None
+            raise ConfigError(f"{where}: {key!r}: cannot split {value[:200]!r} like a shell: {e}") from None
     elif isinstance(value, list) and all(isinstance(w, str) for w in value):
         words = list(value)
     else:
-        raise ConfigError(f"{where}: {key!r} must be a string or a list of strings, got {value!r}")
+        raise ConfigError(f"{where}: {key!r} must be a string or a list of strings, got {repr(value)[:200]}")
     if not words:
         raise ConfigError(f"{where}: {key!r} is empty")
     return tuple(words)
