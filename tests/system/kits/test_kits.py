@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.cli.new_cmds import LANGUAGES
+from arena.kitfiles import KITS as LANGUAGES
 
 ARENA = [sys.executable, "-m", "arena"]
 # A kit's bot answers in milliseconds; the JVM and Mono start within a second.

@@ -9,8 +9,8 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
-from arena.cli.new_cmds import LANGUAGES
 from arena.game.convention import resolve
+from arena.kitfiles import KITS as LANGUAGES
 
 KITS = Path(__file__).resolve().parents[3] / "kits"
 
