@@ -357,3 +357,17 @@ def test_a_house_bot_named_like_a_version_keeps_its_name_free(tmp_path: Path) ->
     ladder = Ladder(tmp_path, LEAGUE.replace("name: one,", "name: ant.v1,"))
     r = ladder.submit("alice", bot_archive(), name="ant")  # ant's v1 would play as 'ant.v1'
     assert r.status_code == 409 and "a bot of the league itself" in r.json()["error"]
+
+
+def test_each_kit_is_offered_as_a_download_of_the_files_arena_new_writes(ladder: Ladder) -> None:
+    kits = Path(__file__).resolve().parents[3] / "kits"
+    r = ladder.request("GET", "/kits/rust.tar.gz")
+    assert r.status_code == 200 and r.headers["content-type"] == "application/gzip"
+    assert r.headers["content-disposition"] == 'attachment; filename="rust-bot.tar.gz"'
+    with tarfile.open(fileobj=io.BytesIO(r.content)) as tar:
+        got = {m.name: tar.extractfile(m).read() for m in tar.getmembers()}  # type: ignore[union-attr]
+    want = {f"my-bot/{p.relative_to(kits / 'rust')}": p.read_bytes() for p in (kits / "rust").rglob("*") if p.is_file()}
+    assert got == want
+    assert ladder.request("GET", "/kits/rust.tar.gz").content == r.content  # the same bytes every time
+    missing = ladder.request("GET", "/kits/cobol.tar.gz")
+    assert missing.status_code == 404 and "the kits are python, javascript" in missing.json()["error"]
