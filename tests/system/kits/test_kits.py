@@ -59,3 +59,13 @@ def test_every_kit_plays_a_league_named_by_its_folder_alone(tmp_path: Path) -> N
     assert "c: bot.toml: build 'make -s', run './MyBot'" in play.stdout, play.stdout
     seats = json.loads((tmp_path / "game.json").read_text())["seats"]
     assert [s["name"] for s in seats] == ["my-c-bot", "my-rust-bot"] and not any(s.get("fault") for s in seats)
+
+
+@pytest.mark.parametrize("language", ["c", "typescript"])
+def test_a_kit_without_its_bot_toml_is_built_and_run_by_its_main_file(tmp_path: Path, language: str) -> None:
+    assert arena(["new", language, "my-bot"], tmp_path, timeout=60).returncode == 0
+    (tmp_path / "my-bot" / "bot.toml").unlink()
+    check = arena(["check", "my-bot", "--conformance-games", "23", "-j", "2"], tmp_path)
+    assert check.returncode == 0, check.stdout + check.stderr
+    rule = {"c": "MyBot.c (C)", "typescript": "MyBot.ts (TypeScript)"}[language]
+    assert check.stdout.startswith(f"my-bot: {rule}: build "), check.stdout
