@@ -15,6 +15,7 @@ from typing import Any
 
 from arena.check import run_check
 from arena.game.build import run_build
+from arena.game.convention import missing_program
 from arena.ladder.child import die_with_service
 from arena.ladder.settings import load_ladder
 from arena.ladder.store import State
@@ -40,6 +41,9 @@ def run_job(folder: Path) -> dict[str, Any]:
     opts = ladder.check_options(tuple(job["command"]), bot, int(job["seed"]))
     build_log = None
     if job.get("build"):
+        missing = missing_program(job["build"])
+        if missing is not None:  # one line for the author, not a build that cannot start
+            return {"state": State.FAILED.value, "reason": f"its build needs {missing}, not installed on this ladder", "build_log": None, "report": None}
         timeout_s = ladder.league.build_timeout_ms / 1000
         result = run_build(tuple(job["build"]), bot, opts.sandbox, timeout_s)
         build_log = "\n".join(result.tail(BUILD_LOG_LINES))  # made printable by tail()
