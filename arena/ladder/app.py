@@ -19,7 +19,7 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from arena.ladder import api, forms, pages
+from arena.ladder import api, forms, kits, pages
 from arena.ladder.service import Refused, Service
 from arena.ladder.settings import Ladder
 from arena.ladder.store import LadderStore
@@ -60,6 +60,8 @@ def routes(service: Service) -> list[BaseRoute]:
         route("/logout", forms.logout, "POST"),
         route("/submit", forms.submit_form, "GET"),
         route("/submit", forms.submit, "POST"),
+        # The starter kits, to download (the files `arena new` writes).
+        Route("/kits/{language}.tar.gz", kits.kit_download, methods=["GET"]),
         Mount(
             "/static",
             StaticFiles(packages=[("arena.ladder", "static"), ("arena.report", "static")]),

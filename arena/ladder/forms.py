@@ -16,6 +16,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
+from arena.kitfiles import KITS
 from arena.ladder import intake
 from arena.ladder.names import BOT_NAME_MAX
 from arena.ladder.render import page, secure
@@ -123,6 +124,7 @@ def _submit_context(service: Service, viewer: Viewer) -> dict[str, Any]:
         "mine": [{"bot": b, "version": n, "state": s.value} for b, _a, n, s, _u in mine],
         "sent": None,
         "fields": {"name": "", "command": "", "build": ""},
+        "kits": list(KITS),
     }
 
 

@@ -33,6 +33,7 @@ from starlette.requests import Request
 
 from arena.durations import describe_seconds
 from arena.errors import ArchiveRefused, ConfigError, LadderError
+from arena.game.convention import resolve
 from arena.ladder import folders
 from arena.ladder.folders import ARCHIVE_FILE, INCOMING_PREFIX, UNPACKED
 from arena.ladder.names import check_bot_name, version_of
@@ -180,8 +181,7 @@ async def take(
             if upload.archive is None:
                 raise Refused(400, "the form needs 'archive': the bot's folder as a .tar.gz or .zip file")
             name = bot_name(service, author, upload.fields.get("name", ""))
-            command = _words(upload.fields, "command", required=True)
-            assert command is not None
+            command = _words(upload.fields, "command", required=False)  # None: the archive's bot.toml or main file says
             build = _words(upload.fields, "build", required=False)
             check_quota(service, author, upload.size, time.time(), place.others())
             received = await run_in_threadpool(_receive, service, author, (name, command, build), upload, incoming, place)
@@ -194,7 +194,7 @@ async def take(
 def _receive(
     service: Service,
     author: Author,
-    version: tuple[str, tuple[str, ...], tuple[str, ...] | None],
+    version: tuple[str, tuple[str, ...] | None, tuple[str, ...] | None],
     upload: Upload,
     incoming: Path,
     place: Place,
@@ -213,6 +213,12 @@ def _receive(
             unpack(upload.archive, unpacking / UNPACKED, service.ladder.settings.archive, filename)
         except ArchiveRefused as e:
             refusal = e
+        if command is None and refusal is None:
+            try:
+                found = resolve(unpacking / UNPACKED, shown="the archive")
+            except ConfigError as e:
+                raise Refused(400, f"no 'command' given, and {e}") from None
+            command, build = found.command, build or found.build
         with service.queue.intake:
             # Again under the lock: two uploads at once must not both fit the last place.
             check_quota(service, author, upload.size, time.time(), place.others())
@@ -228,7 +234,7 @@ def _receive(
                 sub = service.store.add_submission(
                     author,
                     name,
-                    command,
+                    command or (),
                     build,
                     (filename[:200], upload.size, upload.sha256),
                     State.UNPACKED if refusal is None else State.REFUSED,

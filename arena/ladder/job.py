@@ -15,6 +15,7 @@ from typing import Any
 
 from arena.check import run_check
 from arena.game.build import run_build
+from arena.game.convention import missing_program
 from arena.ladder.child import die_with_service
 from arena.ladder.jobfiles import CheckJob, CheckResult
 from arena.ladder.settings import parse_ladder
@@ -39,6 +40,9 @@ def run_job(folder: Path) -> CheckResult:
     opts = ladder.check_options(job.command, bot, job.seed)
     build_log = None
     if job.build:
+        missing = missing_program(job.build)
+        if missing is not None:  # one line for the author, not a build that cannot start
+            return CheckResult(State.FAILED, f"its build needs {missing}, not installed on this ladder", None, None)
         timeout_s = ladder.league.build_timeout_ms / 1000
         result = run_build(job.build, bot, opts.sandbox, timeout_s)
         build_log = "\n".join(result.tail(BUILD_LOG_LINES))  # made printable by tail()
