@@ -41,6 +41,7 @@ from arena.league.executor import GamePool, GameSettings
 from arena.league.schedule import ScheduledGame, make_schedule
 from arena.league.standings import write_files
 from arena.league.store import ResultStore
+from arena.league.stored import StoredLeague
 from arena.league.table import LeagueTable
 from arena.league.tally import Standings
 from arena.report.background import BackgroundReport
@@ -100,13 +101,6 @@ def without(config: TournamentConfig, names: Sequence[str]) -> TournamentConfig:
             f"{config.players} bots that are not retired, {len(active)} would be left"
         )
     return replace(config, bots=bots, raw=raw)
-
-
-def standings_bots(config: TournamentConfig, store: ResultStore) -> list[str]:
-    """The bots in the standings: the file's (retired ones too), then those removed from it,
-    whose games already played still count."""
-    names = [b.name for b in config.bots]
-    return names + [n for n in store.get_meta("retired") or [] if n not in names]
 
 
 def build_bots(config: TournamentConfig, echo: Callable[[str], None]) -> None:
@@ -454,7 +448,7 @@ class LeagueRun:
         self.store = store
         self.echo = echo
         self.on_progress = on_progress
-        self.bots = standings_bots(config, store)
+        self.bots = StoredLeague.read(store).with_removed([b.name for b in config.bots])
         self.todo = store.unfinished()
         total = store.schedule_size()
         self.state = RunState(total=total, done=total - len(self.todo))
