@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from arena.errors import ConfigError
 from arena.game import seeds, workspace
@@ -23,11 +23,8 @@ from arena.game.record import GameRecord
 from arena.game.referee import BotSpec
 from arena.game.sandbox import network
 from arena.game.sandbox.bwrap import resolve_mode
-from arena.league import changes as league_changes
 from arena.league import results_folder
 from arena.league.config import (
-    LEGACY_DEFAULT_SEAT_ORDERS,
-    RUN_ONLY_KEYS,
     BotConfig,
     BotPlacement,
     ExecutorKind,
@@ -36,9 +33,11 @@ from arena.league.config import (
     find_program,
 )
 from arena.league.config.reader import did_you_mean
-from arena.league.continuous import CONTINUOUS_ID, ContinuousLeague, playing_rows, standings_pairs
+from arena.league.continuous import ContinuousLeague, playing_rows, standings_pairs
 from arena.league.executor import GamePool, GameSettings
-from arena.league.schedule import ScheduledGame, make_schedule
+from arena.league.resume import resume
+from arena.league.resume import schedule_for as schedule_for  # where the benches find it
+from arena.league.schedule import ScheduledGame
 from arena.league.standings import write_files
 from arena.league.store import ResultStore
 from arena.league.stored import StoredLeague
@@ -53,31 +52,6 @@ STANDINGS_EVERY_S = 2.0
 REPORT_EVERY_S = 10.0
 REPORT_SHARE = 0.05  # of the run's time, at most, spent writing report.html
 REPORT_MAX_GAMES = 20_000  # past this a run keeps no report.html current (pages of ~6 KB a game)
-
-
-# Version 2: 4-player seat orders 'balanced' by default, a gauntlet's boards from the field.
-SCHEDULE_VERSION = 2
-
-
-def schedule_for(config: TournamentConfig, version: int = SCHEDULE_VERSION) -> list[ScheduledGame]:
-    """The games of the file's bots that are not retired (as if the others were not there),
-    as schedule ``version`` makes them (a results folder keeps its own)."""
-    active = [b.name for b in config.bots if not b.retired]
-    challengers = [c for c in config.challengers if c in active]
-    if config.challengers and not challengers:
-        return []  # a gauntlet whose challengers are all retired has nobody left to play
-    mode = config.seat_orders
-    if version < 2 and "seat_orders" not in config.raw:
-        mode = LEGACY_DEFAULT_SEAT_ORDERS.get(config.players, mode)
-    return make_schedule(
-        active,
-        config.players,
-        config.rounds,
-        config.seed,
-        mode,
-        challengers,
-        boards="field" if version >= 2 else "group",
-    )
 
 
 def without(config: TournamentConfig, names: Sequence[str]) -> TournamentConfig:
@@ -227,112 +201,12 @@ def open_store(config: TournamentConfig, restart: bool, echo: Callable[[str], No
             echo(store.upgrade_note)
         if restart:
             store.reset()
-        old = store.get_meta("config")
-        if (
-            old == config.raw
-            and store.get_meta("conditions") == config.play_conditions()
-            and store.get_meta("schedule_digest") is not None
-        ):
-            # The same file, played the same way: the stored schedule is the one it makes
-            # (which takes a 100,000-game league longer to make than to resume).
-            return store
-        # A folder started before schedule version 2 keeps making its games as it did.
-        version = store.get_meta("schedule_version") or (1 if old is not None else SCHEDULE_VERSION)
-        if config.format == Format.CONTINUOUS:
-            schedule = _continuous_schedule(config, store, old, echo)
-        else:
-            fresh = schedule_for(config, version)
-            schedule = fresh if old is None else _changed_schedule(config, store, old, fresh, echo)
-        retired = sorted(
-            {*(store.get_meta("retired") or []), *league_changes.removed_bots(old or {}, config.raw)}
-            - {b.name for b in config.bots}
-        )
-        store.set_meta(
-            config=config.raw,
-            conditions=config.play_conditions(),
-            digest=config.digest(),
-            name=config.name,
-            retired=retired,
-            schedule_version=version,
-        )
-        store.set_schedule(schedule)
+        for note in resume(store, config).notes:
+            echo(note)
     except BaseException:
         store.close()
         raise
     return store
-
-
-def _changed_schedule(
-    config: TournamentConfig,
-    store: ResultStore,
-    old: dict[str, Any],
-    fresh: list[ScheduledGame],
-    echo: Callable[[str], None],
-) -> list[ScheduledGame]:
-    """The schedule after the file changed: refused (naming the key) when the change alters
-    how games are played and games were played; else played games kept, new ones added."""
-    finished = store.finished_ids()
-    changes = _allowed_changes(config, store, old, finished)
-    merged = league_changes.merge_schedule(store.schedule(), finished, fresh)
-    _note_changes(config, changes, merged.describe(), echo)
-    return merged.schedule
-
-
-def _continuous_schedule(
-    config: TournamentConfig, store: ResultStore, old: dict[str, Any] | None, echo: Callable[[str], None]
-) -> list[ScheduledGame]:
-    """A continuous league's stored schedule (it plans its games as it goes), without the
-    unplayed games of bots no longer scheduled or of another format."""
-    finished = store.finished_ids()
-    changes = None if old is None else _allowed_changes(config, store, old, finished)
-    active = {b.name for b in config.bots if not b.retired}
-    stored = store.schedule()
-    kept = [
-        g
-        for g in stored
-        if g.game_id in finished or (CONTINUOUS_ID.fullmatch(g.game_id) and active.issuperset(g.seats))
-    ]
-    if changes is not None and old != config.raw:
-        dropped = len(stored) - len(kept)
-        _note_changes(
-            config,
-            changes,
-            f"kept {len(finished)}" + (f", dropped {dropped} unplayed" if dropped else ""),
-            echo,
-        )
-    return kept
-
-
-def _allowed_changes(
-    config: TournamentConfig, store: ResultStore, old: dict[str, Any], finished: set[str]
-) -> league_changes.FileChanges:
-    """How the file changed since ``old``; raises ConfigError when that alters how games are
-    played and games were played."""
-    changes = league_changes.compare_files(old, config.raw)
-    old_board = (store.get_meta("conditions") or {}).get("board_contents")
-    if old_board != config.play_conditions().get("board_contents") and old.get("board") == config.raw.get(
-        "board"
-    ):
-        changes.refused.append(f"board: the contents of {config.raw.get('board')!r} changed")
-    if finished and changes.refused:
-        listing = "\n".join(f"  {c}" for c in changes.refused)
-        raise ConfigError(
-            f"{config.path} changed since the results in {str(config.output)!r} were started:\n"
-            f"{listing}\nand that changes how games are played, so old and new games would not "
-            "compare. Run with --restart to start over, or set another 'output'. (Bots may be "
-            "added, removed or retired, and rounds, challengers and "
-            f"{', '.join(sorted(RUN_ONLY_KEYS - {'rounds'}))} may change between runs.)"
-        )
-    return changes
-
-
-def _note_changes(
-    config: TournamentConfig, changes: league_changes.FileChanges, outcome: str, echo: Callable[[str], None]
-) -> None:
-    listing = "\n".join(f"  {c}" for c in [*changes.refused, *changes.allowed])
-    echo(f"note: {config.path} changed since the last run:\n{listing}\n{outcome}")
-    for name in [b.name for b in config.bots if b.retired] + changes.removed:
-        echo(f"note: {name!r} is retired: no new games; its games already played still count")
 
 
 def continuous_league(config: TournamentConfig, store: ResultStore) -> ContinuousLeague:
