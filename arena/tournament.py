@@ -28,16 +28,15 @@ from arena.league.config import (
     BotConfig,
     BotPlacement,
     ExecutorKind,
-    Format,
     TournamentConfig,
     find_program,
 )
 from arena.league.config.reader import did_you_mean
-from arena.league.continuous import ContinuousLeague, playing_rows, standings_pairs
 from arena.league.executor import GamePool, GameSettings
 from arena.league.resume import resume
 from arena.league.resume import schedule_for as schedule_for  # where the benches find it
 from arena.league.schedule import ScheduledGame
+from arena.league.scheduler import league_scheduler
 from arena.league.standings import write_files
 from arena.league.store import ResultStore
 from arena.league.stored import StoredLeague
@@ -209,20 +208,6 @@ def open_store(config: TournamentConfig, restart: bool, echo: Callable[[str], No
     return store
 
 
-def continuous_league(config: TournamentConfig, store: ResultStore) -> ContinuousLeague:
-    """The continuous league of ``store``'s schedule and finished games."""
-    return ContinuousLeague(
-        [b.name for b in config.bots if not b.retired],
-        config.players,
-        config.seed,
-        config.seat_orders,
-        config.continuous,
-        config.rating,
-        store.schedule(),
-        ((index, seats) for index, _board, seats in store.fit_games()),
-    )
-
-
 def run_tournament(
     config: TournamentConfig,
     restart: bool = False,
@@ -325,12 +310,9 @@ class LeagueRun:
         self.bots = StoredLeague.read(store).with_removed([b.name for b in config.bots])
         self.todo = store.unfinished()
         total = store.schedule_size()
-        self.state = RunState(total=total, done=total - len(self.todo))
+        self.league = league_scheduler(config, store)
+        self.state = RunState(total=self.league.total(total), done=total - len(self.todo))
         self.state.retired = [b for b in self.bots if b not in {c.name for c in config.bots if not c.retired}]
-        self.league = continuous_league(config, store) if config.format == Format.CONTINUOUS else None
-        if self.league is not None:
-            # A lowered budget still plays the games already planned.
-            self.state.total = max(config.continuous.max_games, store.schedule_size())
         self._announce()
         self.table = LeagueTable.load(
             store, self.bots, config.rating, expected=store.unfinished_indexes(), retired=self.state.retired
@@ -343,14 +325,7 @@ class LeagueRun:
     def _announce(self) -> None:
         """The run's first lines: how many games, the time control, the sandbox; resuming."""
         config, state = self.config, self.state
-        if self.league is None:
-            games = f"{state.total} games, {len(self.todo)} to play"
-        else:
-            games = (
-                f"continuous league: until every adjacent pair is settled at "
-                f"{config.continuous.confidence:.0%} (ordered, or tied within "
-                f"{config.continuous.indifference:g} Elo), at most {state.total:,} games"
-            )
+        games = self.league.describe(state.total, len(self.todo))
         self.echo(
             f"{games}; time control {config.time_control.describe()}; sandbox {sandbox_summary(config)}"
         )
@@ -362,10 +337,11 @@ class LeagueRun:
         and also when the run fails, if that still works."""
         with self.report:
             try:
-                if self.league is not None:
-                    pool.run(self.todo, self._on_result, self._on_failure, self.config.retries, self._refill)
-                elif self.todo:
-                    pool.run(self.todo, self._on_result, self._on_failure, self.config.retries)
+                # A scheduler that plans no more games is given none to ask for: the pool
+                # then starts no more workers than there are games, and none for no games.
+                refill = self._refill if self.league.open_ended else None
+                if self.todo or refill is not None:
+                    pool.run(self.todo, self._on_result, self._on_failure, self.config.retries, refill)
             except BaseException:
                 # The error on its way out is the one to report (a full disk, say, fails the
                 # standings files too): bring them up to date only if that still works.
@@ -382,8 +358,7 @@ class LeagueRun:
             return
         # Exact at the end; in between the rating fit is redone as the league grows.
         standings = self.table.standings(exact=force)
-        if self.league is not None:
-            standings = replace(standings, pair_tests=standings_pairs(self.league, playing_rows(standings.rows)))
+        standings = replace(standings, pair_tests=self.league.pair_tests(standings.rows))
         self.state.standings = standings
         write_files(self.config.output, self.config.name, self.state.standings, self.state.total)
         self.table.save(self.store)
@@ -413,9 +388,8 @@ class LeagueRun:
         """A game ended: store it, count it, and refresh the standings when it is time."""
         summary = self.store.save_game(game, record)
         self.table.add(summary)
-        if self.league is not None:
-            self.league.add(game.index, [(seat.name, seat.rank) for seat in summary.seats])
-            self.state.note = self.league.note()
+        self.league.add(game.index, [(seat.name, seat.rank) for seat in summary.seats])
+        self.state.note = self.league.note()
         self.state.done += 1
         self.state.played_now += 1
         # The last game's exact refit comes after the loop (past its progress line): it
@@ -433,9 +407,8 @@ class LeagueRun:
             self.table.drop(game.index)
 
     def _refill(self, wanted: int) -> list[ScheduledGame]:
-        """A continuous league's next ``wanted`` games (fewer, or none, once it stops)."""
-        assert self.league is not None
+        """The scheduler's next ``wanted`` games (fewer, or none, once it stops), stored first."""
         games = self.league.next_games(wanted)
         self.store.extend_schedule(games)
-        self.state.stopped = self.league.stop.describe() if self.league.stop else None
+        self.state.stopped = self.league.stopped()
         return games
