@@ -33,6 +33,7 @@ from arena.league.config import (
 )
 from arena.league.config.reader import did_you_mean
 from arena.league.executor import GamePool, GameSettings
+from arena.league.private_copies import BotFolder, make_copies
 from arena.league.resume import resume
 from arena.league.resume import schedule_for as schedule_for  # where the benches find it
 from arena.league.schedule import ScheduledGame
@@ -243,40 +244,32 @@ def _play_tournament(
             return LeagueRun(config, store, echo, on_progress).play(pool)
 
 
-def _needs_copy(bot: BotConfig, config: TournamentConfig) -> bool:
-    """A bot that builds writes its folder, so it gets a copy; so does a ``writable`` bot whose
-    folder another bot, the arena's checkout or the results share."""
-    if bot.build is not None:
-        return True
-    if not bot.sandbox.writable:
-        return False
-    kit = Path(workspace.arena_checkout())
-    shared = [o.cwd for o in config.bots if o is not bot] + [kit, config.output]
-    return any(p.is_relative_to(bot.cwd) or bot.cwd.is_relative_to(p) for p in shared)
-
-
 @contextlib.contextmanager
 def private_copies(config: TournamentConfig) -> Iterator[TournamentConfig]:
     """The config with each bot that writes its folder given a private copy of it (for the
     run; removed after), so no bot or build writes another's files, the results or the arena."""
-    needs = [b for b in config.bots if _needs_copy(b, config)]
-    if not needs or config.executor.bots != BotPlacement.SHARED:
+    if config.executor.bots != BotPlacement.SHARED:  # uploaded bots are copied on each worker
         yield config
         return
-    root = workspace.new_root()
+    roots: list[Path] = []
+
+    def new_root() -> Path:
+        roots.append(workspace.new_root())
+        return roots[-1]
+
     try:
-        bots = []
-        for i, b in enumerate(config.bots):
-            if b in needs:
-                skip = [config.output, *(o.cwd for o in config.bots if o.cwd != b.cwd)]
-                copy = workspace.make_copy(b.cwd, root, f"bot{i}", skip)
-                if b.build is None:  # no build will seal it: ready it for the bot's users now
-                    workspace.seal(copy, b.sandbox.writable)
-                b = replace(b, sandbox=replace(b.sandbox, source=str(copy)))
-            bots.append(b)
-        yield replace(config, bots=tuple(bots))
+        folders = [BotFolder(b.name, b.cwd, b.build is not None, b.sandbox.writable) for b in config.bots]
+        copies = make_copies(
+            folders, new_root, shared=(Path(workspace.arena_checkout()), config.output), skip=(config.output,)
+        )
+        bots = tuple(
+            replace(b, sandbox=replace(b.sandbox, source=str(copies[b.name]))) if b.name in copies else b
+            for b in config.bots
+        )
+        yield replace(config, bots=bots) if copies else config
     finally:
-        shutil.rmtree(root, ignore_errors=True)
+        for root in roots:
+            shutil.rmtree(root, ignore_errors=True)
 
 
 def prepare_bots(config: TournamentConfig, echo: Callable[[str], None]) -> None:
