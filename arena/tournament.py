@@ -18,12 +18,12 @@ from typing import TYPE_CHECKING
 
 from arena.errors import ConfigError
 from arena.game import seeds, workspace
-from arena.game.build import run_build
 from arena.game.record import GameRecord
 from arena.game.referee import BotSpec
 from arena.game.sandbox import network
 from arena.game.sandbox.bwrap import resolve_mode
 from arena.league import results_folder
+from arena.league.builds import BotBuild, run_builds
 from arena.league.config import (
     BotConfig,
     BotPlacement,
@@ -80,23 +80,15 @@ def without(config: TournamentConfig, names: Sequence[str]) -> TournamentConfig:
 def build_bots(config: TournamentConfig, echo: Callable[[str], None]) -> None:
     """Run each bot's build command once, in its sandbox; a failure names the bot and shows
     the tail of its output."""
-    for bot in config.bots:
-        if bot.build is None:
-            continue
-        echo(f"building {bot.name}: {' '.join(bot.build)}")
-        result = run_build(
-            bot.build,
-            bot.cwd,
-            bot.sandbox,
-            config.build_timeout_ms / 1000,
-            bot.env,
-            network=bot.build_network,
-        )
-        if not result.ok:
-            raise ConfigError(
-                f"{config.path}:{bot.line}: bot {bot.name!r}: build {' '.join(bot.build)!r} "
-                f"{result.why}:\n" + "\n".join("  " + t for t in result.tail())
-            )
+    builds = [
+        BotBuild(b.name, b.build, b.cwd, b.sandbox, b.env, b.build_network) for b in config.bots if b.build is not None
+    ]
+    failure = run_builds(
+        builds, config.build_timeout_ms / 1000, lambda b: echo(f"building {b.bot}: {' '.join(b.command)}")
+    )
+    if failure is not None:
+        line = next(b.line for b in config.bots if b.name == failure.build.bot)
+        raise ConfigError(f"{config.path}:{line}: {failure.describe()}")
 
 
 def sandbox_warnings(config: TournamentConfig) -> list[str]:

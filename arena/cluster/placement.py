@@ -32,9 +32,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from arena.errors import ClusterError, ConfigError
-from arena.game.build import run_build
 from arena.game.referee import BotSpec
 from arena.game.sandbox.bwrap import resolve_mode
+from arena.league.builds import BotBuild, run_builds
 from arena.league.config import TournamentConfig, find_program
 from arena.league.executor import GameSettings
 from arena.league.private_copies import BotFolder, make_copies
@@ -245,20 +245,12 @@ def private_copies(placement: Placement, settings: GameSettings, root: Path) -> 
 def build_all(placement: Placement, settings: GameSettings) -> str | None:
     """Run the bots' builds in their (relocated) folders, each in the bot's private copy;
     why the first failure failed, or None."""
-    done: set[tuple[Path, tuple[str, ...]]] = set()
+    builds = []
     for build in placement.builds:
         spec = settings.bots[build.bot]
-        folder = Path(spec.sandbox.source) if spec.sandbox.source is not None else spec.cwd
-        if (folder, build.command) in done:  # the same build of the same folder: once
-            continue
-        result = run_build(
-            build.command, spec.cwd, spec.sandbox, placement.build_timeout_s, spec.env, network=build.network
-        )
-        if not result.ok:
-            tail = "\n".join("  " + line for line in result.tail(8))
-            return f"bot {build.bot!r}: build {' '.join(build.command)!r} {result.why}:\n{tail}"
-        done.add((folder, build.command))
-    return None
+        builds.append(BotBuild(build.bot, build.command, spec.cwd, spec.sandbox, spec.env, build.network))
+    failure = run_builds(builds, placement.build_timeout_s)
+    return None if failure is None else failure.describe(8)
 
 
 def bot_problem(spec: BotSpec) -> str | None:
