@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from arena.errors import ConfigError
 from arena.game import seeds, workspace
@@ -185,6 +185,34 @@ class RunState:
     note: str = ""
 
 
+class RunListener(Protocol):
+    """What a run tells as it goes (fastchess's model: progress is an interface, with one
+    implementation per way of showing it; the CLI's is :class:`arena.cli.progress.Progress`)."""
+
+    def say(self, line: str) -> None:
+        """A line for the user: a warning, a build starting, a change to the file, a retry..."""
+        ...
+
+    def game_done(self, state: RunState, game: ScheduledGame, record: GameRecord) -> None:
+        """A game finished and was stored; ``state`` is the run's so far."""
+        ...
+
+
+@dataclass(frozen=True)
+class EchoListener:
+    """A :class:`RunListener` of two callables: ``echo`` each line, ``on_progress`` each game."""
+
+    echo: Callable[[str], None] = print
+    on_progress: Callable[[RunState, ScheduledGame, GameRecord], None] | None = None
+
+    def say(self, line: str) -> None:
+        self.echo(line)
+
+    def game_done(self, state: RunState, game: ScheduledGame, record: GameRecord) -> None:
+        if self.on_progress is not None:
+            self.on_progress(state, game, record)
+
+
 def open_store(config: TournamentConfig, restart: bool, echo: Callable[[str], None]) -> ResultStore:
     """Open the results store, resuming, or growing the league when bots were added."""
     store = ResultStore.create(config.output)
@@ -207,33 +235,35 @@ def run_tournament(
     echo: Callable[[str], None] = print,
     on_progress: Callable[[RunState, ScheduledGame, GameRecord], None] | None = None,
 ) -> RunState:
-    """Play a tournament (or what is left of it) and return how it went.
+    """Play a tournament (or what is left of it) and return how it went: :func:`run_league`
+    telling ``echo`` each line and ``on_progress`` each game."""
+    return run_league(config, EchoListener(echo, on_progress), restart)
+
+
+def run_league(config: TournamentConfig, listener: RunListener, restart: bool = False) -> RunState:
+    """Play a tournament (or what is left of it), telling ``listener`` as it goes, and return
+    how it went.
 
     The results folder is held for the whole run: another run on it stops at once
     (:class:`~arena.errors.ResultsFolderBusy`).
     """
     with results_folder.hold(config.output, str(config.path)):
-        return _play_tournament(config, restart, echo, on_progress)
+        return _play_tournament(config, restart, listener)
 
 
 def play_held(config: TournamentConfig, echo: Callable[[str], None] = print) -> RunState:
     """Play the league in a results folder the caller already holds: ``arena serve`` holds
     its ladder's for as long as it serves, and plays its league in a process of its own."""
-    return _play_tournament(config, False, echo, None)
+    return _play_tournament(config, False, EchoListener(echo))
 
 
-def _play_tournament(
-    config: TournamentConfig,
-    restart: bool,
-    echo: Callable[[str], None],
-    on_progress: Callable[[RunState, ScheduledGame, GameRecord], None] | None,
-) -> RunState:
+def _play_tournament(config: TournamentConfig, restart: bool, listener: RunListener) -> RunState:
     """Everything of a run inside its held results folder: bots, pool, store, games."""
     with private_copies(config) as config:
-        prepare_bots(config, echo)
-        pool = game_pool(config, echo)
-        with open_store(config, restart, echo) as store:
-            return LeagueRun(config, store, echo, on_progress).play(pool)
+        prepare_bots(config, listener.say)
+        pool = game_pool(config, listener.say)
+        with open_store(config, restart, listener.say) as store:
+            return LeagueRun(config, store, listener).play(pool)
 
 
 @contextlib.contextmanager
@@ -285,13 +315,11 @@ class LeagueRun:
         self,
         config: TournamentConfig,
         store: ResultStore,
-        echo: Callable[[str], None],
-        on_progress: Callable[[RunState, ScheduledGame, GameRecord], None] | None,
+        listener: RunListener,
     ) -> None:
         self.config = config
         self.store = store
-        self.echo = echo
-        self.on_progress = on_progress
+        self.listener = listener
         self.bots = StoredLeague.read(store).with_removed([b.name for b in config.bots])
         self.todo = store.unfinished()
         total = store.schedule_size()
@@ -311,11 +339,11 @@ class LeagueRun:
         """The run's first lines: how many games, the time control, the sandbox; resuming."""
         config, state = self.config, self.state
         games = self.league.describe(state.total, len(self.todo))
-        self.echo(
+        self.listener.say(
             f"{games}; time control {config.time_control.describe()}; sandbox {sandbox_summary(config)}"
         )
         if state.done:
-            self.echo(f"resuming: {state.done} of {state.total} games already played")
+            self.listener.say(f"resuming: {state.done} of {state.total} games already played")
 
     def play(self, pool: GamePool | DaskGamePool) -> RunState:
         """Play the games left on ``pool``; the standings are brought up to date at the end,
@@ -381,12 +409,11 @@ class LeagueRun:
         # is the run's one-off cost, not this game's.
         if self.state.done < self.state.total:
             self._refresh()
-        if self.on_progress:
-            self.on_progress(self.state, game, record)
+        self.listener.game_done(self.state, game, record)
 
     def _on_failure(self, game: ScheduledGame, reason: str, retry: bool) -> None:
         """A game failed for reasons of the arena: say so; after its last retry, give it up."""
-        self.echo(f"{'retrying' if retry else 'giving up on'} {game.game_id}: {reason.splitlines()[0]}")
+        self.listener.say(f"{'retrying' if retry else 'giving up on'} {game.game_id}: {reason.splitlines()[0]}")
         if not retry:
             self.state.failures.append((game, reason))
             self.table.drop(game.index)

@@ -8,7 +8,7 @@ import os
 import shutil
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -16,7 +16,7 @@ from typing import Any
 import click
 from tabulate import tabulate
 
-from arena.cli.common import ArenaFailure, ExitCode, echo_printable, main
+from arena.cli.common import ArenaFailure, ExitCode, main
 from arena.cli.faults import fault_json, first_faults, print_fault_evidence
 from arena.cli.progress import Progress, game_line
 from arena.errors import ConfigError, ResultsWriteError, StoreError
@@ -37,7 +37,7 @@ from arena.league.table import stored_standings
 from arena.league.tally import Standings
 from arena.rules import PLAYER_LETTERS
 from arena.stats.settings import RatingConfig
-from arena.tournament import RunState, run_tournament, without
+from arena.tournament import RunState, run_league, without
 from arena.untrusted import printable
 
 
@@ -111,10 +111,9 @@ def run_cmd(
     config = _configured(tournament, concurrency, scheduler, retire)
     if restart and not yes:
         _confirm_restart(config.output)
-    echo = (lambda _s: None) if quiet else echo_printable
-    echo(_announcement(config))
     progress = Progress(quiet, sys.stdout.isatty())
-    state = _run(config, restart, echo, progress)
+    progress.say(_announcement(config))
+    state = _run(config, restart, progress)
     progress.close()
     _print_outcome(config, state, progress)
     if state.failures:
@@ -191,10 +190,10 @@ def _announcement(config: TournamentConfig) -> str:
     )
 
 
-def _run(config: TournamentConfig, restart: bool, echo: Callable[[str], None], progress: Progress) -> RunState:
+def _run(config: TournamentConfig, restart: bool, progress: Progress) -> RunState:
     """Run the league; Ctrl-C and a results folder that cannot be written end the command here."""
     try:
-        return run_tournament(config, restart, echo, progress.update)
+        return run_league(config, progress, restart)
     except KeyboardInterrupt:
         progress.close()
         click.echo("\ninterrupted: finished games are saved; run the same command to resume", err=True)
