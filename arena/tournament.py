@@ -350,11 +350,11 @@ class LeagueRun:
         and also when the run fails, if that still works."""
         with self.report:
             try:
-                # A scheduler that plans no more games is given none to ask for: the pool
-                # then starts no more workers than there are games, and none for no games.
-                refill = self._refill if self.league.open_ended else None
-                if self.todo or refill is not None:
-                    pool.run(self.todo, self._on_result, self._on_failure, self.config.retries, refill)
+                # A scheduler that plans no more games gives the pool nothing to ask: it then
+                # starts no more workers than there are games, and none for no games.
+                more = {"refill": self._refill} if self.league.open_ended else {}
+                if self.todo or more:
+                    pool.run(self.todo, self._on_result, self._on_failure, self.config.retries, **more)
             except BaseException:
                 # The error on its way out is the one to report (a full disk, say, fails the
                 # standings files too): bring them up to date only if that still works.

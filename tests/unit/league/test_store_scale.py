@@ -28,7 +28,6 @@ from arena.errors import StoreError
 from arena.game.record import GameRecord
 from arena.league.config import load_config
 from arena.league.game_summary import GameSummary
-from arena.league.pool import Refill
 from arena.league.resume import schedule_for
 from arena.league.schedule import ScheduledGame
 from arena.league.store import ResultStore, UnfinishedGames, store_path
@@ -274,9 +273,7 @@ class ShuffledPool:
         on_result: Callable[[ScheduledGame, GameRecord], None],
         on_failure: Callable[[ScheduledGame, str, bool], None],
         retries: int = 2,
-        refill: Refill | None = None,
     ) -> list[tuple[ScheduledGame, str]]:
-        assert refill is None  # a round robin plans no games beyond its schedule
         failed = []
         for g in sorted(games, key=lambda g: g.index + self.rng.uniform(0, 4)):
             if g.game_id in self.give_up:
@@ -340,9 +337,7 @@ class InOrderPool:
         on_result: Callable[[ScheduledGame, GameRecord], None],
         on_failure: Callable[[ScheduledGame, str, bool], None],
         retries: int = 2,
-        refill: Refill | None = None,
     ) -> list[tuple[ScheduledGame, str]]:
-        assert refill is None  # a round robin plans no games beyond its schedule
         assert not isinstance(games, list)  # the run hands over its games unread
         for g in games:
             on_result(g, self.records[g.game_id])
