@@ -191,6 +191,7 @@ class ProcessChannel:
             "isolation": b.isolation.to_dict(),
             "stderr_tail": b.stderr_text(),
             "stderr_bytes": b.stderr_bytes,
+            "stderr_turns": b.turn_log.record(),
             "stdout_head": b.stdout_head() if self.stdout_head_when_stopped is None else self.stdout_head_when_stopped,
             "infos": tuple(b.infos),
             "info_plies": tuple(b.info_plies),
