@@ -33,6 +33,7 @@ from arena.game.limits import ResourceLimits, bot_environment
 from arena.game.proctree import signal_descendants
 from arena.game.record import BotFault, Fault, FaultKind
 from arena.game.sandbox.bwrap import SandboxPolicy
+from arena.game.turnlog import LogBounds
 
 TRANSCRIPT_KEEP = 60  # lines of each bot's conversation kept for reports
 MAX_IDLE = 16  # kept processes a worker holds between games (the least recently used go first)
@@ -57,6 +58,8 @@ class BotSpec:
     # Its own startup allowance in ms, in place of the game's time control's (None: that
     # one): a bot the arena brings keeps its allowance whatever the bot under test gets.
     startup_ms: int | None = None
+    # How much of its stderr and info lines each turn and game of its record keep.
+    logs: LogBounds = field(default_factory=LogBounds)
 
 
 class ProcessChannel:
@@ -253,6 +256,7 @@ class BotHost:
     def _start(self, spec: BotSpec) -> BotProcess:
         env = bot_environment(spec.cwd, spec.env)
         bot = self.pool.start(spec.name, spec.command, spec.cwd, env, spec.limits, spec.sandbox)
+        bot.log_bounds = spec.logs  # (its game's log starts with begin_game, which reads them)
         self.started += 1
         return bot
 

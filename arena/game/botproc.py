@@ -49,7 +49,7 @@ from arena.game.sandbox.bwrap import Isolation, SandboxMode, SandboxPolicy
 from arena.game.sandbox.network import BotNetwork
 from arena.game.sandbox.spawn import spawn_sandboxed
 from arena.game.signal_guard import signals_deferred
-from arena.game.turnlog import TurnLog
+from arena.game.turnlog import LogBounds, TurnLog
 from arena.protocol import MAX_LINE_BYTES
 
 READ_CHUNK = 65536
@@ -112,6 +112,7 @@ class BotProcess:
         self.infos: list[str] = []
         self.info_plies: list[int] = []  # the ply each kept info line was sent at
         self.info_count = 0
+        self.log_bounds = LogBounds()  # how much of its stderr and info lines a turn and a game keep
         self.turn_log = TurnLog()  # its stderr turn by turn, and its info lines kept this turn
         self.ply = -1  # the ``ply`` of the last turn request sent to it (-1: none yet)
         self.overflow = False  # a line longer than MAX_LINE_BYTES was started
@@ -145,7 +146,7 @@ class BotProcess:
         self.infos = []
         self.info_plies = []
         self.info_count = 0
-        self.turn_log = TurnLog()
+        self.turn_log = TurnLog(self.log_bounds)
         self.ply = -1
         self.stderr_tail = bytearray()
         self.stderr_bytes = 0

@@ -16,7 +16,7 @@ from arena.game.clock import TimeControl
 from arena.game.record import GameRecord, StderrTurn
 from arena.game.referee import BotHost, BotSpec, GameSetup, play_game
 from arena.game.sandbox.bwrap import SandboxPolicy
-from arena.game.turnlog import STDERR_TURN_KEEP
+from arena.game.turnlog import STDERR_TURN_KEEP, LogBounds
 from arena.rules import random_board
 from tests.support.referee_helpers import FIXED_SECRET
 
@@ -95,3 +95,18 @@ def test_the_other_seat_and_the_info_lines_keep_their_own(games: list[GameRecord
         assert list(logger.info_plies) == its_plies(record, 0)
         assert list(logger.infos) == [f"info at {ply}" for ply in its_plies(record, 0)]
         assert GameRecord.from_json(record.to_json()) == record
+
+
+def test_a_bot_whose_bounds_keep_nothing_has_its_turns_counted_not_kept() -> None:
+    none = SandboxPolicy(mode="none")
+    silent = LogBounds(turn_bytes=0, game_bytes=0, turn_infos=0)
+    specs = [
+        BotSpec("logger", (sys.executable, LOGGER), cwd=REPO, sandbox=none, logs=silent),
+        BotSpec("random", (sys.executable, RANDOM), cwd=REPO, sandbox=none),
+    ]
+    record = play_game(setup(3), specs)
+    seat = record.seats[0]
+    assert seat.fault is None and seat.infos == () and seat.info_count == len(its_plies(record, 0))
+    assert [t.ply for t in seat.stderr_turns] == [-1, *its_plies(record, 0)]
+    assert all(t.lines == () and t.dropped > 0 for t in seat.stderr_turns)
+    assert sum(t.dropped for t in seat.stderr_turns) == seat.stderr_bytes

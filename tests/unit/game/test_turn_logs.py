@@ -10,10 +10,17 @@ from dataclasses import replace
 
 import pytest
 
-from arena.errors import RecordError
+from arena.errors import ConfigError, RecordError
 from arena.game.record import Fault, FaultKind, GameRecord, StderrTurn, WrittenAt, written_at
 from arena.game.referee import GameSetup
-from arena.game.turnlog import INFO_TURN_KEEP, STDERR_GAME_KEEP, STDERR_TURN_KEEP, TurnLog
+from arena.game.turnlog import (
+    INFO_TURN_KEEP,
+    MAX_GAME_BYTES,
+    STDERR_GAME_KEEP,
+    STDERR_TURN_KEEP,
+    LogBounds,
+    TurnLog,
+)
 from tests.support.fakebot import engine_bot
 from tests.support.referee_helpers import run
 
@@ -84,6 +91,36 @@ def test_a_turn_keeps_at_most_its_share_of_info_lines() -> None:
     kept = [log.keep_info(0) for _ in range(INFO_TURN_KEEP + 5)]
     assert kept == [True] * INFO_TURN_KEEP + [False] * 5 and log.infos_full(0)
     assert not log.infos_full(2) and log.keep_info(2)  # the next turn starts afresh
+
+
+def test_a_bots_own_bounds_hold_in_place_of_the_defaults() -> None:
+    log = TurnLog(LogBounds(turn_bytes=10, game_bytes=25, turn_infos=1))
+    for ply in range(4):
+        log.take(b"0123456789abcdef\n", ply)
+    assert [(t.lines, t.dropped) for t in log.record()] == [
+        (("0123456789",), 7),
+        (("0123456789",), 7),
+        (("01234",), 12),
+        ((), 17),
+    ]
+    assert [log.keep_info(0), log.keep_info(0), log.keep_info(1)] == [True, False, True]
+
+
+@pytest.mark.parametrize(
+    ("bounds", "error"),
+    [
+        ({"game_bytes": MAX_GAME_BYTES + 1}, f"game_bytes must be a whole number from 0 to {MAX_GAME_BYTES}"),
+        ({"turn_bytes": STDERR_GAME_KEEP + 1}, f"turn_bytes must be a whole number from 0 to {STDERR_GAME_KEEP}"),
+        ({"turn_bytes": -1}, "turn_bytes must be a whole number from 0 to"),
+        ({"turn_infos": 201}, "turn_infos must be a whole number from 0 to 200, got 201"),
+        ({"turn_infos": True}, "turn_infos must be a whole number"),
+        ({"game_bytes": 2.5}, "game_bytes must be a whole number from 0 to 1048576, got 2.5"),
+    ],
+)
+def test_bounds_out_of_range_are_refused_naming_the_bound(bounds: dict[str, object], error: str) -> None:
+    with pytest.raises(ConfigError, match=r"^log bounds: ") as caught:
+        LogBounds(**bounds)  # type: ignore[arg-type]
+    assert error in str(caught.value)
 
 
 # -- the record --------------------------------------------------------------------------------
