@@ -55,11 +55,11 @@ class BotSpec:
     # Keep its process for the next game when it declares ``multigame`` (False: start it
     # afresh for every game even then).
     multigame: bool = True
+    # How much of its stderr and info lines each turn and game of its record keep.
+    logs: LogBounds = field(default_factory=LogBounds)
     # Its own startup allowance in ms, in place of the game's time control's (None: that
     # one): a bot the arena brings keeps its allowance whatever the bot under test gets.
     startup_ms: int | None = None
-    # How much of its stderr and info lines each turn and game of its record keep.
-    logs: LogBounds = field(default_factory=LogBounds)
 
 
 class ProcessChannel:
