@@ -199,9 +199,9 @@ def recent_games(folder: Path, since: str) -> tuple[int, int, str | None]:
 
 def shown_record(record: GameRecord, may_see: Callable[[str], bool]) -> GameRecord:
     """``record`` with what only a bot's author may read blanked in every seat of a bot for
-    which ``may_see(name)`` is False: its stderr, info lines, first stdout lines, conversation,
-    command and the arena's hint (it may quote a path); also the run's own notes (``extra``,
-    e.g. a worker's address) unless every seat may be seen."""
+    which ``may_see(name)`` is False: its stderr (its tail and its turns), info lines, first
+    stdout lines, conversation, command and the arena's hint (it may quote a path); also the
+    run's own notes (``extra``, e.g. a worker's address) unless every seat may be seen."""
     seats = tuple(
         s
         if may_see(s.name)
@@ -209,6 +209,7 @@ def shown_record(record: GameRecord, may_see: Callable[[str], bool]) -> GameReco
             s,
             command=(),
             stderr_tail="",
+            stderr_turns=(),
             stdout_head=(),
             infos=(),
             info_plies=(),

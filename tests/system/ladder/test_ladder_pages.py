@@ -432,11 +432,27 @@ def test_a_replay_keeps_the_game_but_blanks_what_only_the_author_may_read(site: 
     for seat in record["seats"]:
         assert (
             seat["stderr_tail"] == ""
+            and seat["stderr_turns"] == []
             and seat["infos"] == []
             and seat["command"] == []
             and seat["transcript"] == []
         )
     assert any(s["stderr_tail"] for s in stored["seats"])  # there was something to hide
+    assert any(s["stderr_turns"] for s in stored["seats"])
+
+
+def test_a_member_reads_their_own_bots_stderr_turn_by_turn_and_nobody_elses(site: Site) -> None:
+    game = next(g for g in site.games() if set(g.names) == {"alicebot.v1", "bobbot.v1"})
+    with ResultStore.open(site.results) as store:
+        stored = {s["name"]: s["stderr_turns"] for s in store.record(game.game_id).to_dict()["seats"]}
+    assert all(stored.values())  # each bot wrote a line at each of its turns
+    for who, theirs in (("alice", {"alicebot.v1"}), ("bob", {"bobbot.v1"}), ("org", set(stored))):
+        html = site.signed_in(who).get(f"/games/{game.game_id}").text
+        data = re.search(r'<script type="application/json" id="arena-data">(.*?)</script>', html, re.S)
+        assert data is not None
+        (record,) = json.loads(data.group(1))["games"]
+        shown = {s["name"]: s["stderr_turns"] for s in record["seats"]}
+        assert shown == {name: turns if name in theirs else [] for name, turns in stored.items()}, who
 
 
 # -- signing in, CSRF, the upload ---------------------------------------------------------------
