@@ -486,6 +486,12 @@ class LeagueRun:
         self.echo(
             f"{games}; time control {config.time_control.describe()}; sandbox {sandbox_summary(config)}"
         )
+        if self.league is not None and config.continuous.max_games < (tie := self.league.tie_games()):
+            self.echo(
+                f"warning: max_games {config.continuous.max_games:,} is below the some {tie:,} games two equal "
+                f"bots need to be called tied within {config.continuous.indifference:g} Elo at "
+                f"{config.continuous.confidence:.0%}: a close pair may end open on the budget"
+            )
         if state.done:
             self.echo(f"resuming: {state.done} of {state.total} games already played")
 

@@ -58,7 +58,7 @@ from arena.league.schedule import ScheduledGame, derive_seed, groups, seat_order
 from arena.league.store import ResultStore
 from arena.league.tally import Row, better_than
 from arena.stats.game_table import GameTable, Seats
-from arena.stats.pair_test import PairEvidence, PairVerdict, verdict
+from arena.stats.pair_test import PairEvidence, PairVerdict, tie_sets, verdict
 from arena.stats.settings import RatingConfig
 
 # The chooser's fit is redone after this share of new games (at least REFIT_MIN_STEP): the
@@ -118,11 +118,20 @@ class Stop:
 
     def describe(self) -> str:
         """``the standings are settled at 95% after 340 games: ordered a > b, b > c`` (``; tied
-        within 20 Elo: c ~ d``) or ``budget of 2,000 games spent; ...; not settled: a vs b P=0.81``."""
+        within 20 Elo: c ~ d``) or ``budget of 2,000 games spent before the standings settled; still
+        open: a vs b P=0.81, c vs d P=0.62; settled at 95%: ordered b > c``."""
         text = describe_pairs(self.pairs, self.indifference)
         if self.reason is StopReason.CONFIDENT:
             return f"the standings are settled at {self.confidence:.0%} after {self.games:,} games: {text}"
-        return f"budget of {self.budget:,} games spent" + (f"; {text}" if text else "")
+        # Not settled: every open pair named, so that no one reads the table's order as settled.
+        still = [p for p in self.pairs if not p.settled()]
+        settled = describe_pairs([p for p in self.pairs if p.settled()], self.indifference)
+        parts = [f"budget of {self.budget:,} games spent before the standings settled"]
+        if still:
+            parts.append("still open: " + ", ".join(f"{p.above} vs {p.below} P={p.p:.2f}" for p in still))
+        if settled:
+            parts.append(f"settled at {self.confidence:.0%}: {settled}")
+        return "; ".join(parts)
 
 
 def describe_pairs(pairs: Sequence[Pair], indifference: float) -> str:
@@ -263,6 +272,12 @@ class ContinuousLeague:
     def error(self) -> float:
         """What each pair test may get wrong (see :func:`pair_error`)."""
         return pair_error(self.settings.confidence, len(self.bots))
+
+    def tie_games(self) -> int:
+        """About the games two equal bots need to be called tied (the median, see
+        :func:`arena.stats.pair_test.tie_sets`): a budget below it leaves a close pair open."""
+        size = self.set_size()
+        return size * tie_sets(self.settings.indifference, self.error(), games=size)
 
     def verdict(self, above: str, below: str) -> PairVerdict:
         """What the pair test of these two says, ``above`` as its first bot."""

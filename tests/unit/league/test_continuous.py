@@ -183,17 +183,19 @@ def test_a_clear_pair_and_a_tied_pair_are_told_apart() -> None:
     assert f"ordered top > {tie.above}; tied within 150 Elo: {tie.above} ~ {tie.below}" in league.stop.describe()
 
 
-def test_it_stops_when_the_budget_is_spent_and_names_the_least_certain_pair() -> None:
+def test_it_stops_when_the_budget_is_spent_and_names_every_open_pair() -> None:
     league = new_league(["x", "y", "z"], max_games=31)
     games = play_out(league, strengths_play({"x": 0.0, "y": 0.0, "z": 0.0}))
     assert len(games) == 30  # whole sets only: the 31st game would start a set it cannot finish
     stop = league.stop
     assert stop is not None and stop.reason is StopReason.BUDGET and stop.least is not None
     assert not any(p.settled() for p in stop.pairs)  # 30 games cannot settle equals within 20 Elo
+    first, second = stop.pairs
     assert stop.describe() == (
-        f"budget of 31 games spent; not settled: {stop.least.above} vs {stop.least.below} "
-        f"P={stop.least.p:.2f} (and 1 more)"
+        "budget of 31 games spent before the standings settled; still open: "
+        f"{first.above} vs {first.below} P={first.p:.2f}, {second.above} vs {second.below} P={second.p:.2f}"
     )
+    assert league.tie_games() > 31  # what the run warns of: a tie needs far more games than this budget
 
 
 def row(bot: str, p: float | None, retired: bool = False) -> Row:
