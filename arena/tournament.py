@@ -253,7 +253,14 @@ def open_store(config: TournamentConfig, restart: bool, echo: Callable[[str], No
             {*(store.get_meta("retired") or []), *league_changes.removed_bots(old or {}, config.raw)}
             - {b.name for b in config.bots}
         )
+        # The order bots joined in, for a continuous league's error spent by arrival: appended
+        # to, never reordered (a folder from before it counts its bots as the first roster).
+        arrivals = list(store.get_meta("arrivals") or [])
+        first_roster = store.get_meta("first_roster")
+        arrivals += [name for name in (b.name for b in config.bots) if name not in arrivals]
         store.set_meta(
+            arrivals=arrivals,
+            first_roster=len(arrivals) if first_roster is None else first_roster,
             config=config.raw,
             conditions=config.play_conditions(),
             digest=config.digest(),
@@ -352,6 +359,8 @@ def continuous_league(config: TournamentConfig, store: ResultStore) -> Continuou
         config.rating,
         store.schedule(),
         ((index, seats) for index, _board, seats in store.fit_games()),
+        store.get_meta("arrivals"),
+        store.get_meta("first_roster"),
     )
 
 

@@ -60,6 +60,7 @@ from arena.league.tally import Row, better_than
 from arena.stats.game_table import GameTable, Seats
 from arena.stats.pair_test import PairEvidence, PairVerdict, tie_sets, verdict
 from arena.stats.settings import RatingConfig
+from arena.stats.spending import arrival_error
 
 # The chooser's fit is redone after this share of new games (at least REFIT_MIN_STEP): the
 # fit of a few thousand games costs some 20 ms (bench/bench_rating.py has larger leagues).
@@ -227,8 +228,15 @@ class ContinuousLeague:
         rating: RatingConfig,
         schedule: Sequence[ScheduledGame] = (),
         results: Iterable[tuple[int, Seats]] = (),
+        arrivals: Sequence[str] | None = None,
+        first_roster: int | None = None,
     ) -> None:
         self.bots = list(bots)
+        # The order every bot ever in the league joined in, and how many it began with: each
+        # pair's error is spent by arrival (arena.stats.spending), so a league that grows, as a
+        # ladder's does, keeps its error over its whole life.  None: split over the bots now.
+        self.arrivals = None if arrivals is None or first_roster is None else {b: i for i, b in enumerate(arrivals)}
+        self.first_roster = first_roster
         self.players = players
         self.seed = seed
         self.seat_mode = seat_mode
@@ -284,7 +292,16 @@ class ContinuousLeague:
         evidence = self.scores.evidence(above, below)
         if evidence is None:
             return PairVerdict.OPEN
-        return verdict(evidence, self.settings.indifference, self.error())
+        return verdict(evidence, self.settings.indifference, self.pair_error(above, below))
+
+    def pair_error(self, a: str, b: str) -> float:
+        """The error of the test of ``a`` and ``b``: by arrival when the league knows it, else
+        :meth:`error`."""
+        if self.arrivals is None or self.first_roster is None:
+            return self.error()
+        late = len(self.arrivals)  # a bot the arrivals do not know counts as the next to arrive
+        later = max(self.arrivals.get(a, late), self.arrivals.get(b, late), 1)
+        return arrival_error(self.settings.confidence, self.first_roster, later)
 
     def ranked_pairs(self, ratings: Mapping[str, trueskill.Rating]) -> tuple[list[str], list[Pair]]:
         """The ranking of ``ratings`` and its adjacent pairs with their tests' verdicts."""
@@ -450,6 +467,7 @@ def stored_pair_tests(store: ResultStore, rows: Sequence[tuple[str, float | None
     league = ContinuousLeague(
         [bot for bot, _p in rows], 2, 0, "all", settings, RatingConfig(), store.schedule(),
         ((index, seats) for index, _board, seats in store.fit_games()),
+        store.get_meta("arrivals"), store.get_meta("first_roster"),
     )  # fmt: skip
     return standings_pairs(league, rows)
 
