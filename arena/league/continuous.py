@@ -285,7 +285,8 @@ class ContinuousLeague:
         """About the games two equal bots need to be called tied (the median, see
         :func:`arena.stats.pair_test.tie_sets`): a budget below it leaves a close pair open."""
         size = self.set_size()
-        return size * tie_sets(self.settings.indifference, self.error(), games=size)
+        error = self.pair_error(*self.bots[:2]) if len(self.bots) >= 2 else self.error()
+        return size * tie_sets(self.settings.indifference, error, games=size)
 
     def verdict(self, above: str, below: str) -> PairVerdict:
         """What the pair test of these two says, ``above`` as its first bot."""
