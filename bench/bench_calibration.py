@@ -122,7 +122,10 @@ def continuous_table(
         for run in range(runs):
             rng = random.Random(f"{seed}:{name}:{run}")
             cfg = ContinuousConfig(confidence, budget, 1, indifference)
-            league = ContinuousLeague(list(elo), 2, seed * 100_003 + run, "all", cfg, RatingConfig())
+            # As `arena run` makes it: the error spent by arrival, every bot in the first roster.
+            league = ContinuousLeague(
+                list(elo), 2, seed * 100_003 + run, "all", cfg, RatingConfig(), arrivals=list(elo), first_roster=len(elo)
+            )
             played = play_out(league, elo_play(elo, rng))
             games.append(len(played))
             busiest = max(league.sets.values())
