@@ -497,9 +497,9 @@ class LeagueRun:
         )
         if self.league is not None and config.continuous.max_games < (tie := self.league.tie_games()):
             self.echo(
-                f"warning: max_games {config.continuous.max_games:,} is below the some {tie:,} games two equal "
-                f"bots need to be called tied within {config.continuous.indifference:g} Elo at "
-                f"{config.continuous.confidence:.0%}: a close pair may end open on the budget"
+                f"warning: max_games {config.continuous.max_games:,} is below the games two equal bots need "
+                f"to be called tied within {config.continuous.indifference:g} Elo at "
+                f"{config.continuous.confidence:.0%} (some {tie:,}, the median): a close pair may end open on the budget"
             )
         if state.done:
             self.echo(f"resuming: {state.done} of {state.total} games already played")
