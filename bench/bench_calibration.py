@@ -33,11 +33,14 @@ Each table draws results from bots of known Elo and runs the arena's own code on
   (:mod:`arena.stats.spending`, now); and the games a new version needs to be ordered
   against neighbours 50 or 100 Elo away, either way.
 
+- **two**: two equal bots in a continuous league reduced to their one pair test (many
+  leagues at once): P(settled and wrong) and P(wrong | settled) at ``--max-games``.
+
 - **elo**: the standings' Elo interval (:func:`arena.stats.elo.fit_elo`) and the board
   bootstrap's, in round robins of 5 bots at spreads of 0-400 Elo and 40-10,000 games:
   the share of intervals that hold the true (centred) Elo.
 
-    PYTHONPATH=. python bench/bench_calibration.py [--runs 100] [--only continuous,sprt,pbetter,elo,field,ladder] [--seed 1]
+    PYTHONPATH=. python bench/bench_calibration.py [--runs 100] [--only continuous,sprt,pbetter,elo,field,ladder,two] [--seed 1]
         [--indifference 20] [--cases "2 bots,5 bots"] [--elo-cells 400:400,0:40]
 
 Each table prints as it is done; ``--runs`` sets the runs per case (the error rates'
@@ -394,6 +397,49 @@ def ever_ordered(rng: random.Random, elo: float, errors: list[float], sets: int)
     return out
 
 
+def two_equal_table(runs: int, seed: int, confidence: float, max_games: int, indifference: float) -> None:
+    """Two equal bots in a continuous league, reduced to its one pair test (the league of two
+    plays nothing else): each run's sets until the test settles (ordered, or tied) or the
+    budget is spent, looked at after every set, many runs at once; any order is wrong."""
+    from arena.stats.pair_test import order_log_wealth, tie_log_wealth
+    from arena.stats.spending import arrival_error
+
+    sets = max_games // 2
+    print(
+        f"\ntwo equal bots, the continuous league's pair test alone: {runs} leagues, confidence {confidence:g}, "
+        f"indifference {indifference:g} Elo, max_games {max_games}"
+    )
+    print(f"{'error':22} {'settled':>7} {'P(settled & wrong)':>18} {'P(wrong | settled)':>18} {'tied':>6}")
+    for name, error in (("split over pairs", 1 - confidence), ("by arrival (arena run)", arrival_error(confidence, 2, 1))):
+        rng = random.Random(f"{seed}:two:{name}")
+        settled = wrong = tied = 0
+        order_bar, tie_bar = math.log(2 / error), math.log(1 / error)
+        for start in range(0, runs, 50):
+            chunk = min(50, runs - start)
+            draws = [[SET_SCORES[h] for h in rng.choices(range(5), set_shares(0.0), k=sets)] for _ in range(chunk)]
+            up, down = order_log_wealth(draws)
+            not_a, not_b = tie_log_wealth(draws, indifference)
+            for r in range(chunk):
+                for t in range(sets):
+                    a_up, b_up = up[r][t] >= order_bar, down[r][t] >= order_bar
+                    if a_up != b_up:
+                        settled += 1
+                        wrong += 1
+                        break
+                    if not a_up and not_a[r][t] >= tie_bar and not_b[r][t] >= tie_bar:
+                        settled += 1
+                        tied += 1
+                        break
+        print(
+            f"{name:22} {settled / runs:7.1%} {wrong / runs:18.1%} {wrong / max(1, settled):18.1%} {tied / runs:6.1%}",
+            flush=True,
+        )
+    print(
+        "settled: ordered or tied within the budget; P(settled & wrong): what the tests bound by the pair's error;\n"
+        "P(wrong | settled): no bound holds for it (a budget short of a tie leaves mostly lucky orders to settle)."
+    )
+
+
 def ladder_table(runs: int, seed: int, confidence: float, bots: int = 8, versions: int = 20, sets: int = 1000) -> None:
     """A ladder's error over its life: ``bots`` active, ``versions`` new ones each replacing one and
     meeting the other ``bots - 1``; each pair's test looked at after every set (up to ``sets``).
@@ -518,6 +564,8 @@ def main() -> None:
         elo_table(args.runs, args.seed, cells)
     if "field" in only:
         field_table(args.runs, args.seed)
+    if "two" in only:
+        two_equal_table(args.runs, args.seed, args.confidence, args.max_games, args.indifference)
     if "ladder" in only:
         ladder_table(args.runs, args.seed, args.confidence)
 

@@ -205,22 +205,39 @@ def tie_sets(indifference: float, error: float, games: int = 2, draw: float = 0.
     return lo
 
 
-def order_log_wealth(scores: Sequence[Sequence[float]]) -> tuple[list[list[float]], list[list[float]]]:
-    """The two order tests' log-wealth after each set, for many pairs at once (simulations):
-    ``scores[r][t]`` is ``a``'s score in [0, 1] in set t of pair r; returns ("a stronger",
-    "b stronger") each as [pair][set].  The same as :func:`log_wealth` against 1/2 on the
-    counts so far (up, and down), computed along the sets in one pass."""
+def running_log_wealth(
+    scores: Sequence[Sequence[float]], null: float, up: bool, reach: float
+) -> list[list[float]]:
+    """:func:`log_wealth` after each set, for many pairs at once (simulations): ``scores[r][t]``
+    is ``a``'s score in [0, 1] in set t of pair r; the result is [pair][set], computed along
+    the sets in one pass."""
     import numpy as np  # a simulation's tool: the league's own look needs no numpy
 
     x = np.asarray(scores, dtype=np.float64)
-    shares = 2.0 * np.arange(1, GRID + 1) / GRID  # up to everything: 1 / (1/2)
-    out = []
-    for sign in (1.0, -1.0):
-        with np.errstate(divide="ignore"):
-            steps = np.log(np.maximum(1.0 + shares[None, None, :] * sign * (x[:, :, None] - 0.5), 0.0))
-        paths = np.cumsum(steps, axis=1)  # (pairs, sets, shares)
-        top = np.max(paths, axis=2, keepdims=True)
-        safe = np.where(np.isfinite(top), top, 0.0)
-        mixed = safe[..., 0] + np.log(np.mean(np.exp(paths - safe), axis=2))
-        out.append(np.where(np.isfinite(top[..., 0]), mixed, -np.inf).tolist())
-    return out[0], out[1]
+    most = (1 / null if up else 1 / (1 - null)) * min(1.0, reach)
+    shares = most * np.arange(1, GRID + 1) / GRID
+    sign = 1.0 if up else -1.0
+    with np.errstate(divide="ignore"):
+        steps = np.log(np.maximum(1.0 + shares[None, None, :] * sign * (x[:, :, None] - null), 0.0))
+    paths = np.cumsum(steps, axis=1)  # (pairs, sets, shares)
+    top = np.max(paths, axis=2, keepdims=True)
+    safe = np.where(np.isfinite(top), top, 0.0)
+    mixed = safe[..., 0] + np.log(np.mean(np.exp(paths - safe), axis=2))
+    out: list[list[float]] = np.where(np.isfinite(top[..., 0]), mixed, -np.inf).tolist()
+    return out
+
+
+def order_log_wealth(scores: Sequence[Sequence[float]]) -> tuple[list[list[float]], list[list[float]]]:
+    """The two order tests' log-wealth after each set, for many pairs at once: ("a stronger",
+    "b stronger"), each as [pair][set] (see :func:`running_log_wealth`)."""
+    return running_log_wealth(scores, 0.5, True, 1.0), running_log_wealth(scores, 0.5, False, 1.0)
+
+
+def tie_log_wealth(scores: Sequence[Sequence[float]], indifference: float) -> tuple[list[list[float]], list[list[float]]]:
+    """The two tie tests' log-wealth after each set, for many pairs at once: ("not a ahead by
+    indifference", "not b ahead by it"), each as [pair][set]."""
+    high, low = elo_to_score(indifference), elo_to_score(-indifference)
+    return (
+        running_log_wealth(scores, high, False, TIE_REACH * (high - 0.5) * (1 - high)),
+        running_log_wealth(scores, low, True, TIE_REACH * (0.5 - low) * low),
+    )

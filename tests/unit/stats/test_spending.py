@@ -9,8 +9,17 @@ import random
 
 import pytest
 
-from arena.stats.pair_test import PairEvidence, PairVerdict, order_log_wealth, verdict
+from arena.stats.pair_test import (
+    TIE_REACH,
+    PairEvidence,
+    PairVerdict,
+    log_wealth,
+    order_log_wealth,
+    tie_log_wealth,
+    verdict,
+)
 from arena.stats.spending import FIRST_SHARE, arrival_error, spent
+from arena.stats.sprt import elo_to_score
 
 SET_SCORES = (0.0, 0.25, 0.5, 0.75, 1.0)  # a set of 2 games: a's half points / 4
 EVEN_SET = (0.2025, 0.09, 0.415, 0.09, 0.2025)  # two equal bots, 10% draws
@@ -50,6 +59,14 @@ def test_the_running_wealth_is_the_pair_tests_own() -> None:
                 assert got is (PairVerdict.A_STRONGER if a_up else PairVerdict.B_STRONGER)
             else:
                 assert got in (PairVerdict.OPEN, PairVerdict.TIED)
+    high, low = elo_to_score(20.0), elo_to_score(-20.0)
+    not_a, not_b = tie_log_wealth([[SET_SCORES[h] for h in row] for row in scores], 20.0)
+    for r, row in enumerate(scores):
+        counts = [row.count(h) for h in range(5)]
+        assert not_a[r][-1] == pytest.approx(
+            log_wealth(counts, SET_SCORES, high, False, TIE_REACH * (high - 0.5) * (1 - high))
+        )
+        assert not_b[r][-1] == pytest.approx(log_wealth(counts, SET_SCORES, low, True, TIE_REACH * (0.5 - low) * low))
 
 
 def ladder_ever_wrong(rng: random.Random, errors: list[float], sets: int) -> bool:
