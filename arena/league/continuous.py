@@ -15,9 +15,11 @@ each other in the sets both played): ordered as ranked, or tied within
 ``indifference`` Elo.  The league looks after every set, which a fixed-sample
 P(better) does not allow (two equal bots cross 95% in a large share of leagues);
 the pair test does.  Its error, 1 - ``confidence`` split over every two bots
-(:func:`pair_error`: any two may end up next to each other), bounds the chance
-that a settled league has a pair in the wrong order, or tied when they are
-``indifference`` apart or more.  Or it stops when ``max_games`` are scheduled.
+(:func:`pair_error`: any two may end up next to each other; spent by arrival,
+:mod:`arena.stats.spending`, when the league knows the order bots joined in), bounds
+the chance that a league both settles and has a pair in the wrong order, or tied
+when they are ``indifference`` apart or more (over all leagues: not the wrong share
+of the settled ones).  Or it stops when ``max_games`` are scheduled.
 
 Games come in *sets*: one meeting on one board in its seat orders (both orders
 for 2 players, the balanced orders for 3-4), so the first seat's advantage
