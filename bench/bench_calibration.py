@@ -16,8 +16,9 @@ Each table draws results from bots of known Elo and runs the arena's own code on
   true Elo (the fixed-sample one and the stopping-aware one the check prints), and each
   estimate's median error.
 
-- **pbetter**: the standings' P(better) (the batch fit's joint posterior of the pair)
-  against the exact posterior of the model (a grid for 2 bots; for 5, importance
+- **pbetter**: the batch fit's P(better) under its fixed prior (the joint posterior of
+  the pair, ``better_at_prior``; the standings now average it over the field's spread,
+  see **field**) against the exact posterior of the model (a grid for 2 bots; for 5, importance
   sampling of the exact posterior, seeded), beside the two-lone-Gaussians figure it
   replaced; and, over simulated round robins, how often an adjacent pair's P(better)
   is below 0.5 when rows are ranked by mu (now) and by mu - 3 sigma (before).
@@ -238,7 +239,7 @@ def pbetter_table(runs: int, seed: int) -> None:
         two: list[Seats] = [[("a", 1), ("b", 2)]] * w + [[("a", 1), ("b", 1)]] * d + [[("b", 1), ("a", 2)]] * lost
         result = fit(two, ["a", "b"])
         assert result.joint is not None
-        joint = result.joint.better([("a", "b")])[0]
+        joint = result.joint.better_at_prior([("a", "b")])[0]
         indep = better_than(result.ratings["a"], result.ratings["b"])
         print(f"{f'{w}-{d}-{lost}':>10} {exact_two(w, d, lost):7.4f} {joint:7.4f} {indep:7.4f}", flush=True)
     leagues = max(1, runs // 10)
@@ -261,7 +262,7 @@ def pbetter_table(runs: int, seed: int) -> None:
             cov = np.linalg.inv(result.joint.precision)[np.ix_(where, where)]
             exact, ess = exact_better(games, bots, pairs, np.array([r[b].mu for b in bots]), cov, seed=run)
             ess_min = min(ess_min, ess)
-            for (a, b), p, e in zip(pairs, result.joint.better(pairs), exact, strict=True):
+            for (a, b), p, e in zip(pairs, result.joint.better_at_prior(pairs), exact, strict=True):
                 joint_err.append(abs(p - e))
                 indep_err.append(abs(better_than(r[a], r[b]) - e))
         print(
