@@ -68,13 +68,19 @@ class JointPosterior:
     def better(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
         """P(skill of a > skill of b) for each (a, b), the field's spread fitted to the games.
 
-        :meth:`better_at_prior` takes the fit's prior spread (``prior_sigma``) as known; here it
-        is not: every skill is N(prior_mu, tau^2) for a tau the games tell, and P(better) is the
-        posterior's averaged over tau (see :mod:`arena.stats.field`).
+        :meth:`better_at_prior` takes the fit's prior spread (``prior_sigma``) as known; the
+        field's posterior does not: every skill is N(prior_mu, tau^2) for a tau the games tell,
+        averaged over tau (see :mod:`arena.stats.field`).  The figure is the less sure of the
+        two, and an even 0.5 where they favour different bots: the standings rank by the fit's
+        mu, so a rank above the next is never shown the likelier weaker (the field's mean
+        shrinks a bot with few games further than the fit's, and may put it the other side).
         """
         from arena.stats.field import field_better  # here: the field needs this module's pieces
 
-        return field_better(self, pairs)
+        return [
+            0.5 if (f - 0.5) * (g - 0.5) < 0 else min(f, g, key=lambda p: abs(p - 0.5))
+            for f, g in zip(self.better_at_prior(pairs), field_better(self, pairs), strict=True)
+        ]
 
     def better_at_prior(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
         """P(skill of a > skill of b) for each (a, b), under the fit's own posterior (its prior's

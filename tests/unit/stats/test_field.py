@@ -79,3 +79,29 @@ def test_a_close_field_is_told_close() -> None:
     result = fit(played, list(elo))
     assert result.joint is not None
     assert field_spread(result.joint) < 1.5  # 20 Elo is 0.4 skill units; the fixed prior says 8.3
+
+
+def test_a_rank_above_is_never_shown_the_likelier_weaker() -> None:
+    # 6 bots and a newcomer with a few games against two of them: the field's mean shrinks the
+    # newcomer further than the fit's mu (which ranks), and alone it put 8 adjacent pairs here
+    # below 0.5; the figure shown is 0.5 where the two disagree.
+    from arena.stats.field import field_better
+
+    rng = random.Random(20)
+    shown_low = field_low = 0
+    for _ in range(8):
+        elo, played = field_league(6, 100.0, 30 * rng.choice([1, 2, 4]), rng)
+        new = rng.gauss(0, 100)
+        for _ in range(rng.choice([2, 3, 6])):
+            other = rng.choice(list(elo))
+            win, u = elo_to_score(new - elo[other]) - 0.05, rng.random()
+            played.append([("new", 1), (other, 2)] if u < win else [("new", 2), (other, 1)])
+        bots = [*elo, "new"]
+        result = fit(played, bots)
+        assert result.joint is not None
+        order = sorted(bots, key=lambda b: -result.ratings[b].mu)
+        adjacent = list(itertools.pairwise(order))
+        shown_low += sum(p < 0.5 for p in result.joint.better(adjacent))
+        field_low += sum(p < 0.5 for p in field_better(result.joint, adjacent))
+    assert field_low > 0  # what the field's posterior alone would have shown
+    assert shown_low == 0
