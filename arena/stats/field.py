@@ -47,7 +47,8 @@ NEGLIGIBLE = 1e-9  # a tau whose weight is below this share of the largest is le
 
 
 def tau_grid(prior_sigma: float) -> Array:
-    """The values of the field's spread tau averaged over (log-uniform: equally spaced logs)."""
+    """The values of the field's spread tau averaged over: equally spaced logs (the half-Cauchy
+    prior weighs them)."""
     grid: Array = np.exp(np.linspace(math.log(prior_sigma / SPAN_BELOW), math.log(prior_sigma * SPAN_ABOVE), POINTS))
     return grid
 
