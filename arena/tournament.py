@@ -347,6 +347,8 @@ class LeagueRun:
         self.listener.say(
             f"{games}; time control {config.time_control.describe()}; sandbox {sandbox_summary(config)}"
         )
+        if (warning := self.league.warning()) is not None:
+            self.listener.say(warning)
         if state.done:
             self.listener.say(f"resuming: {state.done} of {state.total} games already played")
 

@@ -472,6 +472,15 @@ def _ladder(service: Service, viewer: Viewer) -> dict[str, Any]:
         c = league.continuous
         stops = f"every neighbour pair settled at {c.confidence:.0%} (tied: within {c.indifference:g} Elo)"
         rows.append(("stops when", f"{stops}, or {c.max_games} games after the last version joined"))
+        rows.append(
+            (
+                "wrong orders",
+                f"the chance that this ladder ever shows a pair ordered the wrong way round (or tied though "
+                f"{c.indifference:g} Elo or more apart), over its whole life and every version, is at most "
+                f"{1 - c.confidence:.0%}: each new version's pairs are tested at a share of the error the "
+                "versions before it left; a pair not yet settled says nothing",
+            )
+        )
     gate = settings.check
     check = [
         ("conformance games", str(gate.conformance_games)),

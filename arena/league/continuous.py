@@ -15,9 +15,11 @@ each other in the sets both played): ordered as ranked, or tied within
 ``indifference`` Elo.  The league looks after every set, which a fixed-sample
 P(better) does not allow (two equal bots cross 95% in a large share of leagues);
 the pair test does.  Its error, 1 - ``confidence`` split over every two bots
-(:func:`pair_error`: any two may end up next to each other), bounds the chance
-that a settled league has a pair in the wrong order, or tied when they are
-``indifference`` apart or more.  Or it stops when ``max_games`` are scheduled.
+(:func:`pair_error`: any two may end up next to each other; spent by arrival,
+:mod:`arena.stats.spending`, when the league knows the order bots joined in), bounds
+the chance that a league both settles and has a pair in the wrong order, or tied
+when they are ``indifference`` apart or more (over all leagues: not the wrong share
+of the settled ones).  Or it stops when ``max_games`` are scheduled.
 
 Games come in *sets*: one meeting on one board in its seat orders (both orders
 for 2 players, the balanced orders for 3-4), so the first seat's advantage
@@ -59,8 +61,9 @@ from arena.league.store import ResultStore
 from arena.league.stored import StoredLeague
 from arena.league.tally import Row, better_than
 from arena.stats.game_table import GameTable, Seats
-from arena.stats.pair_test import PairEvidence, PairVerdict, verdict
+from arena.stats.pair_test import PairEvidence, PairVerdict, tie_sets, verdict
 from arena.stats.settings import RatingConfig
+from arena.stats.spending import arrival_error
 
 # The chooser's fit is redone after this share of new games (at least REFIT_MIN_STEP): the
 # fit of a few thousand games costs some 20 ms (bench/bench_rating.py has larger leagues).
@@ -119,11 +122,20 @@ class Stop:
 
     def describe(self) -> str:
         """``the standings are settled at 95% after 340 games: ordered a > b, b > c`` (``; tied
-        within 20 Elo: c ~ d``) or ``budget of 2,000 games spent; ...; not settled: a vs b P=0.81``."""
+        within 20 Elo: c ~ d``) or ``budget of 2,000 games spent before the standings settled; still
+        open: a vs b P=0.81, c vs d P=0.62; settled at 95%: ordered b > c``."""
         text = describe_pairs(self.pairs, self.indifference)
         if self.reason is StopReason.CONFIDENT:
             return f"the standings are settled at {self.confidence:.0%} after {self.games:,} games: {text}"
-        return f"budget of {self.budget:,} games spent" + (f"; {text}" if text else "")
+        # Not settled: every open pair named, so that no one reads the table's order as settled.
+        still = [p for p in self.pairs if not p.settled()]
+        settled = describe_pairs([p for p in self.pairs if p.settled()], self.indifference)
+        parts = [f"budget of {self.budget:,} games spent before the standings settled"]
+        if still:
+            parts.append("still open: " + ", ".join(f"{p.above} vs {p.below} P={p.p:.2f}" for p in still))
+        if settled:
+            parts.append(f"settled at {self.confidence:.0%}: {settled}")
+        return "; ".join(parts)
 
 
 def describe_pairs(pairs: Sequence[Pair], indifference: float) -> str:
@@ -219,8 +231,15 @@ class ContinuousLeague:
         rating: RatingConfig,
         schedule: Sequence[ScheduledGame] = (),
         results: Iterable[tuple[int, Seats]] = (),
+        arrivals: Sequence[str] | None = None,
+        first_roster: int | None = None,
     ) -> None:
         self.bots = list(bots)
+        # The order every bot ever in the league joined in, and how many it began with: each
+        # pair's error is spent by arrival (arena.stats.spending), so a league that grows, as a
+        # ladder's does, keeps its error over its whole life.  None: split over the bots now.
+        self.arrivals = None if arrivals is None or first_roster is None else {b: i for i, b in enumerate(arrivals)}
+        self.first_roster = first_roster
         self.players = players
         self.seed = seed
         self.seat_mode = seat_mode
@@ -265,12 +284,28 @@ class ContinuousLeague:
         """What each pair test may get wrong (see :func:`pair_error`)."""
         return pair_error(self.settings.confidence, len(self.bots))
 
+    def tie_games(self) -> int:
+        """About the games two equal bots need to be called tied (the median, see
+        :func:`arena.stats.pair_test.tie_sets`): a budget below it leaves a close pair open."""
+        size = self.set_size()
+        error = self.pair_error(*self.bots[:2]) if len(self.bots) >= 2 else self.error()
+        return size * tie_sets(self.settings.indifference, error, games=size)
+
     def verdict(self, above: str, below: str) -> PairVerdict:
         """What the pair test of these two says, ``above`` as its first bot."""
         evidence = self.scores.evidence(above, below)
         if evidence is None:
             return PairVerdict.OPEN
-        return verdict(evidence, self.settings.indifference, self.error())
+        return verdict(evidence, self.settings.indifference, self.pair_error(above, below))
+
+    def pair_error(self, a: str, b: str) -> float:
+        """The error of the test of ``a`` and ``b``: by arrival when the league knows it, else
+        :meth:`error`."""
+        if self.arrivals is None or self.first_roster is None:
+            return self.error()
+        late = len(self.arrivals)  # a bot the arrivals do not know counts as the next to arrive
+        later = max(self.arrivals.get(a, late), self.arrivals.get(b, late), 1)
+        return arrival_error(self.settings.confidence, self.first_roster, later)
 
     def ranked_pairs(self, ratings: Mapping[str, trueskill.Rating]) -> tuple[list[str], list[Pair]]:
         """The ranking of ``ratings`` and its adjacent pairs with their tests' verdicts."""
@@ -427,6 +462,7 @@ def stored_pair_tests(store: ResultStore, rows: Sequence[tuple[str, float | None
     league = ContinuousLeague(
         [bot for bot, _p in rows], 2, 0, "all", settings, RatingConfig(), store.schedule(),
         ((index, seats) for index, _board, seats in store.fit_games()),
+        store.get_meta("arrivals"), store.get_meta("first_roster"),
     )  # fmt: skip
     return standings_pairs(league, rows)
 

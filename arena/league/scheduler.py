@@ -58,6 +58,10 @@ class LeagueScheduler(Protocol):
         """How the standings' neighbours stand by their pair tests (None: the format has none)."""
         ...
 
+    def warning(self) -> str | None:
+        """A warning for the run's first lines about its settings (None: nothing to say)."""
+        ...
+
 
 class RoundRobin:
     """A round robin or a gauntlet: every game is in the stored schedule from the start."""
@@ -83,6 +87,9 @@ class RoundRobin:
         return None
 
     def pair_tests(self, rows: Sequence[Row]) -> PairTests | None:
+        return None
+
+    def warning(self) -> str | None:
         return None
 
 
@@ -122,6 +129,17 @@ class ContinuousScheduler:
     def pair_tests(self, rows: Sequence[Row]) -> PairTests | None:
         return standings_pairs(self.league, playing_rows(rows))
 
+    def warning(self) -> str | None:
+        settings = self.league.settings
+        tie = self.league.tie_games()
+        if settings.max_games >= tie:
+            return None
+        return (
+            f"warning: max_games {settings.max_games:,} is below the games two equal bots need "
+            f"to be called tied within {settings.indifference:g} Elo at "
+            f"{settings.confidence:.0%} (some {tie:,}, the median): a close pair may end open on the budget"
+        )
+
 
 def league_scheduler(config: TournamentConfig, store: ResultStore) -> LeagueScheduler:
     """The scheduler of ``config``'s format over ``store``'s schedule and finished games."""
@@ -137,5 +155,7 @@ def league_scheduler(config: TournamentConfig, store: ResultStore) -> LeagueSche
             config.rating,
             store.schedule(),
             ((index, seats) for index, _board, seats in store.fit_games()),
+            store.get_meta("arrivals"),
+            store.get_meta("first_roster"),
         )
     )

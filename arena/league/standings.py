@@ -189,19 +189,22 @@ def legend(st: Standings) -> str:
         else ""
     )
     better = (
-        "from the joint posterior of the two bots' skills (correlated through their games)"
+        "from the joint posterior of the two bots' skills (correlated through their games), the "
+        "field's spread told by the games, not assumed (so close bots with few games stay unsure)"
         if st.rating.model == "batch"
         else "from the two bots' Gaussians"
     )
     return (
         f"Ranked by {SORT_KEY}. rating: mu - 3 sigma of the bot's skill, {model}: a cautious "
         f"floor, low for a bot with few games whatever its rank. "
-        f"95% low/high: mu's 95% interval. P(better): the probability that the bot's skill is "
+        f"95% low/high: mu's 95% interval, the field's unknown level included (as a distance from "
+        f"the field's mean it is wider than 95% needs). P(better): the probability that the bot's skill is "
         f"above the next one's down, {better}; it compares the mu the rank compares, so a rank "
         f"above another is the likelier stronger (P(better) 0.5 or more, a hair below at most at a "
         f"dead heat). Rounded down; a rank marked ? is within noise of the next: "
         f"its P(better) is below {CLEAR:.2f}, and a P(better) shown below {CLEAR:.2f} always has a ?. Elo: the same games as pairwise results, on the Elo "
-        f"scale (mean 0), with a 95% interval around the plain maximum-likelihood fit, its variance over boards (batch model only). {wdl}"
+        f"scale (mean 0), with a 95% interval around the plain maximum-likelihood fit, its variance over boards, each "
+        f"board's residuals jackknifed (batch model only; none with fewer than bots + 2 boards). {wdl}"
         f"points: mean share of opponents finished above (a tie "
         f"counts half; 1 is a clean win, 0 last place). wins: outright first places; shared: "
         f"first places shared with another bot. hexes: pasture hexes held at the end. A forfeit "

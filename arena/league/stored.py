@@ -137,7 +137,14 @@ def record_league(
 ) -> None:
     """Keep ``config`` with the results as the file that last ran (with the bots ``removed``
     from it and the version its schedule was made by), for :meth:`StoredLeague.read`."""
+    # The order bots joined in, for a continuous league's error spent by arrival: appended
+    # to, never reordered (a folder from before it counts its bots as the first roster).
+    arrivals = list(store.get_meta("arrivals") or [])
+    first_roster = store.get_meta("first_roster")
+    arrivals += [name for name in (b.name for b in config.bots) if name not in arrivals]
     store.set_meta(
+        arrivals=arrivals,
+        first_roster=len(arrivals) if first_roster is None else first_roster,
         config=config.raw,
         conditions=config.play_conditions(),
         digest=config.digest(),

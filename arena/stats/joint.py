@@ -62,9 +62,29 @@ class JointPosterior:
     margin: float  # the draw margin of performance
     noise: float  # variance of the performance difference of two players: 2 beta^2
     direct: dict[tuple[int, int], DirectGames] = field(default_factory=dict)  # i < j
+    prior_mu: float = 25.0  # the fit's prior on each skill, N(prior_mu, prior_sigma^2)
+    prior_sigma: float = 25.0 / 3
 
     def better(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
-        """P(skill of a > skill of b) for each (a, b), under the joint posterior."""
+        """P(skill of a > skill of b) for each (a, b), the field's spread fitted to the games.
+
+        :meth:`better_at_prior` takes the fit's prior spread (``prior_sigma``) as known; the
+        field's posterior does not: every skill is N(prior_mu, tau^2) for a tau the games tell,
+        averaged over tau (see :mod:`arena.stats.field`).  The figure is the less sure of the
+        two, and an even 0.5 where they favour different bots: the standings rank by the fit's
+        mu, so a rank above the next is never shown the likelier weaker (the field's mean
+        shrinks a bot with few games further than the fit's, and may put it the other side).
+        """
+        from arena.stats.field import field_better  # here: the field needs this module's pieces
+
+        return [
+            0.5 if (f - 0.5) * (g - 0.5) < 0 else min(f, g, key=lambda p: abs(p - 0.5))
+            for f, g in zip(self.better_at_prior(pairs), field_better(self, pairs), strict=True)
+        ]
+
+    def better_at_prior(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
+        """P(skill of a > skill of b) for each (a, b), under the fit's own posterior (its prior's
+        spread ``prior_sigma`` taken as known)."""
         if not pairs:
             return []
         index = {name: i for i, name in enumerate(self.names)}
@@ -77,22 +97,85 @@ class JointPosterior:
         var = cov[rows, rows] + cov[cols, cols] - 2 * cov[rows, cols]
         site_mean = cov @ self.linear
         return [
-            self._pair(i, j, float(v), float(site_mean[i] - site_mean[j]))
+            self.difference_above_zero(i, j, float(v), float(site_mean[i] - site_mean[j]))
             for (i, j), v in zip(ij, var, strict=True)
         ]
 
-    def _pair(self, i: int, j: int, var: float, site_mean: float) -> float:
+    def difference_above_zero(
+        self, i: int, j: int, var: float, site_mean: float, mean: float | None = None
+    ) -> float:
+        """P(d > 0) for the difference d of bots i and j, of Gaussian ``site_mean`` and ``var``
+        (``mean``: the difference of means where the pair has no games of its own; the fit's mu)."""
+        if mean is None:
+            mean = float(self.mean[i] - self.mean[j])
         games = self.direct.get((min(i, j), max(i, j)))
         if games is not None and j < i:  # seen from j: wins and losses swap, the difference flips
             games = DirectGames(games.losses, games.draws, games.wins, games.precision, -games.linear)
         if games is None or var <= 0:
-            return _gaussian(float(self.mean[i] - self.mean[j]), var)
+            return _gaussian(mean, var)
         # The cavity: the joint Gaussian's difference without the sites of their own games.
         cav_prec = 1.0 / var - games.precision
         if cav_prec <= 1e-12:  # nothing but their own games: no cavity to speak of
-            return _gaussian(float(self.mean[i] - self.mean[j]), var)
+            return _gaussian(mean, var)
         cav_mean = (site_mean / var - games.linear) / cav_prec
         return _tilted(cav_mean, 1.0 / cav_prec, games, self.margin, self.noise, site_mean, var)
+
+
+    def differences_above_zero(self, i: int, j: int, var: Array, mean: Array) -> Array:
+        """:meth:`difference_above_zero` for several Gaussians of the pair's difference at once
+        (each of ``mean`` and ``var``: the Gaussian posterior's, which is its sites' too)."""
+        games = self.direct.get((min(i, j), max(i, j)))
+        if games is not None and j < i:
+            games = DirectGames(games.losses, games.draws, games.wins, games.precision, -games.linear)
+        sd = np.sqrt(np.maximum(var, 1e-300))
+        out: Array = 0.5 * special_erfc(-mean / (math.sqrt(2.0) * sd))
+        if games is None:
+            return out
+        cav_prec = 1.0 / np.maximum(var, 1e-300) - games.precision
+        ok = cav_prec > 1e-12
+        if not np.any(ok):
+            return out
+        m, s, cp = mean[ok], sd[ok], cav_prec[ok]
+        cav_mean = (m / s**2 - games.linear) / cp
+        lo = np.minimum(m - SPAN * s, -s)
+        hi = np.maximum(m + SPAN * s, s)
+        d = lo[:, None] + (hi - lo)[:, None] * np.linspace(0.0, 1.0, GRID)[None, :]
+        log_p = -0.5 * (d - cav_mean[:, None]) ** 2 * cp[:, None] + _log_likelihood(d, games, self.margin, self.noise)
+        top = np.max(log_p, axis=1, keepdims=True)
+        weight = np.exp(log_p - np.where(np.isfinite(top), top, 0.0))
+        step = (d[:, 1] - d[:, 0])[:, None]
+        cumulative = np.concatenate([np.zeros((len(m), 1)), np.cumsum(0.5 * (weight[:, 1:] + weight[:, :-1]) * step, axis=1)], axis=1)
+        total = cumulative[:, -1]
+        # The mass below 0: the cumulative trapezoids up to the grid point below 0, then the piece to 0.
+        k = np.clip(((0.0 - lo) / step[:, 0]).astype(np.int64), 0, GRID - 2)
+        rows = np.arange(len(m))
+        frac = (0.0 - d[rows, k]) / step[:, 0]
+        at_zero = weight[rows, k] + frac * (weight[rows, k + 1] - weight[rows, k])
+        below = cumulative[rows, k] + 0.5 * (weight[rows, k] + at_zero) * (0.0 - d[rows, k])
+        good = np.isfinite(top[:, 0]) & (total > 0)
+        tilted = np.where(good, np.clip(1.0 - below / np.where(good, total, 1.0), 0.0, 1.0), out[ok])
+        out[ok] = tilted
+        return out
+
+
+def special_erfc(x: Array) -> Array:
+    """erfc of each element (numpy has none; math.erfc on each)."""
+    return np.array([math.erfc(v) for v in np.ravel(x)]).reshape(np.shape(x))
+
+
+def _log_likelihood(d: Array, games: DirectGames, margin: float, noise: float) -> Array:
+    """The log-likelihood of a pair's own games at each difference ``d`` of their skills."""
+    scale = math.sqrt(noise)
+    log_p = np.zeros(d.shape)
+    with np.errstate(divide="ignore"):
+        if games.wins:
+            log_p += games.wins * log_cdf((d - margin) / scale)
+        if games.losses:
+            log_p += games.losses * log_cdf((-d - margin) / scale)
+        if games.draws:
+            inside = np.exp(log_cdf((margin - d) / scale)) - np.exp(log_cdf((-margin - d) / scale))
+            log_p += games.draws * np.log(np.maximum(inside, 0.0))
+    return log_p
 
 
 def _gaussian(diff: float, var: float) -> float:

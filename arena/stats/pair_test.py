@@ -44,6 +44,7 @@ GRID = 48  # bets in the mixture: more is finer, and costs log(GRID) more eviden
 # the score by little, so large bets only lose; capping them leaves more weight where the
 # evidence is (some 20% fewer games for two equal bots than betting up to everything).
 TIE_REACH = 12.0
+MEDIAN_OFFSET = 0.45  # standard errors: fitted to simulated medians (see tie_sets)
 
 
 class PairVerdict(enum.StrEnum):
@@ -63,7 +64,7 @@ class PairVerdict(enum.StrEnum):
         return swap.get(self, self)
 
 
-def log_wealth(counts: Sequence[int], values: Sequence[float], null: float, up: bool, reach: float) -> float:
+def log_wealth(counts: Sequence[float], values: Sequence[float], null: float, up: bool, reach: float) -> float:
     """The log of the mixture bettor's wealth against mean ``null`` (``up``: betting that the
     mean is above it), after ``counts[j]`` sets scoring ``values[j]``; bets up to ``reach``
     times the most the null allows (1 / null up, 1 / (1 - null) down)."""
@@ -143,3 +144,100 @@ def verdict(evidence: PairEvidence, indifference: float, error: float) -> PairVe
     ):
         return PairVerdict.TIED
     return PairVerdict.OPEN
+
+
+def even_set_scores(games: int, draw: float = 0.1) -> list[float]:
+    """The chance of each half-point count (0 to ``2 * games``) of one bot in a set against an
+    equal one: its games independent, each won, drawn (``draw``) or lost."""
+    game = [(1 - draw) / 2, draw, (1 - draw) / 2]  # 0, 1, 2 half points
+    out = [1.0]
+    for _ in range(games):
+        nxt = [0.0] * (len(out) + 2)
+        for h, p in enumerate(out):
+            for g, q in enumerate(game):
+                nxt[h + g] += p * q
+        out = nxt
+    return out
+
+
+def tie_sets(indifference: float, error: float, games: int = 2, draw: float = 0.1) -> int:
+    """About how many sets two equal bots play before their test calls them tied (the median).
+
+    A pair's scores wander: its mean score is off even by some standard errors, and the tie
+    test on the side it leans to needs more sets.  So the sets counted are the fewest whose
+    scores, at the expected shares tilted to a mean :data:`MEDIAN_OFFSET` standard errors
+    above even, reach both tie bars; that offset was fitted to simulated medians (2 bots,
+    sets of 2 games: 1,330 sets at 20 Elo and 95%, simulated 1,302; 215 at 50 Elo, 218;
+    396 at 50 Elo and 99.82%, 408).  Sets of 3-4 player games are taken as their games'
+    independent results.  A league whose budget lets its closest pair play fewer leaves
+    that pair open, or settled by the luck of an order.
+    """
+    if indifference <= 0 or not 0 < error < 1:
+        raise ValueError(f"a pair test needs indifference > 0 and 0 < error < 1, not {indifference}, {error}")
+    share = even_set_scores(games, draw)
+    values = [h / (2 * games) for h in range(2 * games + 1)]
+    sd = math.sqrt(sum(p * (v - 0.5) ** 2 for p, v in zip(share, values, strict=True)))
+    high, low = elo_to_score(indifference), elo_to_score(-indifference)
+    bar = math.log(1 / error)
+    reach_high = TIE_REACH * (high - 0.5) * (1 - high)
+    reach_low = TIE_REACH * (0.5 - low) * low
+
+    def tied(sets: int) -> bool:
+        theta = MEDIAN_OFFSET / (sd * math.sqrt(sets))  # tilts the mean by ~0.674 standard errors
+        tilted = [p * math.exp(theta * (v - 0.5)) for p, v in zip(share, values, strict=True)]
+        counts = [sets * p / sum(tilted) for p in tilted]
+        return (
+            log_wealth(counts, values, high, False, reach_high) >= bar
+            and log_wealth(counts, values, low, True, reach_low) >= bar
+        )
+
+    lo, hi = 1, 1
+    while not tied(hi):
+        lo, hi = hi, hi * 2
+        if hi > 10_000_000:
+            return hi
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if tied(mid):
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+def running_log_wealth(
+    scores: Sequence[Sequence[float]], null: float, up: bool, reach: float
+) -> list[list[float]]:
+    """:func:`log_wealth` after each set, for many pairs at once (simulations): ``scores[r][t]``
+    is ``a``'s score in [0, 1] in set t of pair r; the result is [pair][set], computed along
+    the sets in one pass."""
+    import numpy as np  # a simulation's tool: the league's own look needs no numpy
+
+    x = np.asarray(scores, dtype=np.float64)
+    most = (1 / null if up else 1 / (1 - null)) * min(1.0, reach)
+    shares = most * np.arange(1, GRID + 1) / GRID
+    sign = 1.0 if up else -1.0
+    with np.errstate(divide="ignore"):
+        steps = np.log(np.maximum(1.0 + shares[None, None, :] * sign * (x[:, :, None] - null), 0.0))
+    paths = np.cumsum(steps, axis=1)  # (pairs, sets, shares)
+    top = np.max(paths, axis=2, keepdims=True)
+    safe = np.where(np.isfinite(top), top, 0.0)
+    mixed = safe[..., 0] + np.log(np.mean(np.exp(paths - safe), axis=2))
+    out: list[list[float]] = np.where(np.isfinite(top[..., 0]), mixed, -np.inf).tolist()
+    return out
+
+
+def order_log_wealth(scores: Sequence[Sequence[float]]) -> tuple[list[list[float]], list[list[float]]]:
+    """The two order tests' log-wealth after each set, for many pairs at once: ("a stronger",
+    "b stronger"), each as [pair][set] (see :func:`running_log_wealth`)."""
+    return running_log_wealth(scores, 0.5, True, 1.0), running_log_wealth(scores, 0.5, False, 1.0)
+
+
+def tie_log_wealth(scores: Sequence[Sequence[float]], indifference: float) -> tuple[list[list[float]], list[list[float]]]:
+    """The two tie tests' log-wealth after each set, for many pairs at once: ("not a ahead by
+    indifference", "not b ahead by it"), each as [pair][set]."""
+    high, low = elo_to_score(indifference), elo_to_score(-indifference)
+    return (
+        running_log_wealth(scores, high, False, TIE_REACH * (high - 0.5) * (1 - high)),
+        running_log_wealth(scores, low, True, TIE_REACH * (0.5 - low) * low),
+    )

@@ -193,9 +193,14 @@ def power_at_cap(
     probs = pair_probabilities((elo0 + elo1) / 2, draw)
     mean = sum(p * v for p, v in zip(probs, PAIR_SCORES, strict=True))
     var = sum(p * (v - mean) ** 2 for p, v in zip(probs, PAIR_SCORES, strict=True))
-    t = (max_games // 2) * (s1 - s0) ** 2 / var
+    step = (s1 - s0) ** 2 / var  # the LLR's variance per board pair, one look each
+    t = (max_games // 2) * step
     mid = (s0 + s1) / 2
-    lower, upper = bounds
+    # The test looks after each board pair, so it crosses a bound later than the motion would
+    # (and some runs the motion would end inside the cap run past it): the bounds moved out by
+    # Siegmund's correction, as for :func:`stopped_elo` (without it: 82% said, 79-80% measured).
+    shift = SIEGMUND * math.sqrt(step)
+    lower, upper = bounds[0] - shift, bounds[1] + shift
     return CapPower(
         exit_upper((s1 - mid) / (s1 - s0), lower, upper, t),
         exit_lower((s0 - mid) / (s1 - s0), lower, upper, t),

@@ -292,7 +292,7 @@ def _joint(
                 np.add.at(precision, (g.idx[:, i], g.idx[:, j]), prec[:, i, j])
         if k == 2:
             _add_direct(direct, g, prec[:, 0, 0], lin[:, 0])
-    return JointPosterior(names, mu.copy(), precision, linear, margin, 2 * beta2, direct)
+    return JointPosterior(names, mu.copy(), precision, linear, margin, 2 * beta2, direct, cfg.mu, cfg.sigma)
 
 
 def _add_direct(direct: dict[tuple[int, int], DirectGames], g: _Group, prec: Array, lin: Array) -> None:

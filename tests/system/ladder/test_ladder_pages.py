@@ -240,7 +240,10 @@ def test_every_page_renders_with_the_bots_and_the_headers_of_a_page(site: Site) 
         "/bots/bobbot/v2": ["unpacked", "Not checked yet"],
         "/games": ["house-rnd", "alicebot.v1", "12"],
         f"/games/{game.game_id}": [game.game_id, *game.names, "Every move"],
-        "/ladder": ["games in the last hour", "1000 ms/move", "who may submit", "versions waiting"],
+        "/ladder": [
+            "games in the last hour", "1000 ms/move", "who may submit", "versions waiting",
+            "ever shows a pair ordered the wrong way round",
+        ],
         "/login": ["your token"],
     }
     for url, needles in expected.items():

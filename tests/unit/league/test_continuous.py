@@ -183,17 +183,19 @@ def test_a_clear_pair_and_a_tied_pair_are_told_apart() -> None:
     assert f"ordered top > {tie.above}; tied within 150 Elo: {tie.above} ~ {tie.below}" in league.stop.describe()
 
 
-def test_it_stops_when_the_budget_is_spent_and_names_the_least_certain_pair() -> None:
+def test_it_stops_when_the_budget_is_spent_and_names_every_open_pair() -> None:
     league = new_league(["x", "y", "z"], max_games=31)
     games = play_out(league, strengths_play({"x": 0.0, "y": 0.0, "z": 0.0}))
     assert len(games) == 30  # whole sets only: the 31st game would start a set it cannot finish
     stop = league.stop
     assert stop is not None and stop.reason is StopReason.BUDGET and stop.least is not None
     assert not any(p.settled() for p in stop.pairs)  # 30 games cannot settle equals within 20 Elo
+    first, second = stop.pairs
     assert stop.describe() == (
-        f"budget of 31 games spent; not settled: {stop.least.above} vs {stop.least.below} "
-        f"P={stop.least.p:.2f} (and 1 more)"
+        "budget of 31 games spent before the standings settled; still open: "
+        f"{first.above} vs {first.below} P={first.p:.2f}, {second.above} vs {second.below} P={second.p:.2f}"
     )
+    assert league.tie_games() > 31  # what the run warns of: a tie needs far more games than this budget
 
 
 def row(bot: str, p: float | None, retired: bool = False) -> Row:
@@ -423,3 +425,23 @@ def test_config_mistakes_name_the_key(tmp_path: Path, extra: str, wanted: str) -
 # -- end to end ----------------------------------------------------------------------------
 
 
+
+
+def test_a_league_that_grows_spends_its_error_by_arrival(tmp_path: Path) -> None:
+    from arena.stats.spending import arrival_error
+    from arena.tournament import continuous_league, open_store
+
+    out = f"output: {tmp_path / 'out'}\nformat: continuous\n"
+    first = load(tmp_path, out)
+    with open_store(first, restart=False, echo=lambda _s: None) as store:
+        assert store.get_meta("arrivals") == ["one", "two"] and store.get_meta("first_roster") == 2
+    bot = f"  - name: three\n    command: {sys.executable} sample_bots/random_bot.py\n"
+    (tmp_path / "t.yaml").write_text(out + BASE + bot)
+    grown = load_config(tmp_path / "t.yaml")
+    with open_store(grown, restart=False, echo=lambda _s: None) as store:
+        assert store.get_meta("arrivals") == ["one", "two", "three"] and store.get_meta("first_roster") == 2
+        league = continuous_league(grown, store)
+    # The first roster's pair keeps the error it had; the newcomer's pairs take theirs from what is left.
+    assert league.pair_error("one", "two") == arrival_error(0.95, 2, 1)
+    assert league.pair_error("three", "one") == league.pair_error("two", "three") == arrival_error(0.95, 2, 2)
+    assert league.pair_error("one", "two") + 2 * league.pair_error("three", "one") <= 0.05

@@ -97,15 +97,24 @@ def test_stopping_aware_intervals_cover_where_the_fixed_sample_ones_do_not() -> 
 def test_the_power_left_at_a_cap() -> None:
     bounds = sprt.bounds(0.05, 0.05)
     small, fitted = power_at_cap(0, 50, bounds, 400), power_at_cap(0, 50, bounds, 1200)
-    assert 0.79 < small.pass_at_elo1 < 0.85  # measured: a true +50 passed 82% at 400 games
+    # Measured (1,500 runs a case, sprt.simulate): a true +50 passed 80.3% at 400 games and a
+    # true 0 failed 82.9%; the motion watched continuously said 82%, the test looks once a pair.
+    assert 0.795 < small.pass_at_elo1 < 0.815
     assert fitted.pass_at_elo1 > 0.94 and fitted.fail_at_elo0 > 0.94
+
+
+def test_the_power_stated_at_a_cap_is_the_one_a_seeded_simulation_measures() -> None:
+    bounds = sprt.bounds(0.05, 0.05)
+    stated = power_at_cap(0, 50, bounds, 400)
+    passed, _failed, _open = sprt.simulate(50.0, 0, 50, 0.05, 0.05, 200, 300, seed=33)
+    assert abs(stated.pass_at_elo1 - passed) < 0.04
 
 
 def test_a_small_cap_warns_with_its_power_and_the_fitted_cap_does_not() -> None:
     sp = SprtOptions(("base",), 0.0, 50.0, 0.05, 0.05, 400)
     warning = cap_warning(sp, 400)
     assert warning.startswith("WARNING: --max-games 400 is below what the bounds [0, 50] need")
-    assert "passes 82% of the time (asked: 95%)" in warning and "1200 games" in warning
+    assert "passes 81% of the time (asked: 95%)" in warning and "1200 games" in warning
     assert cap_warning(sp, 1200) == ""
 
 

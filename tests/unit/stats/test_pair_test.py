@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from arena.stats.pair_test import PairEvidence, PairVerdict, verdict
+from arena.stats.pair_test import PairEvidence, PairVerdict, even_set_scores, tie_sets, verdict
 from arena.stats.sprt import elo_to_score
 
 
@@ -95,3 +95,22 @@ def test_bad_settings_are_refused(indifference: float, error: float) -> None:
 
 def test_no_sets_say_nothing() -> None:
     assert verdict(PairEvidence.of(2, []), 20, 0.05) is PairVerdict.OPEN
+
+
+def test_the_sets_a_tie_needs_are_the_median_a_seeded_simulation_measures() -> None:
+    share = even_set_scores(2)
+    assert sum(share) == pytest.approx(1.0)
+    rng = random.Random(33)
+    taken = []
+    for _ in range(40):
+        counts = [0] * 5
+        sets = 0
+        while verdict(PairEvidence(2, tuple(counts)), 50.0, 0.05) is PairVerdict.OPEN:
+            counts[rng.choices(range(5), share)[0]] += 1
+            sets += 1
+        taken.append(sets)
+    median = sorted(taken)[len(taken) // 2]
+    assert tie_sets(50.0, 0.05) == pytest.approx(median, rel=0.15)
+    # The default league's pair: 2 bots, 95%, 20 Elo needs some 2,600 games (sets of 2), more
+    # than the default max_games of 2,000: the run warns of it.
+    assert 2 * tie_sets(20.0, 0.05) > 2000

@@ -60,9 +60,9 @@ def test_log_cdf_is_the_normal_one_far_into_both_tails() -> None:
 def test_two_bots_p_better_is_the_exact_posterior(wdl: tuple[int, int, int]) -> None:
     result = fit(record(*wdl), ["a", "b"])
     assert result.joint is not None
-    (p,) = result.joint.better([("a", "b")])
+    (p,) = result.joint.better_at_prior([("a", "b")])
     assert p == pytest.approx(exact_two(*wdl), abs=0.005)
-    (reverse,) = result.joint.better([("b", "a")])
+    (reverse,) = result.joint.better_at_prior([("b", "a")])
     assert reverse == pytest.approx(1 - p, abs=1e-9)
 
 
@@ -72,7 +72,7 @@ def test_the_independent_gaussians_were_too_unsure_at_36_0_20() -> None:
     exact = exact_two(36, 0, 20)
     assert exact == pytest.approx(0.990, abs=0.001)
     assert better_than(result.ratings["a"], result.ratings["b"]) < exact - 0.03  # 0.948: what it showed
-    assert result.joint.better([("a", "b")])[0] == pytest.approx(exact, abs=0.005)
+    assert result.joint.better_at_prior([("a", "b")])[0] == pytest.approx(exact, abs=0.005)
 
 
 @pytest.mark.parametrize(
@@ -94,7 +94,7 @@ def test_five_bots_p_better_is_within_0_02_of_the_exact_posterior(
     assert joint is not None
     order = sorted(bots, key=lambda b: -result.ratings[b].mu)
     pairs = [*itertools.pairwise(order), (order[0], order[-1]), (order[1], order[3])]
-    got = joint.better(pairs)
+    got = joint.better_at_prior(pairs)
     where = [joint.names.index(b) for b in bots]
     cov = np.linalg.inv(joint.precision)[np.ix_(where, where)]
     centre = np.array([result.ratings[b].mu for b in bots])
@@ -134,7 +134,7 @@ def fitted_pairs(games: list[Game], bots: list[str]) -> tuple[list[tuple[str, st
     pairs = [*itertools.pairwise(order), (order[0], order[-1])]
     where = [joint.names.index(b) for b in bots]
     cov = np.linalg.inv(joint.precision)[np.ix_(where, where)]
-    return pairs, joint.better(pairs), np.array([result.ratings[b].mu for b in bots]), cov
+    return pairs, joint.better_at_prior(pairs), np.array([result.ratings[b].mu for b in bots]), cov
 
 
 # 4 bots, each three of them 8 times: 32 games, 14 of them with a tie.
