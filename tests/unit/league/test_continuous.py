@@ -428,8 +428,9 @@ def test_config_mistakes_name_the_key(tmp_path: Path, extra: str, wanted: str) -
 
 
 def test_a_league_that_grows_spends_its_error_by_arrival(tmp_path: Path) -> None:
+    from arena.league.scheduler import ContinuousScheduler, league_scheduler
     from arena.stats.spending import arrival_error
-    from arena.tournament import continuous_league, open_store
+    from arena.tournament import open_store
 
     out = f"output: {tmp_path / 'out'}\nformat: continuous\n"
     first = load(tmp_path, out)
@@ -440,7 +441,9 @@ def test_a_league_that_grows_spends_its_error_by_arrival(tmp_path: Path) -> None
     grown = load_config(tmp_path / "t.yaml")
     with open_store(grown, restart=False, echo=lambda _s: None) as store:
         assert store.get_meta("arrivals") == ["one", "two", "three"] and store.get_meta("first_roster") == 2
-        league = continuous_league(grown, store)
+        scheduler = league_scheduler(grown, store)
+    assert isinstance(scheduler, ContinuousScheduler)
+    league = scheduler.league
     # The first roster's pair keeps the error it had; the newcomer's pairs take theirs from what is left.
     assert league.pair_error("one", "two") == arrival_error(0.95, 2, 1)
     assert league.pair_error("three", "one") == league.pair_error("two", "three") == arrival_error(0.95, 2, 2)

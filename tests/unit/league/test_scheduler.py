@@ -49,4 +49,4 @@ def test_a_continuous_league_plans_whole_sets_within_its_budget_and_says_when_it
         assert scheduler.stopped() is None
         assert len(scheduler.next_games(3)) == 4  # whole sets: every meeting once
         assert scheduler.next_games(1) == []  # a fourth set would pass max_games
-        assert scheduler.stopped() == "budget of 6 games spent"  # no game finished: no pair to name
+        assert scheduler.stopped() == "budget of 6 games spent before the standings settled"  # no game finished: no pair to name
