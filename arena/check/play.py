@@ -1,4 +1,15 @@
-"""How a check's games are played: a few at a time in worker processes, stopping early if asked.
+"""How a check's games are played: on the league's pool of worker processes, stopping early if asked.
+
+The pool (:class:`arena.league.executor.GamePool`) is the one that plays a league: a
+watchdog per game, a game whose worker died played again, workers that die with the
+arena.  The check hands it its planned games as scheduled games, with
+:class:`CheckSettings` giving each its own setup (a check mixes 2, 3 and 4 players,
+given and built boards, short games for passing).
+
+Two rules end the games early, stopping the games under way: with ``stop_at_fault``,
+the candidate's first fault; and always, a candidate whose handshake failed in
+:data:`HANDSHAKE_FAILURES` games without ever succeeding (a bot that never flushes its
+``hello`` would fail every game the same way, each after the whole startup allowance).
 
 Also the guard every check needs before it reads a record: an opponent that could not
 even start would forfeit every game, and make any bot look good.
@@ -6,72 +17,143 @@ even start would forfeit every game, and make any bot look good.
 
 from __future__ import annotations
 
+import contextlib
 import shlex
-from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
-from multiprocessing import get_context
-from typing import Any
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 
 from arena.check.plan import CheckOptions, PlannedGame
 from arena.errors import ArenaError
-from arena.game.proctree import adopt_orphans
 from arena.game.record import GameRecord
-from arena.game.referee import BotSpec, GameSetup, play_game
+from arena.game.referee import BotSpec, GameSetup
+from arena.league.executor import GamePool, GameSettings
+from arena.league.schedule import ScheduledGame
 
 Progress = Callable[[int, int], None]  # (games done, games planned)
 
+# Games whose handshake failed, none having succeeded, after which a check plays no more.
+HANDSHAKE_FAILURES = 3
 
-def _play(setup: GameSetup, specs: tuple[BotSpec, ...]) -> dict[str, Any]:
-    # In a worker: a record crosses back to the parent as its dict.
-    return play_game(setup, specs).to_dict()
+
+@dataclass(frozen=True)
+class CheckSettings(GameSettings):
+    """A league pool's settings for a check's games: each game's setup by its id.
+
+    ``params`` and ``board`` describe the longest game of the plan, which bounds the
+    watchdog of every game.
+    """
+
+    setups: tuple[GameSetup, ...] = ()  # by the scheduled game's index
+
+    def setup(self, game: ScheduledGame) -> GameSetup:
+        """The planned setup of ``game``: its board, rules, clock and seed secret."""
+        return self.setups[game.index]
+
+
+@dataclass
+class Played:
+    """What the games have shown so far, to stop early."""
+
+    stop_at_fault: bool
+    handshakes_failed: int = 0
+    handshake_seen: bool = False
+    stop: str | None = None  # why the check plays no more
+
+    def note(self, game: PlannedGame, record: GameRecord) -> None:
+        """Take ``record``'s news; ``stop`` says why no game should follow it."""
+        seat = record.seats[game.seat]
+        if seat.ready:
+            self.handshake_seen = True
+        else:
+            self.handshakes_failed += 1
+        if self.stop_at_fault and seat.fault is not None:
+            self.stop = "fault"
+        elif not self.handshake_seen and self.handshakes_failed >= HANDSHAKE_FAILURES:
+            self.stop = "handshake"
+
+
+class _Stop(Exception):
+    """Raised from the pool's result handler: no more games (those under way are stopped)."""
 
 
 def run_plan(
     plan: Sequence[PlannedGame],
     opts: CheckOptions,
     progress: Progress | None = None,
-    stop_at_fault: bool = False,
+    played: Played | None = None,
 ) -> list[GameRecord | None]:
-    """Play the planned games, ``concurrency`` at a time, in worker processes.
+    """Play the planned games, ``concurrency`` at a time, on the league's worker pool.
 
-    With ``stop_at_fault``, games not yet started when the candidate commits
-    its first fault are not played (their record is None).
+    A game not played has no record (None): games after the candidate's first fault
+    when ``played.stop_at_fault``, or after its handshake failed :data:`HANDSHAKE_FAILURES`
+    times and never succeeded (``played.stop`` then says which).
     """
     if not plan:
         return []
-    setups = [g.setup(opts.time_control, opts.end_grace_s) for g in plan]
+    played = played or Played(stop_at_fault=False)
     out: list[GameRecord | None] = [None] * len(plan)
+    settings, games = pool_games(plan, opts)
+    done = 0
 
-    def faulted(i: int) -> bool:
-        rec = out[i]
-        return stop_at_fault and rec is not None and rec.seats[plan[i].seat].fault is not None
+    def on_result(game: ScheduledGame, record: GameRecord) -> None:
+        nonlocal done
+        i = game.index
+        out[i] = record
+        done += 1
+        if progress:
+            progress(done, len(plan))
+        played.note(plan[i], record)
+        if played.stop is not None:
+            raise _Stop
 
-    if opts.concurrency <= 1:
-        for i, (s, g) in enumerate(zip(setups, plan, strict=True)):
-            out[i] = play_game(s, g.specs)
-            if progress:
-                progress(i + 1, len(plan))
-            if faulted(i):
-                break
-        return out
-    # Workers whose only children are bots: subreapers, so a bot's leftovers are found in
-    # the worker's own process tree rather than by scanning all of /proc after each game.
-    with ProcessPoolExecutor(
-        max_workers=opts.concurrency, mp_context=get_context("spawn"), initializer=adopt_orphans
-    ) as pool:
-        futures = {
-            pool.submit(_play, s, g.specs): i for i, (s, g) in enumerate(zip(setups, plan, strict=True))
-        }
-        for done, future in enumerate(as_completed(futures), start=1):
-            i = futures[future]
-            out[i] = GameRecord.from_dict(future.result())
-            if progress:
-                progress(done, len(plan))
-            if faulted(i):
-                for f in futures:
-                    f.cancel()
-                break
+    def on_failure(game: ScheduledGame, reason: str, retry: bool) -> None:
+        # The arena's own failure (never the bot's): played again, or the check cannot go on.
+        if not retry:
+            raise ArenaError(f"the check could not play a game: {reason.splitlines()[0]}")
+
+    def waiting() -> Iterator[ScheduledGame]:
+        for game in games:
+            if played.stop is not None:
+                return
+            yield game
+
+    with contextlib.suppress(_Stop):  # the games under way are stopped with their workers
+        GamePool(settings, opts.concurrency).run(waiting(), on_result, on_failure)
     return out
+
+
+def pool_games(plan: Sequence[PlannedGame], opts: CheckOptions) -> tuple[CheckSettings, list[ScheduledGame]]:
+    """The plan as the pool's settings and scheduled games.
+
+    A scheduled game's index is its place in the plan, its id that place and the game's
+    own id (a strength gate's two seat orders of a board share theirs), its seats the
+    names of its bots in the settings."""
+    setups = [g.setup(opts.time_control, opts.end_grace_s) for g in plan]
+    bots: dict[str, BotSpec] = {}
+    games = []
+    for i, (g, s) in enumerate(zip(plan, setups, strict=True)):
+        seats = tuple(_key(bots, spec) for spec in g.specs)
+        games.append(ScheduledGame(i, f"{i + 1}:{s.game_id}", 0, seats, g.seed))
+    longest = max(plan, key=lambda g: (g.params.players, g.params.tiles, g.params.sheep, g.build))
+    settings = CheckSettings(
+        bots=bots,
+        params=longest.params,
+        time_control=opts.time_control,
+        board="build" if any(g.build for g in plan) else "random",
+        end_grace_s=opts.end_grace_s,
+        setups=tuple(setups),
+    )
+    return settings, games
+
+
+def _key(bots: dict[str, BotSpec], spec: BotSpec) -> str:
+    """The name ``spec`` goes by in ``bots`` (added if new): its own, numbered if taken by another."""
+    key, n = spec.name, 1
+    while key in bots and bots[key] != spec:
+        n += 1
+        key = f"{spec.name}-{n}"
+    bots[key] = spec
+    return key
 
 
 def opponents_started(plan: Sequence[PlannedGame], records: Sequence[GameRecord | None]) -> None:
