@@ -28,6 +28,7 @@ from arena.cli.common import (
     ExitCode,
     echo_printable,
     limits_options,
+    main,
     options_as,
     sandbox_options,
     time_control_options,
@@ -142,7 +143,7 @@ def _argv(command: str, what: str) -> tuple[str, ...]:
     return builtin_bots.resolve(argv)
 
 
-@click.command("check")
+@main.command("check")
 @click.argument("bot_command")
 @click.option(
     "--cwd",
