@@ -40,6 +40,10 @@ BOTS = {
     "python": f"{sys.executable} {ROOT / 'sample_bots' / 'random_bot.py'}",
 }
 RUN_TIMEOUT_S = 600
+# The command an author types, the ``arena`` script beside this interpreter (it imports the
+# arena found first on PYTHONPATH, so each tree runs its own); else ``python -m arena``.
+_SCRIPT = Path(sys.executable).parent / "arena"
+ARENA = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "arena"]
 
 
 @dataclass
@@ -58,7 +62,7 @@ def timed_check(tree: Path, bot: str) -> tuple[float, float, bool]:
     before = os.times()
     started = time.monotonic()
     done = subprocess.run(
-        [sys.executable, "-m", "arena", "check", "-q", bot],
+        [*ARENA, "check", "-q", bot],
         cwd=tree,
         env=env,
         stdout=subprocess.PIPE,
