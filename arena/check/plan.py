@@ -191,10 +191,10 @@ def _conformance_game(opts: CheckOptions, opponents: Sequence[Sequence[str]], i:
 
 
 def _starts_afresh(i: int) -> bool:
-    """Whether the candidate starts afresh for the ``i``-th conformance game, and exits at
-    its end: in the first game of each number of players on each kind of board (the
-    special games all start afresh too)."""
-    return i < len(CONFIGS) and CONFIGS[i][1] == 0
+    """Whether the candidate starts afresh for the ``i``-th conformance game, and is told
+    to exit at its end: in the first game of each number of players (and in the game where
+    an opponent forfeits, and the first where it runs out of moves)."""
+    return i < len(CONFIGS) and CONFIGS[i][1:] == (0, False)
 
 
 def _forfeit_game(opts: CheckOptions) -> PlannedGame:
@@ -209,7 +209,7 @@ def _pass_game(opts: CheckOptions, opponents: Sequence[Sequence[str]], i: int) -
     bot is out of moves while the others still play, whatever it does."""
     seed = derive_seed(opts.seed, Purpose.PASS, i)
     specs = [_opponent(opts, f"opponent{k + 1}", opponents[k % len(opponents)]) for k in range(2)]
-    specs.insert(i % 2, _candidate(opts, kept=False))
+    specs.insert(i % 2, _candidate(opts, kept=i > 0))
     return PlannedGame(Purpose.PASS, 3, i % 2, False, seed, tuple(specs), Params(players=3, sheep=2, tiles=1))
 
 

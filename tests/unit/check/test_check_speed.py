@@ -9,7 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from arena import builtin_bots
-from arena.check import CONFIGS, SPECIAL_GAMES, CheckOptions, conformance_plan, judge_conformance
+from arena.check import CheckOptions, conformance_plan, judge_conformance
 from arena.check.plan import PlannedGame, Purpose, strength_plan
 from arena.check.play import HANDSHAKE_FAILURES, Played, pool_games
 from arena.check.results import CheckStatus
@@ -22,18 +22,19 @@ from tests.support.fakebot import engine_bot
 OPTS = CheckOptions(command=("./bot",), cwd=Path("/bots/mine"), conformance_games=24)
 
 
-def test_the_candidate_starts_afresh_in_the_first_game_of_each_player_count_and_board_and_in_the_special_games() -> None:
+def test_the_candidate_starts_afresh_in_the_first_game_of_each_player_count_and_two_special_games() -> None:
     plan = conformance_plan(OPTS)
     fresh = [g for g in plan if not g.specs[g.seat].multigame]
-    conformance = [g for g in fresh if g.purpose is Purpose.CONFORMANCE]
-    # One game per (players, given or built board), seated first: each ends with "exit now".
-    assert sorted((g.players, g.build) for g in conformance) == sorted(
-        {(n, build) for n, _seat, build in CONFIGS}
-    )
-    assert all(g.seat == 0 for g in conformance)
-    assert len([g for g in fresh if g.purpose is not Purpose.CONFORMANCE]) == SPECIAL_GAMES
+    # Each ends with "exit now": after a 2-, 3- and 4-player game, after an opponent forfeited,
+    # after running out of moves.
+    assert [(g.purpose, g.players, g.seat, g.build) for g in fresh] == [
+        (Purpose.CONFORMANCE, 2, 0, False),
+        (Purpose.CONFORMANCE, 3, 0, False),
+        (Purpose.CONFORMANCE, 4, 0, False),
+        (Purpose.FORFEIT, 2, 0, False),
+        (Purpose.PASS, 3, 0, False),
+    ]
     # Every other game may keep a multigame bot's process, as a league does.
-    assert len(plan) - len(fresh) == 24 - len(conformance) - SPECIAL_GAMES
     assert all(g.specs[g.seat].multigame for g in strength_plan(OPTS, ("./other",), "other", 0, 4))
 
 
