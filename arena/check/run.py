@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from arena.check.judge import judge_conformance
 from arena.check.plan import CheckOptions, conformance_plan
-from arena.check.play import HANDSHAKE_FAILURES, Played, Progress, opponents_started, run_plan
+from arena.check.play import Played, Progress, opponents_started, run_plan
 from arena.check.results import CheckReport
 from arena.check.strength import fixed_strength, sprt_strength
 
@@ -29,8 +29,8 @@ def run_check(
         records = run_plan(plan, opts, progress, played=played)
         if played.stop == "handshake":
             echo(
-                f"stopped after {played.handshakes_failed} games: the bot's handshake failed in each "
-                f"(at least {HANDSHAKE_FAILURES} games, none completed it), and every other check needs it"
+                f"stopped: the handshake failed in the first {played.handshakes_failed} games and "
+                "succeeded in none; every other check needs it"
             )
         opponents_started(plan, records)
         report.checks, report.failure = judge_conformance(plan, records, opts)
