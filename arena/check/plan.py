@@ -50,6 +50,11 @@ class PlannedGame:
     # replay command so that the game replays with the same random choices.
     seed_secret: str = field(default_factory=new_secret)
 
+    @property
+    def game_id(self) -> str:
+        """The game's id in its record (a strength gate's two seat orders of a board share it)."""
+        return f"check-{self.purpose}-{self.seed}"
+
     def setup(self, tc: TimeControl, grace: float) -> GameSetup:
         """The referee's setup of this game under the check's time control."""
         board = (
@@ -58,7 +63,7 @@ class PlannedGame:
             else random_board(self.seed, self.params.tiles * self.players, self.params.contact)
         )
         return GameSetup(
-            game_id=f"check-{self.purpose}-{self.seed}",
+            game_id=self.game_id,
             seed=self.seed,
             params=self.params,
             time_control=tc,

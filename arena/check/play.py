@@ -20,7 +20,7 @@ from __future__ import annotations
 import contextlib
 import shlex
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from arena.check.plan import CheckOptions, PlannedGame
 from arena.errors import ArenaError
@@ -37,17 +37,19 @@ HANDSHAKE_FAILURES = 3
 
 @dataclass(frozen=True)
 class CheckSettings(GameSettings):
-    """A league pool's settings for a check's games: each game's setup by its id.
+    """A league pool's settings for a check's games: each planned game by its index.
 
     ``params`` and ``board`` describe the longest game of the plan, which bounds the
-    watchdog of every game.
+    watchdog of every game.  The planned games travel to the workers without their bots
+    (the settings' ``bots``, by name) or boards (each made from its seed by the worker
+    that plays it): an SPRT's plan may hold a thousand games.
     """
 
-    setups: tuple[GameSetup, ...] = ()  # by the scheduled game's index
+    planned: tuple[PlannedGame, ...] = ()  # by the scheduled game's index
 
     def setup(self, game: ScheduledGame) -> GameSetup:
         """The planned setup of ``game``: its board, rules, clock and seed secret."""
-        return self.setups[game.index]
+        return self.planned[game.index].setup(self.time_control, self.end_grace_s)
 
 
 @dataclass
@@ -122,18 +124,59 @@ def run_plan(
     return out
 
 
+AfterBatch = Callable[[Sequence[PlannedGame], Sequence[GameRecord | None]], bool]
+
+
+def run_batches(plan: Sequence[PlannedGame], opts: CheckOptions, batch: int, after_batch: AfterBatch) -> None:
+    """Play ``plan`` ``batch`` games at a time on one pool, until ``after_batch(games,
+    records)``, told of each batch once all of it is played, says to stop (False).
+
+    The workers, and the candidate's kept processes, last from the first batch to the last.
+    """
+    if not plan:
+        return
+    settings, games = pool_games(plan, opts)
+    out: list[GameRecord | None] = [None] * len(plan)
+    start = end = waiting = 0  # the batch under way: plan[start:end], ``waiting`` games not back
+
+    def on_result(game: ScheduledGame, record: GameRecord) -> None:
+        nonlocal waiting
+        out[game.index] = record
+        waiting -= 1
+
+    def on_failure(game: ScheduledGame, reason: str, retry: bool) -> None:
+        if not retry:
+            raise ArenaError(f"the check could not play a game: {reason.splitlines()[0]}")
+
+    more = True  # what after_batch said of the last batch
+
+    def refill(_idle: int) -> Sequence[ScheduledGame]:
+        # Asked whenever a worker would be idle (again after the end: then it says nothing).
+        nonlocal start, end, waiting, more
+        if waiting or not more:
+            return []
+        if end > start:
+            more = after_batch(plan[start:end], out[start:end])
+            if not more:
+                return []
+        start, end = end, min(end + batch, len(plan))
+        waiting = end - start
+        return games[start:end]
+
+    GamePool(settings, opts.concurrency).run([], on_result, on_failure, refill=refill)
+
+
 def pool_games(plan: Sequence[PlannedGame], opts: CheckOptions) -> tuple[CheckSettings, list[ScheduledGame]]:
     """The plan as the pool's settings and scheduled games.
 
     A scheduled game's index is its place in the plan, its id that place and the game's
     own id (a strength gate's two seat orders of a board share theirs), its seats the
     names of its bots in the settings."""
-    setups = [g.setup(opts.time_control, opts.end_grace_s) for g in plan]
     bots: dict[str, BotSpec] = {}
     games = []
-    for i, (g, s) in enumerate(zip(plan, setups, strict=True)):
+    for i, g in enumerate(plan):
         seats = tuple(_key(bots, spec) for spec in g.specs)
-        games.append(ScheduledGame(i, f"{i + 1}:{s.game_id}", 0, seats, g.seed))
+        games.append(ScheduledGame(i, f"{i + 1}:{g.game_id}", 0, seats, g.seed))
     longest = max(plan, key=lambda g: (g.params.players, g.params.tiles, g.params.sheep, g.build))
     settings = CheckSettings(
         bots=bots,
@@ -141,7 +184,7 @@ def pool_games(plan: Sequence[PlannedGame], opts: CheckOptions) -> tuple[CheckSe
         time_control=opts.time_control,
         board="build" if any(g.build for g in plan) else "random",
         end_grace_s=opts.end_grace_s,
-        setups=tuple(setups),
+        planned=tuple(replace(g, specs=()) for g in plan),
     )
     return settings, games
 
