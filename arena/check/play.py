@@ -6,8 +6,8 @@ arena.  The check hands it its planned games as scheduled games, with
 :class:`CheckSettings` giving each its own setup (a check mixes 2, 3 and 4 players,
 given and built boards, short games for passing).
 
-Two rules end the games early, stopping the games under way: with ``stop_at_fault``,
-the candidate's first fault; and always, a candidate whose handshake failed in
+Two rules end the games early (:class:`EarlyStop`): with fail-fast, the candidate's
+first fault; and always, a candidate whose handshake failed in
 :data:`HANDSHAKE_FAILURES` games without ever succeeding (a bot that never flushes its
 ``hello`` would fail every game the same way, each after the whole startup allowance).
 
@@ -18,8 +18,9 @@ even start would forfeit every game, and make any bot look good.
 from __future__ import annotations
 
 import contextlib
+import enum
 import shlex
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from arena.check.plan import CheckOptions, PlannedGame
@@ -52,75 +53,77 @@ class CheckSettings(GameSettings):
         return self.planned[game.index].setup(self.time_control, self.end_grace_s)
 
 
+class StopReason(enum.StrEnum):
+    """Why a check played no more of its games."""
+
+    FAULT = "fault"  # the candidate's first fault, with fail-fast
+    HANDSHAKE = "handshake"  # its handshake failed in the first games and never succeeded
+
+
 @dataclass
-class Played:
+class EarlyStop:
     """What the games have shown so far, to stop early."""
 
     stop_at_fault: bool
     handshakes_failed: int = 0
     handshake_seen: bool = False
-    stop: str | None = None  # why the check plays no more
+    reason: StopReason | None = None  # set: the check plays no more
 
     def note(self, game: PlannedGame, record: GameRecord) -> None:
-        """Take ``record``'s news; ``stop`` says why no game should follow it."""
+        """Take ``record``'s news; ``reason`` says why no game should follow it."""
         seat = record.seats[game.seat]
         if seat.ready:
             self.handshake_seen = True
         else:
             self.handshakes_failed += 1
         if self.stop_at_fault and seat.fault is not None:
-            self.stop = "fault"
+            self.reason = StopReason.FAULT
         elif not self.handshake_seen and self.handshakes_failed >= HANDSHAKE_FAILURES:
-            self.stop = "handshake"
+            self.reason = StopReason.HANDSHAKE
 
 
 class _Stop(Exception):
     """Raised from the pool's result handler: no more games (those under way are stopped)."""
 
 
+def _give_up(game: ScheduledGame, reason: str, retry: bool) -> None:
+    """A failure of the arena's own (never the bot's): played again, or the check cannot go on."""
+    if not retry:
+        raise ArenaError(f"the check could not play a game: {reason.splitlines()[0]}")
+
+
 def run_plan(
     plan: Sequence[PlannedGame],
     opts: CheckOptions,
     progress: Progress | None = None,
-    played: Played | None = None,
+    early: EarlyStop | None = None,
 ) -> list[GameRecord | None]:
     """Play the planned games, ``concurrency`` at a time, on the league's worker pool.
 
-    A game not played has no record (None): games after the candidate's first fault
-    when ``played.stop_at_fault``, or after its handshake failed :data:`HANDSHAKE_FAILURES`
-    times and never succeeded (``played.stop`` then says which).
+    A game not played has no record (None): the games after the candidate's first fault
+    when ``early.stop_at_fault``, or after its handshake failed :data:`HANDSHAKE_FAILURES`
+    times and never succeeded (``early.reason`` then says which); the games under way
+    then are stopped with their workers.
     """
     if not plan:
         return []
-    played = played or Played(stop_at_fault=False)
+    early = early or EarlyStop(stop_at_fault=False)
     out: list[GameRecord | None] = [None] * len(plan)
     settings, games = pool_games(plan, opts)
     done = 0
 
     def on_result(game: ScheduledGame, record: GameRecord) -> None:
         nonlocal done
-        i = game.index
-        out[i] = record
+        out[game.index] = record
         done += 1
         if progress:
             progress(done, len(plan))
-        played.note(plan[i], record)
-        if played.stop is not None:
+        early.note(plan[game.index], record)
+        if early.reason is not None:
             raise _Stop
 
-    def on_failure(game: ScheduledGame, reason: str, retry: bool) -> None:
-        # The arena's own failure (never the bot's): played again, or the check cannot go on.
-        if not retry:
-            raise ArenaError(f"the check could not play a game: {reason.splitlines()[0]}")
-
-    def waiting() -> Iterator[ScheduledGame]:
-        for game in games:
-            if played.stop is not None:
-                return
-            yield game
-
-    with contextlib.suppress(_Stop):  # the games under way are stopped with their workers
-        GamePool(settings, opts.concurrency).run(waiting(), on_result, on_failure)
+    with contextlib.suppress(_Stop):
+        GamePool(settings, opts.concurrency).run(games, on_result, _give_up)
     return out
 
 
@@ -144,10 +147,6 @@ def run_batches(plan: Sequence[PlannedGame], opts: CheckOptions, batch: int, aft
         out[game.index] = record
         waiting -= 1
 
-    def on_failure(game: ScheduledGame, reason: str, retry: bool) -> None:
-        if not retry:
-            raise ArenaError(f"the check could not play a game: {reason.splitlines()[0]}")
-
     more = True  # what after_batch said of the last batch
 
     def refill(_idle: int) -> Sequence[ScheduledGame]:
@@ -163,7 +162,7 @@ def run_batches(plan: Sequence[PlannedGame], opts: CheckOptions, batch: int, aft
         waiting = end - start
         return games[start:end]
 
-    GamePool(settings, opts.concurrency).run([], on_result, on_failure, refill=refill)
+    GamePool(settings, opts.concurrency).run([], on_result, _give_up, refill=refill)
 
 
 def pool_games(plan: Sequence[PlannedGame], opts: CheckOptions) -> tuple[CheckSettings, list[ScheduledGame]]:

@@ -11,7 +11,7 @@ from pathlib import Path
 from arena import builtin_bots
 from arena.check import CheckOptions, conformance_plan, judge_conformance
 from arena.check.plan import PlannedGame, Purpose, strength_plan
-from arena.check.play import HANDSHAKE_FAILURES, Played, pool_games
+from arena.check.play import HANDSHAKE_FAILURES, EarlyStop, StopReason, pool_games
 from arena.check.results import CheckStatus
 from arena.game.bothost import KEPT
 from arena.game.clock import TimeControl
@@ -100,28 +100,28 @@ def no_hello(ready: bool = False, fault: bool = True) -> tuple[PlannedGame, Game
 
 
 def test_a_check_stops_once_the_handshake_failed_a_few_times_and_never_succeeded() -> None:
-    played = Played(stop_at_fault=False)
+    early = EarlyStop(stop_at_fault=False)
     for _ in range(HANDSHAKE_FAILURES - 1):
-        played.note(*no_hello())
-        assert played.stop is None
-    played.note(*no_hello())
-    assert played.stop == "handshake" and played.handshakes_failed == HANDSHAKE_FAILURES
+        early.note(*no_hello())
+        assert early.reason is None
+    early.note(*no_hello())
+    assert early.reason is StopReason.HANDSHAKE and early.handshakes_failed == HANDSHAKE_FAILURES
 
 
 def test_a_handshake_that_succeeded_once_never_stops_the_check() -> None:
-    played = Played(stop_at_fault=False)
-    played.note(*no_hello(ready=True, fault=False))
+    early = EarlyStop(stop_at_fault=False)
+    early.note(*no_hello(ready=True, fault=False))
     for _ in range(1, 2 * HANDSHAKE_FAILURES):
-        played.note(*no_hello())
-    assert played.stop is None
+        early.note(*no_hello())
+    assert early.reason is None
 
 
 def test_fail_fast_stops_at_the_candidates_first_fault() -> None:
-    played = Played(stop_at_fault=True)
-    played.note(*no_hello(ready=True, fault=False))
-    assert played.stop is None
-    played.note(*no_hello(ready=True, fault=True))
-    assert played.stop == "fault"
+    early = EarlyStop(stop_at_fault=True)
+    early.note(*no_hello(ready=True, fault=False))
+    assert early.reason is None
+    early.note(*no_hello(ready=True, fault=True))
+    assert early.reason is StopReason.FAULT
 
 
 def test_the_pool_sees_each_planned_game_with_its_own_setup_and_bots() -> None:
