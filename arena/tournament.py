@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from arena.errors import ConfigError
 from arena.game import seeds, workspace
 from arena.game.build import run_build
+from arena.game.convention import missing_program
 from arena.game.record import GameRecord
 from arena.game.referee import BotSpec
 from arena.game.sandbox import network
@@ -115,6 +116,9 @@ def build_bots(config: TournamentConfig, echo: Callable[[str], None]) -> None:
     for bot in config.bots:
         if bot.build is None:
             continue
+        missing = missing_program(bot.build, bot.env)
+        if missing is not None:
+            raise ConfigError(f"{config.path}:{bot.line}: bot {bot.name!r}: its build needs {missing}, not installed here")
         echo(f"building {bot.name}: {' '.join(bot.build)}")
         result = run_build(
             bot.build,

@@ -7,7 +7,7 @@ import os
 import shlex
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
@@ -26,6 +26,7 @@ from arena.check import (
 )
 from arena.cli.common import (
     ExitCode,
+    bot_folder,
     echo_printable,
     limits_options,
     main,
@@ -144,7 +145,7 @@ def _argv(command: str, what: str) -> tuple[str, ...]:
 
 
 @main.command("check")
-@click.argument("bot_command")
+@click.argument("bot_command", metavar="BOT")
 @click.option(
     "--cwd",
     type=click.Path(file_okay=False, exists=True, path_type=Path),
@@ -263,7 +264,10 @@ def _argv(command: str, what: str) -> tuple[str, ...]:
 @options_as("running", Running)
 @options_as("outputs", Outputs)
 def check_cmd(subject: Subject, opposition: Opposition, running: Running, outputs: Outputs) -> None:
-    """Check that BOT_COMMAND is fit to enter a league.
+    """Check that BOT is fit to enter a league.
+
+    BOT is the bot's folder (built and run as its bot.toml, or its main file MyBot.py,
+    MyBot.c, Cargo.toml..., says) or its command line.
 
     \b
     Conformance checks, each PASS, FAIL or SKIP:
@@ -286,6 +290,7 @@ def check_cmd(subject: Subject, opposition: Opposition, running: Running, output
     games (--max-games) before deciding (INCONCLUSIVE).
     """
     echo = (lambda _s: None) if outputs.quiet else echo_printable
+    subject = _folder_subject(subject, echo)
     opts = check_options(subject, opposition, running)
     _require_programs(opts)
     _require_something_to_check(opts)
@@ -297,6 +302,18 @@ def check_cmd(subject: Subject, opposition: Opposition, running: Running, output
     _print_report(report)
     _write_reports(report, outputs)
     sys.exit(exit_code(report))
+
+
+def _folder_subject(subject: Subject, echo: Callable[[str], None]) -> Subject:
+    """A BOT that is a folder: its command, run there, and its build unless --build gives one."""
+    bot = bot_folder(subject.bot_command)
+    if bot is None:
+        return subject
+    if subject.cwd.resolve() not in (Path.cwd(), bot.folder.resolve()):
+        raise click.UsageError(f"--cwd: {subject.bot_command!r} is a bot folder, which is where it runs")
+    echo(bot.describe())
+    build = subject.build or (shlex.join(bot.build) if bot.build else None)
+    return replace(subject, bot_command=shlex.join(bot.command), cwd=bot.folder, build=build)
 
 
 def exit_code(report: CheckReport) -> ExitCode:

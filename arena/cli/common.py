@@ -12,8 +12,10 @@ import importlib
 import inspect
 import os
 import re
+import shlex
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import click
@@ -21,7 +23,9 @@ import click
 from arena import __version__
 from arena.durations import parse_duration_ms
 from arena.errors import ArenaError, ConfigError
+from arena.game.build import run_build
 from arena.game.clock import TimeControl
+from arena.game.convention import BotFolder, missing_toolchain, resolve
 from arena.game.limits import ResourceLimits
 from arena.game.sandbox.bwrap import SandboxPolicy, resolve_mode
 from arena.untrusted import printable_lines
@@ -255,6 +259,31 @@ def options_as(name: str, make: Callable[..., object]) -> Callable[[Callable[...
         return wrapper
 
     return decorate
+
+
+def bot_folder(argument: str) -> BotFolder | None:
+    """The bot folder a bot argument names (built and run as its ``bot.toml`` or main file
+    says), or None when the argument is a command line.  A folder that says nothing, or
+    whose toolchain is not installed, is a ConfigError in one line."""
+    path = Path(argument)
+    if not path.is_dir():
+        return None
+    bot = resolve(path)
+    problem = missing_toolchain(bot)
+    if problem is not None:
+        raise ConfigError(problem)
+    return bot
+
+
+def build_folder(bot: BotFolder, sandbox: SandboxPolicy, timeout_s: float) -> None:
+    """Run a bot folder's build in its sandbox, in the folder; a failure is a ConfigError
+    naming the folder, with the end of the build's output."""
+    if bot.build is None:
+        return
+    result = run_build(bot.build, bot.folder.resolve(), sandbox, timeout_s)
+    if not result.ok:
+        tail = "".join(f"\n  {line}" for line in result.tail())
+        raise ConfigError(f"{bot.folder}: build {shlex.join(bot.build)!r} {result.why}{tail}")
 
 
 # Help as wide as the terminal up to 120 columns (click's default stops at 80).

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import shlex
 import signal
 import socket
 import sys
@@ -179,21 +180,27 @@ def _default_name(folder: Path) -> str:
 @main.command("submit")
 @click.argument("url")
 @click.argument("folder", type=click.Path(file_okay=False, exists=True, path_type=Path))
-@click.option("--command", "command", required=True, help="How the bot starts, in its folder (e.g. 'python3 bot.py').")
-@click.option("--build", help="Run once in the sandbox before the check (e.g. 'make').")
+@click.option(
+    "--command",
+    "command",
+    help="How the bot starts, in its folder (e.g. 'python3 bot.py'; default: as the folder's bot.toml or main file says).",
+)
+@click.option("--build", help="Run once in the sandbox before the check (e.g. 'make'; default: with no --command, the folder's).")
 @click.option("--name", help="The bot's name on the ladder (default: the folder's name).")
 @click.option("--token-file", type=click.Path(dir_okay=False, exists=True, path_type=Path), help=f"Read the token here (default: ${TOKEN_ENV}).")
 @click.option("--wait", is_flag=True, help="Wait for the check and print its verdict (exit code as 'arena check').")
 @click.option("--timeout", default=DEFAULT_WAIT, show_default=True, help="With --wait: the longest to wait.")
 def submit_cmd(
-    url: str, folder: Path, command: str, build: str | None, name: str | None, token_file: Path | None, wait: bool, timeout: str
+    url: str, folder: Path, command: str | None, build: str | None, name: str | None, token_file: Path | None, wait: bool, timeout: str
 ) -> None:
     """Send the bot in FOLDER to the ladder at URL.
 
     Each time is a new version of the bot, numbered by the ladder.
 
     The folder is packed without .git, .venv and caches; the ladder unpacks it under its
-    limits, builds it (--build) in the sandbox and checks it like 'arena check'.
+    limits, builds it (--build) in the sandbox and checks it like 'arena check'. Without
+    --command, the folder's bot.toml (or its main file: MyBot.py, MyBot.c, Cargo.toml...)
+    says how it is built and run.
 
     Exit codes: 0 sent (with --wait: the check passed), 1 with --wait: the check failed or
     the archive was refused, 2 a usage error or the ladder refused the request, 3 with
@@ -204,6 +211,13 @@ def submit_cmd(
     from arena.ladder.names import check_bot_name
 
     token = _token(token_file)
+    if command is None:
+        from arena.game.convention import resolve
+
+        found = resolve(folder)
+        click.echo(found.describe())
+        command = shlex.join(found.command)
+        build = build or (shlex.join(found.build) if found.build else None)
     bot = check_bot_name(name or _default_name(folder))
     timeout_s = parse_duration_ms(timeout, "--timeout") / 1000
     try:

@@ -17,6 +17,8 @@ from tabulate import tabulate
 
 from arena import builtin_bots
 from arena.cli.common import (
+    bot_folder,
+    build_folder,
     colour_option,
     colour_wanted,
     contact_option,
@@ -25,6 +27,7 @@ from arena.cli.common import (
     sandbox_options,
     time_control_options,
 )
+from arena.durations import parse_duration_ms
 from arena.errors import ArenaError, ConfigError
 from arena.game.botproc import limits_note
 from arena.game.clock import TimeControl
@@ -78,10 +81,26 @@ def bot_specs(
     limits: ResourceLimits | None = None,
     sandbox: SandboxPolicy | None = None,
 ) -> list[BotSpec]:
-    """Specs for bot command strings, named after their program; repeats get #2, #3."""
+    """Specs for bot command strings (or bot folders), named after their program (or folder);
+    repeats get #2, #3."""
     specs = []
     seen: Counter[str] = Counter()
     for command in commands:
+        folder = bot_folder(command)
+        if folder is not None:
+            base = re.sub(r"[^A-Za-z0-9_.+-]", "_", folder.folder.resolve().name)[:60] or "bot"
+            seen[base] += 1
+            name = base if seen[base] == 1 else f"{base}_{seen[base]}"
+            specs.append(
+                BotSpec(
+                    name=name,
+                    command=folder.command,
+                    cwd=folder.folder.resolve(),
+                    limits=limits or ResourceLimits(),
+                    sandbox=sandbox or SandboxPolicy(),
+                )
+            )
+            continue
         try:
             argv = tuple(shlex.split(command))
         except ValueError as e:  # an unclosed quote
@@ -162,7 +181,7 @@ def _seed_secret(value: str | None) -> str | None:
     return value.lower()
 
 @main.command("play")
-@click.argument("bots", nargs=-1, required=True, metavar="BOT_COMMAND BOT_COMMAND [...]")
+@click.argument("bots", nargs=-1, required=True, metavar="BOT BOT [...]")
 @click.option(
     "--seed",
     type=click.IntRange(0, 2**63 - 1),
@@ -218,6 +237,9 @@ def _seed_secret(value: str | None) -> str | None:
     help="The folder a seat's bot starts in, in seat order (repeat: --cwd mybot --cwd .); "
     "seats without one start in the current folder.",
 )
+@click.option(
+    "--build-timeout", default="10m", show_default=True, help="Longest a bot folder's build may run."
+)
 @click.option("--quiet", "-q", is_flag=True, help="Do not show the board after every move.")
 @colour_option
 def play_cmd(
@@ -236,14 +258,17 @@ def play_cmd(
     save: Path | None,
     names: tuple[str, ...],
     cwds: tuple[Path, ...],
+    build_timeout: str,
     quiet: bool,
     colour: bool | None,
 ) -> None:
     """Play one game between 2 to 4 bots and show the result.
 
-    Each BOT_COMMAND is a command line, quoted as one argument, for example
-    'python3 sample_bots/random_bot.py' or './sample_bots/c/greedy', or a bot
-    that ships with the arena: arena:random, arena:forfeit. The same
+    Each BOT is a bot's folder (built first, then run as its bot.toml or its main
+    file MyBot.py, MyBot.c, Cargo.toml... says), a command line, quoted as one
+    argument, for example 'python3 sample_bots/random_bot.py' or
+    './sample_bots/c/greedy', or a bot that ships with the arena: arena:random,
+    arena:forfeit. The same
     bot may fill several seats; the first command plays first. A seat is
     shown under the name its bot gives in hello (its command's until then),
     or the one --name gives it.
@@ -260,6 +285,7 @@ def play_cmd(
     if seed is None:
         seed = int.from_bytes(os.urandom(4), "big")
     board = _board(board_opt, build_board, seed, params)
+    _build_folders(bots, sandbox, build_timeout)
     specs = seats_in(named_seats(bot_specs(bots, Path.cwd(), limits, sandbox), names), cwds)
     # A built-in bot keeps the default startup allowance, as in the check whose replay
     # command this may be: ``--startup`` is for the bots being tried.
@@ -290,6 +316,18 @@ def play_cmd(
     if save is not None:
         save.write_text(record.to_json(indent=1) + "\n", encoding="utf-8")
         click.echo(f"saved to {save}")
+
+
+def _build_folders(bots: tuple[str, ...], sandbox: SandboxPolicy, timeout: str) -> None:
+    """Build each bot folder among the seats once, before the game, saying how."""
+    built: set[Path] = set()
+    for argument in bots:
+        folder = bot_folder(argument)
+        if folder is None or folder.folder.resolve() in built:
+            continue
+        built.add(folder.folder.resolve())
+        click.echo(folder.describe())
+        build_folder(folder, sandbox, parse_duration_ms(timeout, "--build-timeout") / 1000)
 
 
 def _board(board_opt: str, build_board: bool, seed: int, params: Params) -> Board | None:

@@ -97,7 +97,7 @@ class ProcessChannel:
         self.previous_hello = bot.hello if bot.games > 0 else None
         self.can_stay = can_stay
         bot.begin_game()
-        self.sent_at = time.monotonic()
+        self.sent_at = self.seated_at = time.monotonic()
         self.transcript: deque[str] | None = deque(maxlen=TRANSCRIPT_KEEP) if keep_transcript else None
 
     def _note(self, line: str) -> None:

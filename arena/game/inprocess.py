@@ -34,7 +34,7 @@ class InProcessChannel:
         # (A built-in bot writes no info line; its kit's output goes nowhere.)
         self.session = BotSession(f"builtin-{name}", builtin_bots.chooser(name), out=io.StringIO())
         self.answer: tuple[str, float] | None = None
-        self.sent_at = time.monotonic()
+        self.sent_at = self.seated_at = time.monotonic()  # "started" as the channel is made
         self.finished = False
         self.stopped = False
         self.previous_hello: tuple[str, tuple[str, ...]] | None = None  # greeted in every game

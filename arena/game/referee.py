@@ -104,6 +104,10 @@ class BotChannel(Protocol):
     # keep it for another game, and ``stay`` sends the end notice and keeps it running.
     previous_hello: tuple[str, tuple[str, ...]] | None
     can_stay: bool
+    # When this seat's bot was started (or taken, kept, for this game), monotonic: its
+    # startup allowance runs from then, so the arena's set-up of the other seats (a
+    # sandbox, cgroups, a user namespace's bounds each) is never charged to it.
+    seated_at: float
 
     def renew(self) -> bool:
         """Replace a kept process that ended between games with a fresh one (whose
@@ -191,7 +195,10 @@ class Referee:
         # Each seat's own allowance: a bot the arena brings (a check's opponent) keeps
         # its own, whatever the bot under test is given.
         allowance = [(self._startup_ms(p) + tc.margin_ms) / 1000 for p in range(len(self.specs))]
-        deadlines = [started + a for a in allowance]
+        deadlines = [
+            (started if isinstance(ch, BotFault) else max(started, ch.seated_at)) + a
+            for ch, a in zip(self.channels, allowance, strict=True)
+        ]
         for p, ch in enumerate(self.channels):
             if isinstance(ch, BotFault):
                 self._forfeit(p, ch.kind, ch.detail)

@@ -1,7 +1,7 @@
 """The ladder's HTTP API, a Starlette application: JSON answers everywhere.
 
-- ``POST /api/bots``: a new version (multipart: ``archive``, ``name``, ``command``, optional
-  ``build``; ``Authorization: Bearer TOKEN``);
+- ``POST /api/bots``: a new version (multipart: ``archive``, ``name``, optional ``command``
+  and ``build``, else the archive's bot.toml or main file says; ``Authorization: Bearer TOKEN``);
 - ``GET /api/bots``: every bot and its versions, public fields only;
 - ``GET /api/submissions/{id}``: one version's state, and for its author the check's report
   and build log;
@@ -35,6 +35,7 @@ from starlette.types import Message
 
 from arena.durations import describe_seconds
 from arena.errors import ArchiveRefused, ConfigError, LadderError
+from arena.game.convention import resolve
 from arena.ladder.league import LeagueLoop
 from arena.ladder.names import check_bot_name, version_of
 from arena.ladder.pages import page_routes
@@ -220,8 +221,7 @@ async def _post_form(service: Service, author: Author, form: dict[str, Any]) -> 
         raise HttpError(409, f"bot {name!r} is a bot of the league itself; choose another name")
     if service.store.bot_flags().get(name, (0, False))[1]:
         raise HttpError(403, f"bot {name!r} is banned from this ladder")
-    command = _words(form, "command", required=True)
-    assert command is not None
+    command = _words(form, "command", required=False)  # None: the archive's bot.toml or main file says
     build = _words(form, "build", required=False)
     check_quota(service, author, len(data), time.time())
     answer = await run_in_threadpool(_receive, service, author, name, command, build, (archive.filename or "archive", data))
@@ -233,7 +233,7 @@ def _receive(
     service: Service,
     author: Author,
     name: str,
-    command: tuple[str, ...],
+    command: tuple[str, ...] | None,
     build: tuple[str, ...] | None,
     upload: tuple[str, bytes],
 ) -> JSONResponse:
@@ -251,6 +251,12 @@ def _receive(
             unpack(data, unpacking / "bot", service.ladder.settings.archive, filename)
         except ArchiveRefused as e:
             refusal = e
+        if command is None and refusal is None:
+            try:
+                found = resolve(unpacking / "bot", shown="the archive")
+            except ConfigError as e:
+                raise HttpError(400, f"no 'command' given, and {e}") from None
+            command, build = found.command, build or found.build
         digest = hashlib.sha256(data).hexdigest()
         with service.queue.intake:
             # Again under the lock: two uploads at once must not both fit the last place.
@@ -267,7 +273,7 @@ def _receive(
                 sub = service.store.add_submission(
                     author,
                     name,
-                    command,
+                    command or (),
                     build,
                     (filename[:200], len(data), digest),
                     State.UNPACKED if refusal is None else State.REFUSED,

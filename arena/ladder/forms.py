@@ -18,6 +18,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from arena.kitfiles import KITS
 from arena.ladder.names import BOT_NAME_MAX
 from arena.ladder.render import page, secure
 from arena.ladder.session import CSRF_COOKIE, CSRF_FIELD, SESSION_COOKIE, SESSION_S, csrf_ok, session_cookie
@@ -136,6 +137,7 @@ def _submit_context(site: Site, viewer: Viewer) -> dict[str, Any]:
         "mine": [{"bot": b, "version": n, "state": s.value} for b, _a, n, s, _u in mine],
         "sent": None,
         "fields": {"name": "", "command": "", "build": ""},
+        "kits": list(KITS),
     }
 
 

@@ -7,27 +7,22 @@ submission's folder and writes ``result.json`` there; the queue stores what it s
 
 from __future__ import annotations
 
-import contextlib
-import ctypes
 import json
 import os
-import signal
 import sys
-import threading
 from pathlib import Path
 from typing import Any
 
 from arena.check import run_check
 from arena.game.build import run_build
+from arena.game.convention import missing_program
+from arena.ladder.child import die_with_service
 from arena.ladder.settings import load_ladder
 from arena.ladder.store import State
 
 JOB_FILE = "job.json"
 RESULT_FILE = "result.json"
 BUILD_LOG_LINES = 40
-# How long the check may take to end like Ctrl-C once the service is gone, before the job
-# kills its whole group (its pool's workers included): a busy machine must not keep it alive.
-GONE_GRACE_S = 5.0
 
 
 def describe_failure(report: dict[str, Any]) -> str:
@@ -46,6 +41,9 @@ def run_job(folder: Path) -> dict[str, Any]:
     opts = ladder.check_options(tuple(job["command"]), bot, int(job["seed"]))
     build_log = None
     if job.get("build"):
+        missing = missing_program(job["build"])
+        if missing is not None:  # one line for the author, not a build that cannot start
+            return {"state": State.FAILED.value, "reason": f"its build needs {missing}, not installed on this ladder", "build_log": None, "report": None}
         timeout_s = ladder.league.build_timeout_ms / 1000
         result = run_build(tuple(job["build"]), bot, opts.sandbox, timeout_s)
         build_log = "\n".join(result.tail(BUILD_LOG_LINES))  # made printable by tail()
@@ -64,32 +62,17 @@ def run_job(folder: Path) -> dict[str, Any]:
     }
 
 
-def interrupt_group(signum: int, frame: object) -> None:
-    """The service is gone (or stops us): end the check like Ctrl-C ends ``arena check``,
-    and kill the whole group if it has not ended within GONE_GRACE_S (a thread's deadline,
-    which runs whatever the main thread is waiting on)."""
-    os.killpg(os.getpgrp(), signal.SIGINT)
-    deadline = threading.Timer(GONE_GRACE_S, os.killpg, (os.getpgrp(), signal.SIGKILL))
-    deadline.daemon = True
-    deadline.start()
-
-
-def die_with_service(parent: int) -> bool:
-    """Ask Linux for SIGTERM when the service dies (a kill -9 too); False if it is gone already."""
-    signal.signal(signal.SIGTERM, interrupt_group)
-    # Not Linux: the service's own stop still ends us.
-    with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-    return os.getppid() == parent
-
-
 def main(argv: list[str]) -> int:
     """Run the job of the submission folder ``argv[0]`` for the service of pid ``argv[1]``;
     0 when a result was written, 3 when the service was gone before it started."""
     folder = Path(argv[0]).resolve()
-    if not die_with_service(int(argv[1])):
+    watch = die_with_service(int(argv[1]))
+    if watch is None:
         return 3
-    result = run_job(folder)
+    try:
+        result = run_job(folder)
+    finally:
+        watch.end_group_if_gone()
     tmp = folder / (RESULT_FILE + ".part")
     tmp.write_text(json.dumps(result), encoding="utf-8")
     tmp.replace(folder / RESULT_FILE)

@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 from arena.errors import ArenaError
-from arena.ladder.job import die_with_service
+from arena.ladder.child import die_with_service
 from arena.league.config import load_config
 from arena.tournament import play_held
 from arena.untrusted import printable
@@ -31,7 +31,8 @@ def _echo(line: str) -> None:
 
 def main(argv: list[str]) -> int:
     """Play the league file ``argv[0]`` for the service of pid ``argv[1]``."""
-    if not die_with_service(int(argv[1])):
+    watch = die_with_service(int(argv[1]))
+    if watch is None:
         return EXIT_GONE
     try:
         config = load_config(Path(argv[0]))
@@ -42,6 +43,8 @@ def main(argv: list[str]) -> int:
     except ArenaError as e:
         _echo(f"error: {printable(str(e))}")
         return EXIT_FAILED
+    finally:
+        watch.end_group_if_gone()
     _echo(f"{state.done}/{state.total} games; stopped: {printable(state.stopped or 'every game played')}")
     return EXIT_ENDED
 

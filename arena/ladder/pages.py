@@ -25,6 +25,7 @@ from starlette.staticfiles import StaticFiles
 from arena.errors import StoreError
 from arena.game.record import GameRecord
 from arena.ladder import forms
+from arena.ladder.kits import kit_routes
 from arena.ladder.names import version_of
 from arena.ladder.render import page, when
 from arena.ladder.results import (
@@ -549,6 +550,7 @@ def page_routes() -> list[BaseRoute]:
         Route("/games/{game_id}", game_page, methods=["GET"]),
         Route("/ladder", ladder_page, methods=["GET"]),
         *forms.form_routes(),
+        *kit_routes(),
         Mount(
             "/static",
             StaticFiles(packages=[("arena.ladder", "static"), ("arena.report", "static")]),

@@ -27,6 +27,7 @@ class ScriptedChannel:
         self.stopped = False
         self.previous_hello: tuple[str, tuple[str, ...]] | None = None  # a fresh "process"
         self.can_stay = False
+        self.seated_at = time.monotonic()
 
     def send(self, line: str, ply: int | None = None) -> None:
         assert not self.stopped, "the referee wrote to a stopped bot"

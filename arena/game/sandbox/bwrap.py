@@ -89,6 +89,8 @@ ETC_ENTRIES = (
     "python3",
     "python3.11",
     "java-*",
+    # Mono's library map: without it a C# program cannot call its own native half (File.Exists fails).
+    "mono",
     "nodejs",
     "npmrc",
 )

@@ -29,6 +29,7 @@ the bot is refused rather than given the host's network.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import functools
 import ipaddress
@@ -156,6 +157,8 @@ add rule inet {TABLE} output ip6 daddr fe80::/10 reject with icmpx admin-prohibi
 def resolv_conf() -> str:
     """A ``resolv.conf`` naming slirp4netns's DNS forwarder (bound read-only into the sandbox)."""
     folder = tempfile.mkdtemp(prefix="arena-net-")
+    # One per arena process, gone with it: a suite or a ladder starts thousands of them.
+    atexit.register(shutil.rmtree, folder, True)
     os.chmod(folder, 0o755)
     path = os.path.join(folder, "resolv.conf")
     with open(path, "w", encoding="ascii") as f:

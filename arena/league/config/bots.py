@@ -1,5 +1,9 @@
 """The ``bots`` list of a tournament file: each bot's command, folder, environment and sandbox.
 
+A bot is given by its command (``command``, run in ``cwd``) or by its folder alone (``path``,
+or a ``cwd`` without ``command``): then its ``bot.toml`` or main file says how it is built
+and run (:mod:`arena.game.convention`), and its name defaults to the folder's.
+
 Also :func:`find_program`, which says where a bot's program is before anything runs.
 """
 
@@ -13,6 +17,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from arena.errors import ConfigError
+from arena.game.convention import BotFolder, resolve
 from arena.game.limits import ResourceLimits
 from arena.game.sandbox import network
 from arena.game.sandbox.bwrap import MODES, SandboxPolicy
@@ -24,6 +30,7 @@ from arena.protocol import NAME_RE
 
 BOT_KEYS = {
     "name",
+    "path",
     "command",
     "build",
     "cwd",
@@ -62,23 +69,48 @@ def read_bots(top: Reader, defaults: BotDefaults) -> tuple[Node, list[BotConfig]
     seen: dict[str, int] = {}
     for i, node in enumerate(bots_node.value):
         r = Reader(top.source, node, f"bots[{i}]", BOT_KEYS)
-        bot_name = r.get("name", str, required=True)
-        r.check("name", bool(NAME_RE.fullmatch(bot_name)), "must be 1-64 of A-Z a-z 0-9 _ . + -")
+        folder = _read_folder(r, defaults)
+        if folder is None or r.has("name"):
+            bot_name = r.get("name", str, required=True)
+        else:
+            bot_name = folder.folder.name
+        why = "" if r.has("name") else f" (it is the folder's name {bot_name!r} unless 'name' gives one)"
+        r.check("name", bool(NAME_RE.fullmatch(bot_name)), "must be 1-64 of A-Z a-z 0-9 _ . + -" + why)
         if bot_name in seen:
             r.fail(
                 node.value["name"], f"bot name {bot_name!r} is used twice (first on line {seen[bot_name]})"
             )
         seen[bot_name] = node.line
-        bots.append(_read_bot(r, bot_name, defaults))
+        bots.append(_read_bot(r, bot_name, defaults, folder))
     return bots_node, bots
 
 
-def _read_bot(r: Reader, name: str, defaults: BotDefaults) -> BotConfig:
+def _read_folder(r: Reader, defaults: BotDefaults) -> BotFolder | None:
+    """A bot given by its folder (``path``, or ``cwd`` without ``command``): how it is built
+    and run; None for a bot given by its command."""
+    if r.has("path"):
+        for key in ("command", "cwd"):
+            r.check(key, not r.has(key), "and 'path' exclude each other: a bot's folder is where it runs")
+        key = "path"
+    elif r.has("cwd") and not r.has("command"):
+        key = "cwd"
+    else:
+        return None
+    try:
+        return resolve(beside(defaults.base_dir, r.get(key, str)))
+    except ConfigError as e:
+        r.fail(r.node.value[key], f"{r.path(key)!r}: {e}" + ("" if key == "path" else " (or give 'command')"))
+
+
+def _read_bot(r: Reader, name: str, defaults: BotDefaults, folder: BotFolder | None) -> BotConfig:
     """One entry of ``bots`` whose name is read and unique."""
-    command = read_command(r, "command", required=True)
+    command = read_command(r, "command", required=True) if folder is None else folder.command
     assert command is not None
-    build = read_command(r, "build")
-    cwd = beside(defaults.base_dir, r.get("cwd", str)) if r.has("cwd") else defaults.cwd
+    build = read_command(r, "build") or (folder.build if folder is not None else None)
+    if folder is not None:
+        cwd = folder.folder
+    else:
+        cwd = beside(defaults.base_dir, r.get("cwd", str)) if r.has("cwd") else defaults.cwd
     env = _read_env(r)
     limits, tmp_mb = read_limits(r.child("limits", LIMIT_KEYS), defaults.limits, defaults.tmp_mb)
     policy = _read_sandbox(r, defaults, tmp_mb)

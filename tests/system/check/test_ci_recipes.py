@@ -16,6 +16,8 @@ from xml.etree import ElementTree as ET
 import pytest
 import yaml
 
+from arena.cli.new_cmds import write_kit
+
 REPO = Path(__file__).resolve().parents[3]
 EXAMPLES = REPO / "docs" / "examples"
 
@@ -185,9 +187,16 @@ def test_the_action_fails_a_broken_bot_and_still_gives_its_reports(tmp_path: Pat
     assert ET.parse(tmp_path / "out/j.xml").getroot().get("failures") != "0"
 
 
-def test_the_action_refuses_an_empty_bot_and_a_missing_arena(tmp_path: Path) -> None:
+def test_the_action_given_only_a_folder_checks_the_bot_it_holds(tmp_path: Path) -> None:
+    write_kit("python", tmp_path / "kit")
+    run = run_action({"folder": "kit", "args": "--conformance-games 23 -q"}, tmp_path, path_with_arena())
+    assert run.returncode == 0 and run.outputs["exit-code"] == "0", run.log
+    assert json.loads((tmp_path / run.outputs["json"]).read_text())["command"] == ["python3", "MyBot.py"]
+
+
+def test_the_action_refuses_a_folder_that_holds_no_bot_and_a_missing_arena(tmp_path: Path) -> None:
     empty = run_action({"bot": ""}, tmp_path, path_with_arena())
-    assert empty.returncode == 2 and "the input 'bot' is empty" in empty.log
+    assert empty.returncode == 2 and "no bot here: looked for bot.toml, MyBot.py" in empty.log
     bare = os.pathsep.join(p for p in ("/usr/bin", "/bin") if Path(p).is_dir())
     if shutil.which("arena", path=bare):
         pytest.skip("an arena command is installed system-wide")

@@ -21,6 +21,7 @@ from arena.game.record import FaultKind
 from arena.game.referee import BotSpec, GameSetup, Referee
 from arena.rules import random_board
 from tests.support.fakebot import ScriptedChannel, engine_bot
+from tests.support.referee_helpers import FIXED_SECRET
 
 REPO = Path(__file__).resolve().parents[3]
 C_BOT = REPO / "sample_bots" / "c" / "greedy"
@@ -45,14 +46,14 @@ def slow_starter(seconds: float) -> ScriptedChannel:
 
 def test_a_seat_with_its_own_allowance_is_not_held_to_the_games() -> None:
     specs = [BotSpec("opponent", ("fake",), startup_ms=5000), BotSpec("candidate", ("fake",))]
-    setup = GameSetup(board=random_board(5, 8), time_control=SHORT, seed_secret="7e57" * 8)
+    setup = GameSetup(board=random_board(5, 8), time_control=SHORT, seed_secret=FIXED_SECRET)
     record = Referee(setup, specs, [slow_starter(0.5), engine_bot()]).run()
     assert [s.fault for s in record.seats] == [None, None], record.seats
 
 
 def test_a_seat_without_one_is_held_to_the_games_and_told_which() -> None:
     specs = [BotSpec("candidate", ("fake",)), BotSpec("opponent", ("fake",), startup_ms=5000)]
-    setup = GameSetup(board=random_board(5, 8), time_control=SHORT, seed_secret="7e57" * 8)
+    setup = GameSetup(board=random_board(5, 8), time_control=SHORT, seed_secret=FIXED_SECRET)
     record = Referee(setup, specs, [slow_starter(0.5), engine_bot()]).run()
     fault = record.seats[0].fault
     assert fault is not None and fault.kind is FaultKind.STARTUP_FAILURE

@@ -374,9 +374,11 @@ def test_ctrl_c_keeps_finished_games_and_the_same_command_resumes(
 def test_losing_the_scheduler_mid_league_says_so_keeps_the_games_and_a_rerun_resumes(
     tmp_path: Path, marker: str
 ) -> None:
+    # The client gives a lost scheduler up after connect_timeout (10 s by default) of trying.
     path = league(
-        tmp_path, marker, executor="dask", command=slow_start(0.3), top_extra="multigame: false\n", name="lost"
-    )
+        tmp_path, marker, executor="{kind: dask, connect_timeout: 4s}", command=slow_start(0.3),
+        top_extra="multigame: false\n", name="lost",
+    )  # fmt: skip
     store_file = tmp_path / "out-lost" / "results.sqlite"
     with running_cluster(tmp_path / "first", workers=1) as cluster:
         proc = subprocess.Popen(

@@ -36,6 +36,7 @@ from arena.game.referee import BotSpec, GameSetup, Observer, play_game
 from arena.game.sandbox.bwrap import SandboxPolicy
 from arena.protocol import MAX_LINE_BYTES
 from arena.rules import GameState, Params, SheepMove, parse_move, parse_position, random_board
+from tests.support.referee_helpers import FIXED_SECRET
 
 REPO = Path(__file__).resolve().parents[3]
 BROKEN_BOTS = Path(__file__).resolve().parents[2] / "bots" / "broken"
@@ -180,7 +181,7 @@ def play(
         keep_transcript=True,
         # The seats' private seeds, and so the random bots' moves, come from this secret:
         # drawn afresh, a game now and then walls the broken bot in before its fault comes.
-        seed_secret="7e57" * 8,
+        seed_secret=FIXED_SECRET,
     )
     events: list[tuple[float, MoveRecord | None, tuple[int, Fault] | None]] = []
 

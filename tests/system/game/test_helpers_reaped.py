@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -20,6 +21,7 @@ from arena.game.clock import TimeControl
 from arena.game.referee import BotSpec, GameSetup, play_game
 from arena.game.sandbox import bwrap, network
 from arena.rules import random_board
+from tests.support.referee_helpers import FIXED_SECRET
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -69,6 +71,7 @@ def test_a_game_returns_with_its_network_helpers_reaped(tmp_path: Path) -> None:
         board=random_board(3, 8),
         time_control=TimeControl(move_ms=5000, startup_ms=30_000),
         end_grace_s=2.0,
+        seed_secret=FIXED_SECRET,
     )
     record = play_game(setup, specs)
     left = helpers()  # at once: nothing may still be on its way to being reaped
@@ -84,3 +87,17 @@ def test_a_build_with_the_network_returns_with_its_helper_reaped(tmp_path: Path)
     left = helpers()
     assert left == {}, f"slirp4netns left running or unreaped by the build: {left}"
     assert result.ok, result.output
+
+
+def test_the_sandboxes_resolv_conf_goes_with_the_arena_process(tmp_path: Path) -> None:
+    """Each arena process writes one ``resolv.conf`` for its sandboxes' networks; a suite or a
+    ladder starts thousands of processes, and each left a folder in /tmp for good."""
+    script = "from arena.game.sandbox import network; print(network.resolv_conf())"
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60,
+        env={**os.environ, "TMPDIR": str(tmp_path), "PYTHONPATH": str(REPO)},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    written = Path(done.stdout.strip())
+    assert written.parent.parent == tmp_path, written  # it was written where the test looks
+    assert not written.parent.exists(), sorted(tmp_path.iterdir())

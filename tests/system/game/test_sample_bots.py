@@ -14,6 +14,7 @@ from arena.game.record import GameRecord
 from arena.game.referee import BotSpec, GameSetup, play_game
 from arena.game.sandbox.bwrap import unavailable_reason
 from arena.rules import Params, random_board
+from tests.support.referee_helpers import FIXED_SECRET
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -46,6 +47,7 @@ def test_sample_bots_play_whole_games_without_a_fault(
         params=params,
         time_control=TimeControl(move_ms=300, startup_ms=10_000),
         board=None if build else random_board(seed, 4 * players),
+        seed_secret=FIXED_SECRET,
     )
     record = play_game(setup, bots)
     assert [s.fault for s in record.seats] == [None] * players, [s.fault for s in record.seats]

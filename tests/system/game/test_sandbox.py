@@ -29,6 +29,7 @@ from arena.game.sandbox.bwrap import SandboxPolicy, unavailable_reason
 from arena.league.standings import render
 from arena.league.tally import compute_standings
 from tests.support.process_helpers import kill_leftovers, leftovers, wait_no_leftovers
+from tests.support.referee_helpers import FIXED_SECRET
 
 REPO = Path(__file__).resolve().parents[3]
 RANDOM = f"{sys.executable} {REPO / 'sample_bots' / 'random_bot.py'}"
@@ -90,7 +91,7 @@ def _format_1_record() -> dict[str, object]:
         for n in ("x", "y")
     ]
     data = play_game(
-        GameSetup(board=random_board(1, 8), time_control=TimeControl(move_ms=2000)), specs
+        GameSetup(board=random_board(1, 8), time_control=TimeControl(move_ms=2000), seed_secret=FIXED_SECRET), specs
     ).to_dict()
     data["format"] = 1
     for seat in data["seats"]:
@@ -237,7 +238,7 @@ def test_a_link_in_the_bots_folder_does_not_bind_a_file_from_elsewhere(tmp_path:
             sandbox=SandboxPolicy(mode="bwrap"),
         ),
     ]
-    record = play_game(GameSetup(board=random_board(1, 8), time_control=TimeControl(move_ms=2000)), specs)
+    record = play_game(GameSetup(board=random_board(1, 8), time_control=TimeControl(move_ms=2000), seed_secret=FIXED_SECRET), specs)
     fault = record.seats[0].fault
     assert fault is not None and fault.kind is FaultKind.STARTUP_FAILURE
     assert "outside the bot's folder" in fault.detail and str(secret) in fault.detail

@@ -7,7 +7,8 @@ that results land in a temporary folder and never in the checkout.  These are wh
 must never lose:
 
 - the main job: ``arena run tournaments/league.yaml`` and the Leagues section's reading commands;
-- the quick start: a bot written from it, played, checked, saved and replayed;
+- the quick start: a bot made with ``arena new``, checked, played, saved and replayed, and the
+  Python bot kit's function played against it;
 - ``tournaments/ladder.yaml`` served as ``docs/ladder.md`` says (the README's ladder lines are
   the doc's), a bot submitted with ``arena submit --wait``, passed and seen playing league
   games, then a second version retiring the first;
@@ -266,23 +267,30 @@ def on_a_terminal(argv: list[str], cwd: Path, keys: bytes, seconds: float) -> tu
     return code, out.decode(errors="replace")
 
 
-def test_a_bot_written_from_the_quick_start_plays_is_checked_and_replays(tmp_path: Path, marker: str) -> None:
+def test_a_bot_made_as_the_quick_start_says_is_checked_plays_and_replays(tmp_path: Path, marker: str) -> None:
     heading = "Quick start for bot authors"
-    (bot,) = re.findall(r"^```python\n(.*?)^```", section(README, heading), re.M | re.S)
     tree = shipped_tree(tmp_path / marker)
-    (tree / "my_bot.py").write_text(bot)
-    play = doc_command(README, heading, r"^arena play ")
-    done = run(arena_argv(play)[1], tree, 300)
+    new, check, play, replay = (
+        arena_argv(doc_command(README, heading, rf"^arena {verb} "))[1] for verb in ("new", "check", "play", "replay")
+    )
+    made = run(new, tree, 60)
+    assert made.returncode == 0 and (tree / "my-bot" / "bot.toml").is_file(), made.stdout + made.stderr
+    checked = run(check, tree, 600)
+    assert checked.returncode == 0 and "PASS  handshake" in checked.stdout, checked.stdout + checked.stderr
+    assert "PASSED" in checked.stdout.splitlines()[-1], checked.stdout
+    done = run(play, tree, 300)
     assert done.returncode == 0 and (tree / "game.json").is_file(), done.stdout + done.stderr
     game = json.loads((tree / "game.json").read_text())
     assert len(game["seats"]) == 2 and not any(s.get("fault") for s in game["seats"]), game["seats"]
-    # README: "Before you submit a bot anywhere, `arena check` it"; the CI gate section's line.
-    check = doc_command(README, "A CI gate for bot submissions", r'^arena check "\./my-bot" +#')
-    check = ["python3 my_bot.py" if w == "./my-bot" else w for w in check]
-    checked = run(arena_argv(check)[1], tree, 600)
-    assert checked.returncode == 0 and "PASS  handshake" in checked.stdout, checked.stdout + checked.stderr
+    # The Python bot kit's function, played against the kit's bot as the text says.
+    (bot,) = re.findall(r"^```python\n(.*?)^```", section(README, heading), re.M | re.S)
+    (tree / "my_bot.py").write_text(bot)
+    (kit_play,) = re.findall(r"`(arena play \"python3 my_bot\.py\" [^`]+)`", section(README, heading))
+    played = run(arena_argv(shlex.split(kit_play))[1] + ["--save", "kit.json"], tree, 300)
+    assert played.returncode == 0, played.stdout + played.stderr
+    seats = json.loads((tree / "kit.json").read_text())["seats"]
+    assert not any(s.get("fault") for s in seats), seats
     # `arena replay game.json --step` waits for keys on a terminal: End, then q.
-    replay = arena_argv(doc_command(README, heading, r"^arena replay "))[1]
     code, shown = on_a_terminal(replay, tree, b"q", 60)
     assert code == 0 and "ply" in shown.lower(), shown[-2000:]
 

@@ -96,6 +96,30 @@ def test_a_version_is_received_numbered_and_unpacked(ladder: Ladder) -> None:
     assert not [p for p in (ladder.ladder.folder / "submissions").iterdir() if p.name.startswith(".incoming")]
 
 
+def test_a_version_sent_without_a_command_runs_as_its_bot_toml_says(ladder: Ladder) -> None:
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
+        for name, data in (("MyBot.c", b"int main(void) { return 0; }\n"), ("bot.toml", b'command = "./MyBot"\nbuild = "make -s"\n')):
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    r = ladder.request("POST", "/api/bots", "alice", data={"name": "kit"}, files={"archive": ("b.tgz", buf.getvalue())})
+    assert r.status_code == 202, r.text
+    sub = ladder.store.submission(r.json()["id"])
+    assert sub is not None and sub.command == ("./MyBot",) and sub.build == ("make", "-s")
+
+
+def test_a_version_without_a_command_whose_bot_toml_is_wrong_is_refused_naming_the_key(ladder: Ladder) -> None:
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
+        info = tarfile.TarInfo("bot.toml")
+        info.size = len(b"comand = 'x'\n")
+        tar.addfile(info, io.BytesIO(b"comand = 'x'\n"))
+    r = ladder.request("POST", "/api/bots", "alice", data={"name": "kit"}, files={"archive": ("b.tgz", buf.getvalue())})
+    assert r.status_code == 400
+    assert r.json()["error"] == "no 'command' given, and the archive/bot.toml: unknown key 'comand' (a bot.toml has command and build)"
+
+
 @pytest.mark.parametrize(
     ("who", "status", "needle"),
     [
@@ -219,7 +243,7 @@ def test_a_hostile_archive_answers_400_naming_the_rule_and_the_file(ladder: Ladd
     [
         ({"command": "python3 bot.py"}, "bot name ''"),
         ({"name": "../x", "command": "python3 bot.py"}, "bot name '../x'"),
-        ({"name": "ok"}, "the form needs 'command'"),
+        ({"name": "ok"}, "no 'command' given, and the archive: no bot here: looked for bot.toml, MyBot.py"),
         ({"name": "ok", "command": "'unclosed"}, "cannot split"),
     ],
     ids=["no-name", "bad-name", "no-command", "bad-command"],
@@ -333,3 +357,17 @@ def test_a_house_bot_named_like_a_version_keeps_its_name_free(tmp_path: Path) ->
     ladder = Ladder(tmp_path, LEAGUE.replace("name: one,", "name: ant.v1,"))
     r = ladder.submit("alice", bot_archive(), name="ant")  # ant's v1 would play as 'ant.v1'
     assert r.status_code == 409 and "a bot of the league itself" in r.json()["error"]
+
+
+def test_each_kit_is_offered_as_a_download_of_the_files_arena_new_writes(ladder: Ladder) -> None:
+    kits = Path(__file__).resolve().parents[3] / "kits"
+    r = ladder.request("GET", "/kits/rust.tar.gz")
+    assert r.status_code == 200 and r.headers["content-type"] == "application/gzip"
+    assert r.headers["content-disposition"] == 'attachment; filename="rust-bot.tar.gz"'
+    with tarfile.open(fileobj=io.BytesIO(r.content)) as tar:
+        got = {m.name: tar.extractfile(m).read() for m in tar.getmembers()}  # type: ignore[union-attr]
+    want = {f"my-bot/{p.relative_to(kits / 'rust')}": p.read_bytes() for p in (kits / "rust").rglob("*") if p.is_file()}
+    assert got == want
+    assert ladder.request("GET", "/kits/rust.tar.gz").content == r.content  # the same bytes every time
+    missing = ladder.request("GET", "/kits/cobol.tar.gz")
+    assert missing.status_code == 404 and "the kits are python, javascript" in missing.json()["error"]

@@ -106,3 +106,27 @@ def test_only_loopback_addresses_serve_without_a_warning(host: str, loopback: bo
     assert is_loopback_host(host) is loopback
 
 
+
+
+def test_submit_of_a_bot_folder_alone_sends_the_command_and_build_its_bot_toml_says(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import arena.ladder.client
+
+    monkeypatch.setenv("ARENA_TOKEN", "t")
+    sent: list[tuple[str, str | None]] = []
+
+    def submit(url: str, token: str, folder: Path, name: str, command: str, build: str | None) -> dict[str, object]:
+        sent.append((command, build))
+        return {"version": 1, "status_url": "/api/submissions/1"}
+
+    monkeypatch.setattr(arena.ladder.client, "submit", submit)
+    bot = tmp_path / "my-bot"
+    bot.mkdir()
+    (bot / "bot.toml").write_text('command = ["./target/release/my bot"]\nbuild = "cargo build --offline"\n')
+    done = CliRunner().invoke(main, ["submit", "http://ladder.test", str(bot)])
+    assert done.exit_code == 0, done.output
+    assert sent == [("'./target/release/my bot'", "cargo build --offline")]
+    assert done.output.splitlines()[0] == f"{bot}: bot.toml: build 'cargo build --offline', run \"'./target/release/my bot'\""
+    assert CliRunner().invoke(main, ["submit", "http://ladder.test", str(bot), "--command", "./x"]).exit_code == 0
+    assert sent[-1] == ("./x", None)  # a command given: the folder's bot.toml is not read

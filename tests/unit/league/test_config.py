@@ -89,9 +89,54 @@ def test_each_mistake_names_file_line_and_key(
 
 
 def test_bot_without_command(tmp_path: Path) -> None:
-    text = GOOD.replace(f"    command: [{sys.executable}, sample_bots/random_bot.py]\n", "    cwd: .\n")
+    text = GOOD.replace(f"    command: [{sys.executable}, sample_bots/random_bot.py]\n", "    env: {A: b}\n")
     message = error_of(tmp_path, text)
     assert "t.yaml:10" in message and "'bots[1].command' is required" in message
+
+
+def test_bot_given_by_a_cwd_without_command_is_a_bot_folder(tmp_path: Path) -> None:
+    text = GOOD.replace(f"    command: [{sys.executable}, sample_bots/random_bot.py]\n", "    cwd: .\n")
+    message = error_of(tmp_path, text)
+    assert message == (
+        f"{tmp_path / 't.yaml'}:11: 'bots[1].cwd': {tmp_path}: no bot here: looked for bot.toml, MyBot.py, "
+        "MyBot.ts, MyBot.js, MyBot.c, MyBot.cpp, MyBot.java, MyBot.go, Cargo.toml, MyBot.cs (or give 'command')"
+    )
+    (tmp_path / "MyBot.py").write_text("")
+    bot = load_config(write(tmp_path, text)).bots[1]
+    assert (bot.name, bot.command, bot.cwd, bot.build) == ("two", ("python3", "MyBot.py"), tmp_path, None)
+
+
+def test_bot_given_by_its_path_alone_is_built_and_named_as_its_folder_says(tmp_path: Path) -> None:
+    kit = tmp_path / "c-bot"
+    kit.mkdir()
+    (kit / "bot.toml").write_text('command = "./MyBot"\nbuild = "make -s"\n')
+    text = GOOD.replace(f"  - name: two\n    command: [{sys.executable}, sample_bots/random_bot.py]\n", "  - path: c-bot\n")
+    bot = load_config(write(tmp_path, text)).bots[1]
+    assert (bot.name, bot.command, bot.build, bot.cwd) == ("c-bot", ("./MyBot",), ("make", "-s"), kit)
+    named = load_config(write(tmp_path, text.replace("  - path: c-bot\n", "  - path: c-bot\n    name: mine\n"))).bots[1]
+    assert named.name == "mine"
+
+
+@pytest.mark.parametrize(
+    ("entry", "needles"),
+    [
+        ("  - path: c-bot\n    command: ./x\n", ["t.yaml:11", "'bots[1].command' and 'path' exclude each other"]),
+        ("  - path: c-bot\n    cwd: c-bot\n", ["t.yaml:11", "'bots[1].cwd' and 'path' exclude each other"]),
+        ("  - path: nowhere\n", ["t.yaml:10", "'bots[1].path': ", "nowhere: not a folder"]),
+        ("  - path: c-bot\n", ["t.yaml:10", "'bots[1].path': ", "c-bot/bot.toml: unknown key 'comand'"]),
+        ("  - path: 'bad name'\n", ["t.yaml:10", "'bots[1].name' must be 1-64 of", "the folder's name 'bad name'"]),
+    ],
+    ids=["with-command", "with-cwd", "missing", "bad-bot-toml", "bad-folder-name"],
+)
+def test_a_wrong_bot_folder_is_one_error_naming_the_line_and_key(tmp_path: Path, entry: str, needles: list[str]) -> None:
+    (tmp_path / "c-bot").mkdir()
+    (tmp_path / "c-bot" / "bot.toml").write_text('comand = "./MyBot"\n')
+    (tmp_path / "bad name").mkdir()
+    (tmp_path / "bad name" / "MyBot.py").write_text("")
+    text = GOOD.replace(f"  - name: two\n    command: [{sys.executable}, sample_bots/random_bot.py]\n", entry)
+    message = error_of(tmp_path, text)
+    for needle in needles:
+        assert needle in message, message
 
 
 def test_too_few_bots(tmp_path: Path) -> None:
