@@ -7,6 +7,8 @@ read from the kernel's accounting of waited-for children.  Bots:
 
 - **c**: ``sample_bots/c/greedy`` (built with ``make -s -C sample_bots/c`` if missing)
 - **python**: ``python sample_bots/random_bot.py``
+- **kit-LANG**: the starter bot ``arena new LANG`` writes (``kit-c``, ``kit-go``, ...), checked
+  by its folder alone: its build (``bot.toml``) runs first, in every check
 
 ``--before REF`` (default ``main``) checks out REF into a temporary git worktree and runs
 the same checks with that tree's arena, the runs of both trees interleaved, so that a
@@ -16,7 +18,7 @@ Each tree first runs one check that is not counted (its bytecode is then cached,
 author's machine).  Figures are medians of ``--repeat`` runs, with min-max.  The goal (issue 31): the C
 bot's check under 3 s on a quiet 2-core machine.  Run from the repository root:
 
-    python bench/bench_check.py [--repeat 5] [--bots c,python] [--before main|none] [--busy]
+    python bench/bench_check.py [--repeat 5] [--bots c,python,kit-c] [--before main|none] [--busy]
 """
 
 from __future__ import annotations
@@ -118,6 +120,14 @@ def busy(cores: int) -> Iterator[None]:
             stress.wait()
 
 
+def new_kit(language: str, folder: Path) -> str:
+    """The folder of a new starter bot in ``language`` (``arena new``), to check by its folder."""
+    bot = folder / language
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    subprocess.run([*ARENA, "new", language, str(bot)], cwd=ROOT, env=env, check=True, stdout=subprocess.DEVNULL)
+    return str(bot)
+
+
 def spread(values: list[float]) -> str:
     """``median (min-max)``."""
     if not values:
@@ -133,24 +143,27 @@ def main() -> None:
     ap.add_argument("--busy", action="store_true", help="keep every core busy (stress-ng) meanwhile")
     args = ap.parse_args()
     bots = [b.strip() for b in args.bots.split(",") if b.strip()]
-    unknown = [b for b in bots if b not in BOTS]
+    unknown = [b for b in bots if b not in BOTS and not b.startswith("kit-")]
     if unknown:
-        sys.exit(f"unknown bot(s) {unknown}; there are {list(BOTS)}")
+        sys.exit(f"unknown bot(s) {unknown}; there are {list(BOTS)} and kit-LANG")
     if "c" in bots and not C_BOT.exists():
         subprocess.run(["make", "-s", "-C", str(C_BOT.parent)], check=True)
     cores = os.cpu_count() or 1
+    kits = Path(tempfile.mkdtemp(prefix="bench-check-kits-"))
+    commands = {b: BOTS[b] if b in BOTS else new_kit(b.removeprefix("kit-"), kits) for b in bots}
     old_tree: AbstractContextManager[Path | None] = nullcontext() if args.before == "none" else worktree(args.before)
     with old_tree as old:
         trees = {"this tree": ROOT} if old is None else {args.before: old, "this tree": ROOT}
         runs = {(t, b): Runs() for t in trees for b in bots}
         load = os.getloadavg()[0]
-        for path in trees.values():  # not counted: writes the bytecode, builds nothing else
-            timed_check(path, BOTS[bots[0]])
+        for path in trees.values():  # not counted: writes the bytecode, builds the kits
+            for b in bots:
+                timed_check(path, commands[b])
         with busy(cores if args.busy else 0):
             for _ in range(args.repeat):
                 for b in bots:
                     for t, path in trees.items():
-                        wall, cpu, ok = timed_check(path, BOTS[b])
+                        wall, cpu, ok = timed_check(path, commands[b])
                         r = runs[(t, b)]
                         r.wall.append(wall)
                         r.cpu.append(cpu)
@@ -160,11 +173,12 @@ def main() -> None:
         f"{'both cores busy (stress-ng --cpu ' + str(cores) + ')' if args.busy else 'no added load'}, "
         f"load average before: {load:.2f}"
     )
-    print(f"{'bot':8} {'tree':12} {'wall s, median (min-max)':>26} {'CPU s, median (min-max)':>26} failed")
+    print(f"{'bot':14} {'tree':12} {'wall s, median (min-max)':>26} {'CPU s, median (min-max)':>26} failed")
     for b in bots:
         for t in trees:
             r = runs[(t, b)]
-            print(f"{b:8} {t[:12]:12} {spread(r.wall):>26} {spread(r.cpu):>26} {r.failed}")
+            print(f"{b:14} {t[:12]:12} {spread(r.wall):>26} {spread(r.cpu):>26} {r.failed}")
+    shutil.rmtree(kits, ignore_errors=True)
 
 
 if __name__ == "__main__":
