@@ -14,34 +14,34 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Protocol
 
 from arena.errors import ConfigError
 from arena.game import seeds, workspace
-from arena.game.build import run_build
 from arena.game.convention import missing_program
 from arena.game.record import GameRecord
 from arena.game.referee import BotSpec
 from arena.game.sandbox import network
 from arena.game.sandbox.bwrap import resolve_mode
-from arena.league import changes as league_changes
 from arena.league import results_folder
+from arena.league.builds import BotBuild, run_builds
 from arena.league.config import (
-    LEGACY_DEFAULT_SEAT_ORDERS,
-    RUN_ONLY_KEYS,
     BotConfig,
     BotPlacement,
     ExecutorKind,
-    Format,
     TournamentConfig,
     find_program,
 )
 from arena.league.config.reader import did_you_mean
-from arena.league.continuous import CONTINUOUS_ID, ContinuousLeague, playing_rows, standings_pairs
 from arena.league.executor import GamePool, GameSettings
-from arena.league.schedule import ScheduledGame, make_schedule
+from arena.league.private_copies import BotFolder, make_copies
+from arena.league.resume import resume
+from arena.league.resume import schedule_for as schedule_for  # where the benches find it
+from arena.league.schedule import ScheduledGame
+from arena.league.scheduler import league_scheduler
 from arena.league.standings import write_files
 from arena.league.store import ResultStore
+from arena.league.stored import StoredLeague
 from arena.league.table import LeagueTable
 from arena.league.tally import Standings
 from arena.report.background import BackgroundReport
@@ -53,31 +53,6 @@ STANDINGS_EVERY_S = 2.0
 REPORT_EVERY_S = 10.0
 REPORT_SHARE = 0.05  # of the run's time, at most, spent writing report.html
 REPORT_MAX_GAMES = 20_000  # past this a run keeps no report.html current (pages of ~6 KB a game)
-
-
-# Version 2: 4-player seat orders 'balanced' by default, a gauntlet's boards from the field.
-SCHEDULE_VERSION = 2
-
-
-def schedule_for(config: TournamentConfig, version: int = SCHEDULE_VERSION) -> list[ScheduledGame]:
-    """The games of the file's bots that are not retired (as if the others were not there),
-    as schedule ``version`` makes them (a results folder keeps its own)."""
-    active = [b.name for b in config.bots if not b.retired]
-    challengers = [c for c in config.challengers if c in active]
-    if config.challengers and not challengers:
-        return []  # a gauntlet whose challengers are all retired has nobody left to play
-    mode = config.seat_orders
-    if version < 2 and "seat_orders" not in config.raw:
-        mode = LEGACY_DEFAULT_SEAT_ORDERS.get(config.players, mode)
-    return make_schedule(
-        active,
-        config.players,
-        config.rounds,
-        config.seed,
-        mode,
-        challengers,
-        boards="field" if version >= 2 else "group",
-    )
 
 
 def without(config: TournamentConfig, names: Sequence[str]) -> TournamentConfig:
@@ -103,36 +78,22 @@ def without(config: TournamentConfig, names: Sequence[str]) -> TournamentConfig:
     return replace(config, bots=bots, raw=raw)
 
 
-def standings_bots(config: TournamentConfig, store: ResultStore) -> list[str]:
-    """The bots in the standings: the file's (retired ones too), then those removed from it,
-    whose games already played still count."""
-    names = [b.name for b in config.bots]
-    return names + [n for n in store.get_meta("retired") or [] if n not in names]
-
-
 def build_bots(config: TournamentConfig, echo: Callable[[str], None]) -> None:
     """Run each bot's build command once, in its sandbox; a failure names the bot and shows
     the tail of its output."""
     for bot in config.bots:
-        if bot.build is None:
-            continue
-        missing = missing_program(bot.build, bot.env)
-        if missing is not None:
+        missing = None if bot.build is None else missing_program(bot.build, bot.env)
+        if missing is not None:  # one line before any build, not a build that cannot start
             raise ConfigError(f"{config.path}:{bot.line}: bot {bot.name!r}: its build needs {missing}, not installed here")
-        echo(f"building {bot.name}: {' '.join(bot.build)}")
-        result = run_build(
-            bot.build,
-            bot.cwd,
-            bot.sandbox,
-            config.build_timeout_ms / 1000,
-            bot.env,
-            network=bot.build_network,
-        )
-        if not result.ok:
-            raise ConfigError(
-                f"{config.path}:{bot.line}: bot {bot.name!r}: build {' '.join(bot.build)!r} "
-                f"{result.why}:\n" + "\n".join("  " + t for t in result.tail())
-            )
+    builds = [
+        BotBuild(b.name, b.build, b.cwd, b.sandbox, b.env, b.build_network) for b in config.bots if b.build is not None
+    ]
+    failure = run_builds(
+        builds, config.build_timeout_ms / 1000, lambda b: echo(f"building {b.bot}: {' '.join(b.command)}")
+    )
+    if failure is not None:
+        line = next(b.line for b in config.bots if b.name == failure.build.bot)
+        raise ConfigError(f"{config.path}:{line}: {failure.describe()}")
 
 
 def sandbox_warnings(config: TournamentConfig) -> list[str]:
@@ -229,6 +190,34 @@ class RunState:
     note: str = ""
 
 
+class RunListener(Protocol):
+    """What a run tells as it goes (fastchess's model: progress is an interface, with one
+    implementation per way of showing it; the CLI's is :class:`arena.cli.progress.Progress`)."""
+
+    def say(self, line: str) -> None:
+        """A line for the user: a warning, a build starting, a change to the file, a retry..."""
+        ...
+
+    def game_done(self, state: RunState, game: ScheduledGame, record: GameRecord) -> None:
+        """A game finished and was stored; ``state`` is the run's so far."""
+        ...
+
+
+@dataclass(frozen=True)
+class EchoListener:
+    """A :class:`RunListener` of two callables: ``echo`` each line, ``on_progress`` each game."""
+
+    echo: Callable[[str], None] = print
+    on_progress: Callable[[RunState, ScheduledGame, GameRecord], None] | None = None
+
+    def say(self, line: str) -> None:
+        self.echo(line)
+
+    def game_done(self, state: RunState, game: ScheduledGame, record: GameRecord) -> None:
+        if self.on_progress is not None:
+            self.on_progress(state, game, record)
+
+
 def open_store(config: TournamentConfig, restart: bool, echo: Callable[[str], None]) -> ResultStore:
     """Open the results store, resuming, or growing the league when bots were added."""
     store = ResultStore.create(config.output)
@@ -237,126 +226,12 @@ def open_store(config: TournamentConfig, restart: bool, echo: Callable[[str], No
             echo(store.upgrade_note)
         if restart:
             store.reset()
-        old = store.get_meta("config")
-        if (
-            old == config.raw
-            and store.get_meta("conditions") == config.play_conditions()
-            and store.get_meta("schedule_digest") is not None
-        ):
-            # The same file, played the same way: the stored schedule is the one it makes
-            # (which takes a 100,000-game league longer to make than to resume).
-            return store
-        # A folder started before schedule version 2 keeps making its games as it did.
-        version = store.get_meta("schedule_version") or (1 if old is not None else SCHEDULE_VERSION)
-        if config.format == Format.CONTINUOUS:
-            schedule = _continuous_schedule(config, store, old, echo)
-        else:
-            fresh = schedule_for(config, version)
-            schedule = fresh if old is None else _changed_schedule(config, store, old, fresh, echo)
-        retired = sorted(
-            {*(store.get_meta("retired") or []), *league_changes.removed_bots(old or {}, config.raw)}
-            - {b.name for b in config.bots}
-        )
-        store.set_meta(
-            config=config.raw,
-            conditions=config.play_conditions(),
-            digest=config.digest(),
-            name=config.name,
-            retired=retired,
-            schedule_version=version,
-        )
-        store.set_schedule(schedule)
+        for note in resume(store, config).notes:
+            echo(note)
     except BaseException:
         store.close()
         raise
     return store
-
-
-def _changed_schedule(
-    config: TournamentConfig,
-    store: ResultStore,
-    old: dict[str, Any],
-    fresh: list[ScheduledGame],
-    echo: Callable[[str], None],
-) -> list[ScheduledGame]:
-    """The schedule after the file changed: refused (naming the key) when the change alters
-    how games are played and games were played; else played games kept, new ones added."""
-    finished = store.finished_ids()
-    changes = _allowed_changes(config, store, old, finished)
-    merged = league_changes.merge_schedule(store.schedule(), finished, fresh)
-    _note_changes(config, changes, merged.describe(), echo)
-    return merged.schedule
-
-
-def _continuous_schedule(
-    config: TournamentConfig, store: ResultStore, old: dict[str, Any] | None, echo: Callable[[str], None]
-) -> list[ScheduledGame]:
-    """A continuous league's stored schedule (it plans its games as it goes), without the
-    unplayed games of bots no longer scheduled or of another format."""
-    finished = store.finished_ids()
-    changes = None if old is None else _allowed_changes(config, store, old, finished)
-    active = {b.name for b in config.bots if not b.retired}
-    stored = store.schedule()
-    kept = [
-        g
-        for g in stored
-        if g.game_id in finished or (CONTINUOUS_ID.fullmatch(g.game_id) and active.issuperset(g.seats))
-    ]
-    if changes is not None and old != config.raw:
-        dropped = len(stored) - len(kept)
-        _note_changes(
-            config,
-            changes,
-            f"kept {len(finished)}" + (f", dropped {dropped} unplayed" if dropped else ""),
-            echo,
-        )
-    return kept
-
-
-def _allowed_changes(
-    config: TournamentConfig, store: ResultStore, old: dict[str, Any], finished: set[str]
-) -> league_changes.FileChanges:
-    """How the file changed since ``old``; raises ConfigError when that alters how games are
-    played and games were played."""
-    changes = league_changes.compare_files(old, config.raw)
-    old_board = (store.get_meta("conditions") or {}).get("board_contents")
-    if old_board != config.play_conditions().get("board_contents") and old.get("board") == config.raw.get(
-        "board"
-    ):
-        changes.refused.append(f"board: the contents of {config.raw.get('board')!r} changed")
-    if finished and changes.refused:
-        listing = "\n".join(f"  {c}" for c in changes.refused)
-        raise ConfigError(
-            f"{config.path} changed since the results in {str(config.output)!r} were started:\n"
-            f"{listing}\nand that changes how games are played, so old and new games would not "
-            "compare. Run with --restart to start over, or set another 'output'. (Bots may be "
-            "added, removed or retired, and rounds, challengers and "
-            f"{', '.join(sorted(RUN_ONLY_KEYS - {'rounds'}))} may change between runs.)"
-        )
-    return changes
-
-
-def _note_changes(
-    config: TournamentConfig, changes: league_changes.FileChanges, outcome: str, echo: Callable[[str], None]
-) -> None:
-    listing = "\n".join(f"  {c}" for c in [*changes.refused, *changes.allowed])
-    echo(f"note: {config.path} changed since the last run:\n{listing}\n{outcome}")
-    for name in [b.name for b in config.bots if b.retired] + changes.removed:
-        echo(f"note: {name!r} is retired: no new games; its games already played still count")
-
-
-def continuous_league(config: TournamentConfig, store: ResultStore) -> ContinuousLeague:
-    """The continuous league of ``store``'s schedule and finished games."""
-    return ContinuousLeague(
-        [b.name for b in config.bots if not b.retired],
-        config.players,
-        config.seed,
-        config.seat_orders,
-        config.continuous,
-        config.rating,
-        store.schedule(),
-        ((index, seats) for index, _board, seats in store.fit_games()),
-    )
 
 
 def run_tournament(
@@ -365,69 +240,63 @@ def run_tournament(
     echo: Callable[[str], None] = print,
     on_progress: Callable[[RunState, ScheduledGame, GameRecord], None] | None = None,
 ) -> RunState:
-    """Play a tournament (or what is left of it) and return how it went.
+    """Play a tournament (or what is left of it) and return how it went: :func:`run_league`
+    telling ``echo`` each line and ``on_progress`` each game."""
+    return run_league(config, EchoListener(echo, on_progress), restart)
+
+
+def run_league(config: TournamentConfig, listener: RunListener, restart: bool = False) -> RunState:
+    """Play a tournament (or what is left of it), telling ``listener`` as it goes, and return
+    how it went.
 
     The results folder is held for the whole run: another run on it stops at once
     (:class:`~arena.errors.ResultsFolderBusy`).
     """
     with results_folder.hold(config.output, str(config.path)):
-        return _play_tournament(config, restart, echo, on_progress)
+        return _play_tournament(config, restart, listener)
 
 
 def play_held(config: TournamentConfig, echo: Callable[[str], None] = print) -> RunState:
     """Play the league in a results folder the caller already holds: ``arena serve`` holds
     its ladder's for as long as it serves, and plays its league in a process of its own."""
-    return _play_tournament(config, False, echo, None)
+    return _play_tournament(config, False, EchoListener(echo))
 
 
-def _play_tournament(
-    config: TournamentConfig,
-    restart: bool,
-    echo: Callable[[str], None],
-    on_progress: Callable[[RunState, ScheduledGame, GameRecord], None] | None,
-) -> RunState:
+def _play_tournament(config: TournamentConfig, restart: bool, listener: RunListener) -> RunState:
     """Everything of a run inside its held results folder: bots, pool, store, games."""
     with private_copies(config) as config:
-        prepare_bots(config, echo)
-        pool = game_pool(config, echo)
-        with open_store(config, restart, echo) as store:
-            return LeagueRun(config, store, echo, on_progress).play(pool)
-
-
-def _needs_copy(bot: BotConfig, config: TournamentConfig) -> bool:
-    """A bot that builds writes its folder, so it gets a copy; so does a ``writable`` bot whose
-    folder another bot, the arena's checkout or the results share."""
-    if bot.build is not None:
-        return True
-    if not bot.sandbox.writable:
-        return False
-    kit = Path(workspace.arena_checkout())
-    shared = [o.cwd for o in config.bots if o is not bot] + [kit, config.output]
-    return any(p.is_relative_to(bot.cwd) or bot.cwd.is_relative_to(p) for p in shared)
+        prepare_bots(config, listener.say)
+        pool = game_pool(config, listener.say)
+        with open_store(config, restart, listener.say) as store:
+            return LeagueRun(config, store, listener).play(pool)
 
 
 @contextlib.contextmanager
 def private_copies(config: TournamentConfig) -> Iterator[TournamentConfig]:
     """The config with each bot that writes its folder given a private copy of it (for the
     run; removed after), so no bot or build writes another's files, the results or the arena."""
-    needs = [b for b in config.bots if _needs_copy(b, config)]
-    if not needs or config.executor.bots != BotPlacement.SHARED:
+    if config.executor.bots != BotPlacement.SHARED:  # uploaded bots are copied on each worker
         yield config
         return
-    root = workspace.new_root()
+    roots: list[Path] = []
+
+    def new_root() -> Path:
+        roots.append(workspace.new_root())
+        return roots[-1]
+
     try:
-        bots = []
-        for i, b in enumerate(config.bots):
-            if b in needs:
-                skip = [config.output, *(o.cwd for o in config.bots if o.cwd != b.cwd)]
-                copy = workspace.make_copy(b.cwd, root, f"bot{i}", skip)
-                if b.build is None:  # no build will seal it: ready it for the bot's users now
-                    workspace.seal(copy, b.sandbox.writable)
-                b = replace(b, sandbox=replace(b.sandbox, source=str(copy)))
-            bots.append(b)
-        yield replace(config, bots=tuple(bots))
+        folders = [BotFolder(b.name, b.cwd, b.build is not None, b.sandbox.writable) for b in config.bots]
+        copies = make_copies(
+            folders, new_root, shared=(Path(workspace.arena_checkout()), config.output), skip=(config.output,)
+        )
+        bots = tuple(
+            replace(b, sandbox=replace(b.sandbox, source=str(copies[b.name]))) if b.name in copies else b
+            for b in config.bots
+        )
+        yield replace(config, bots=bots) if copies else config
     finally:
-        shutil.rmtree(root, ignore_errors=True)
+        for root in roots:
+            shutil.rmtree(root, ignore_errors=True)
 
 
 def prepare_bots(config: TournamentConfig, echo: Callable[[str], None]) -> None:
@@ -451,22 +320,17 @@ class LeagueRun:
         self,
         config: TournamentConfig,
         store: ResultStore,
-        echo: Callable[[str], None],
-        on_progress: Callable[[RunState, ScheduledGame, GameRecord], None] | None,
+        listener: RunListener,
     ) -> None:
         self.config = config
         self.store = store
-        self.echo = echo
-        self.on_progress = on_progress
-        self.bots = standings_bots(config, store)
+        self.listener = listener
+        self.bots = StoredLeague.read(store).with_removed([b.name for b in config.bots])
         self.todo = store.unfinished()
         total = store.schedule_size()
-        self.state = RunState(total=total, done=total - len(self.todo))
+        self.league = league_scheduler(config, store)
+        self.state = RunState(total=self.league.total(total), done=total - len(self.todo))
         self.state.retired = [b for b in self.bots if b not in {c.name for c in config.bots if not c.retired}]
-        self.league = continuous_league(config, store) if config.format == Format.CONTINUOUS else None
-        if self.league is not None:
-            # A lowered budget still plays the games already planned.
-            self.state.total = max(config.continuous.max_games, store.schedule_size())
         self._announce()
         self.table = LeagueTable.load(
             store, self.bots, config.rating, expected=store.unfinished_indexes(), retired=self.state.retired
@@ -479,29 +343,23 @@ class LeagueRun:
     def _announce(self) -> None:
         """The run's first lines: how many games, the time control, the sandbox; resuming."""
         config, state = self.config, self.state
-        if self.league is None:
-            games = f"{state.total} games, {len(self.todo)} to play"
-        else:
-            games = (
-                f"continuous league: until every adjacent pair is settled at "
-                f"{config.continuous.confidence:.0%} (ordered, or tied within "
-                f"{config.continuous.indifference:g} Elo), at most {state.total:,} games"
-            )
-        self.echo(
+        games = self.league.describe(state.total, len(self.todo))
+        self.listener.say(
             f"{games}; time control {config.time_control.describe()}; sandbox {sandbox_summary(config)}"
         )
         if state.done:
-            self.echo(f"resuming: {state.done} of {state.total} games already played")
+            self.listener.say(f"resuming: {state.done} of {state.total} games already played")
 
     def play(self, pool: GamePool | DaskGamePool) -> RunState:
         """Play the games left on ``pool``; the standings are brought up to date at the end,
         and also when the run fails, if that still works."""
         with self.report:
             try:
-                if self.league is not None:
-                    pool.run(self.todo, self._on_result, self._on_failure, self.config.retries, self._refill)
-                elif self.todo:
-                    pool.run(self.todo, self._on_result, self._on_failure, self.config.retries)
+                # A scheduler that plans no more games gives the pool nothing to ask: it then
+                # starts no more workers than there are games, and none for no games.
+                more = {"refill": self._refill} if self.league.open_ended else {}
+                if self.todo or more:
+                    pool.run(self.todo, self._on_result, self._on_failure, self.config.retries, **more)
             except BaseException:
                 # The error on its way out is the one to report (a full disk, say, fails the
                 # standings files too): bring them up to date only if that still works.
@@ -518,8 +376,7 @@ class LeagueRun:
             return
         # Exact at the end; in between the rating fit is redone as the league grows.
         standings = self.table.standings(exact=force)
-        if self.league is not None:
-            standings = replace(standings, pair_tests=standings_pairs(self.league, playing_rows(standings.rows)))
+        standings = replace(standings, pair_tests=self.league.pair_tests(standings.rows))
         self.state.standings = standings
         write_files(self.config.output, self.config.name, self.state.standings, self.state.total)
         self.table.save(self.store)
@@ -549,29 +406,26 @@ class LeagueRun:
         """A game ended: store it, count it, and refresh the standings when it is time."""
         summary = self.store.save_game(game, record)
         self.table.add(summary)
-        if self.league is not None:
-            self.league.add(game.index, [(seat.name, seat.rank) for seat in summary.seats])
-            self.state.note = self.league.note()
+        self.league.add(game.index, [(seat.name, seat.rank) for seat in summary.seats])
+        self.state.note = self.league.note()
         self.state.done += 1
         self.state.played_now += 1
         # The last game's exact refit comes after the loop (past its progress line): it
         # is the run's one-off cost, not this game's.
         if self.state.done < self.state.total:
             self._refresh()
-        if self.on_progress:
-            self.on_progress(self.state, game, record)
+        self.listener.game_done(self.state, game, record)
 
     def _on_failure(self, game: ScheduledGame, reason: str, retry: bool) -> None:
         """A game failed for reasons of the arena: say so; after its last retry, give it up."""
-        self.echo(f"{'retrying' if retry else 'giving up on'} {game.game_id}: {reason.splitlines()[0]}")
+        self.listener.say(f"{'retrying' if retry else 'giving up on'} {game.game_id}: {reason.splitlines()[0]}")
         if not retry:
             self.state.failures.append((game, reason))
             self.table.drop(game.index)
 
     def _refill(self, wanted: int) -> list[ScheduledGame]:
-        """A continuous league's next ``wanted`` games (fewer, or none, once it stops)."""
-        assert self.league is not None
+        """The scheduler's next ``wanted`` games (fewer, or none, once it stops), stored first."""
         games = self.league.next_games(wanted)
         self.store.extend_schedule(games)
-        self.state.stopped = self.league.stop.describe() if self.league.stop else None
+        self.state.stopped = self.league.stopped()
         return games

@@ -119,10 +119,9 @@ def listening_socket(host: str, port: int) -> socket.socket:
 
 
 def _serve(ladder: Any, ladder_file: Path, host: str, port: int) -> None:
-    import uvicorn
-
     _DrainingServer = _draining_server_class()
     from arena.ladder.app import make_app
+    from arena.ladder.serving import server_config
     from arena.ladder.store import LadderStore
 
     if not is_loopback_host(host):
@@ -141,8 +140,9 @@ def _serve(ladder: Any, ladder_file: Path, host: str, port: int) -> None:
             shown = f"[{host}]" if family == socket.AF_INET6 else host
             click.echo(f"ladder {ladder.league.name!r} serving on http://{shown}:{bound} (results in {ladder.folder})")
             sys.stdout.flush()
-            config = uvicorn.Config(make_app(ladder, store), log_level="warning", lifespan="on", access_log=False)
-            _DrainingServer(config).run(sockets=[sock])
+            # Its limits (a deadline for each request's headers, keep-alive, connections at
+            # once): see arena.ladder.serving and docs/ladder.md.
+            _DrainingServer(server_config(make_app(ladder, store))).run(sockets=[sock])
         finally:
             store.close()
             sock.close()

@@ -33,7 +33,7 @@ from arena.game.botproc import limits_note
 from arena.game.clock import TimeControl
 from arena.game.limits import ResourceLimits
 from arena.game.proctree import adopt_orphans
-from arena.game.record import Fault, GameRecord, MoveRecord, fault_evidence
+from arena.game.record import Fault, GameRecord, MoveRecord, fault_evidence, written_at
 from arena.game.referee import BotSpec, GameSetup, play_game
 from arena.game.sandbox.bwrap import SandboxPolicy
 from arena.game.seeds import SECRET_BYTES, is_secret
@@ -410,12 +410,25 @@ def _show_position(
     else:
         click.echo("\nstart")
     click.echo(render(state, colour=colour))
+    _show_written(record, ply)
     for p, f in record.faults:
         if f.ply == ply:
             name, detail = printable(record.seats[p].name), printable(f.detail)
             click.echo(f"{PLAYER_LETTERS[p]} {name} forfeits: {f.kind.value}: {detail}")
             for line in fault_evidence(record.seats[p]):
                 click.echo(f"  {printable(line)}")
+
+
+def _show_written(record: GameRecord, ply: int) -> None:
+    """Each seat's info and stderr lines sent while this move was chosen, every line escaped."""
+    for w in written_at(record, ply):
+        click.echo(f"{PLAYER_LETTERS[w.seat]} {printable(record.seats[w.seat].name)} wrote:")
+        for line in w.infos:
+            click.echo(f"  info   {printable(line)}")
+        for line in w.stderr:
+            click.echo(f"  stderr {printable(line)}")
+        if w.dropped:
+            click.echo(f"  ({w.dropped} more bytes on stderr this turn, past what a turn keeps)")
 
 
 # What the keys do while stepping (click.getchar gives an arrow key as its escape sequence).

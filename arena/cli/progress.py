@@ -14,6 +14,7 @@ from collections import Counter
 
 import click
 
+from arena.cli.common import echo_printable
 from arena.game.record import GameRecord
 from arena.league.game_summary import GameSummary
 from arena.league.schedule import ScheduledGame
@@ -73,7 +74,8 @@ def game_line(game: GameSummary) -> str:
 
 
 class Progress:
-    """Follows a run game by game; says at the end how long games were and what went wrong."""
+    """Follows a run game by game (the CLI's :class:`arena.tournament.RunListener`); says at
+    the end how long games were and what went wrong."""
 
     def __init__(self, quiet: bool, tty: bool) -> None:
         self.quiet = quiet
@@ -84,6 +86,15 @@ class Progress:
         self.moves = 0
         self.seconds = 0.0
         self.faults: Counter[str] = Counter()
+
+    def say(self, line: str) -> None:
+        """Print one of the run's lines (nothing when quiet), a bot's text in it made visible."""
+        if not self.quiet:
+            echo_printable(line)
+
+    def game_done(self, state: RunState, game: ScheduledGame, record: GameRecord) -> None:
+        """A game finished: :meth:`update`."""
+        self.update(state, game, record)
 
     def update(self, state: RunState, game: ScheduledGame, record: GameRecord) -> None:
         """Count a finished game, and show how far the run is (a bar on a terminal, else a line)."""

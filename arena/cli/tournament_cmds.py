@@ -8,7 +8,7 @@ import os
 import shutil
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -16,7 +16,7 @@ from typing import Any
 import click
 from tabulate import tabulate
 
-from arena.cli.common import ArenaFailure, ExitCode, echo_printable, main
+from arena.cli.common import ArenaFailure, ExitCode, main
 from arena.cli.faults import fault_json, first_faults, print_fault_evidence
 from arena.cli.progress import Progress, game_line
 from arena.errors import ConfigError, ResultsWriteError, StoreError
@@ -32,11 +32,12 @@ from arena.league.game_summary import GameSummary
 from arena.league.neighbours import PairTests
 from arena.league.standings import FORMATS, render
 from arena.league.store import STORE_NAME, ResultStore, store_path
-from arena.league.table import retired_bots, stored_standings
+from arena.league.stored import StoredLeague
+from arena.league.table import stored_standings
 from arena.league.tally import Standings
 from arena.rules import PLAYER_LETTERS
 from arena.stats.settings import RatingConfig
-from arena.tournament import RunState, run_tournament, standings_bots, without
+from arena.tournament import RunState, run_league, without
 from arena.untrusted import printable
 
 
@@ -110,10 +111,9 @@ def run_cmd(
     config = _configured(tournament, concurrency, scheduler, retire)
     if restart and not yes:
         _confirm_restart(config.output)
-    echo = (lambda _s: None) if quiet else echo_printable
-    echo(_announcement(config))
     progress = Progress(quiet, sys.stdout.isatty())
-    state = _run(config, restart, echo, progress)
+    progress.say(_announcement(config))
+    state = _run(config, restart, progress)
     progress.close()
     _print_outcome(config, state, progress)
     if state.failures:
@@ -190,10 +190,10 @@ def _announcement(config: TournamentConfig) -> str:
     )
 
 
-def _run(config: TournamentConfig, restart: bool, echo: Callable[[str], None], progress: Progress) -> RunState:
+def _run(config: TournamentConfig, restart: bool, progress: Progress) -> RunState:
     """Run the league; Ctrl-C and a results folder that cannot be written end the command here."""
     try:
-        return run_tournament(config, restart, echo, progress.update)
+        return run_league(config, progress, restart)
     except KeyboardInterrupt:
         progress.close()
         click.echo("\ninterrupted: finished games are saved; run the same command to resume", err=True)
@@ -258,14 +258,17 @@ def _open_results(target: Path) -> tuple[ResultStore, list[str], RatingConfig]:
                 f"(run 'arena run {target}')"
             )
         store = ResultStore.open(config.output)
-        ran = store.get_meta("name")
-        if ran is not None and ran != config.name:
+        try:
+            stored = StoredLeague.read(store)
+            if stored.name is not None and stored.name != config.name:
+                raise ConfigError(
+                    f"{target}: its output {str(config.output)!r} holds the results of tournament "
+                    f"{stored.name!r}, not of {config.name!r}"
+                )
+        except BaseException:
             store.close()
-            raise ConfigError(
-                f"{target}: its output {str(config.output)!r} holds the results of tournament {ran!r}, "
-                f"not of {config.name!r}"
-            )
-        return store, standings_bots(config, store), config.rating
+            raise
+        return store, stored.with_removed([b.name for b in config.bots]), config.rating
     if target.is_file() and target.suffix != ".sqlite":
         raise ConfigError(
             f"{str(target)!r} is not results: give a results folder, its {STORE_NAME}, "
@@ -273,29 +276,11 @@ def _open_results(target: Path) -> tuple[ResultStore, list[str], RatingConfig]:
         )
     store = ResultStore.open(target)
     try:
-        return store, *_stored_tournament(store)
+        stored = StoredLeague.read(store)
+        return store, stored.bots(), stored.rating()
     except BaseException:
         store.close()
         raise
-
-
-def _stored_tournament(store: ResultStore) -> tuple[list[str], RatingConfig]:
-    """The bots and the rating of the tournament file stored with the results."""
-    raw = store.get_meta("config") or {}
-    where = f"{str(store.path)!r}: the stored tournament"
-    if not isinstance(raw, dict) or not isinstance(raw.get("bots", []), list):
-        raise StoreError(f"{where} is not a tournament file's contents")
-    bots = [b.get("name") for b in raw.get("bots", []) if isinstance(b, dict)]
-    bots += [b for b in store.get_meta("retired") or [] if b not in bots]
-    rating_raw = raw.get("rating") or {}
-    try:
-        values: dict[str, Any] = {
-            k: str(v) if k == "model" else float(v) for k, v in dict(rating_raw).items()
-        }
-        rating = RatingConfig(**values)
-    except (TypeError, ValueError) as e:
-        raise StoreError(f"{where} has a rating that cannot be used ({rating_raw!r}): {e}") from None
-    return [b for b in bots if isinstance(b, str)], rating
 
 
 @main.command("standings", short_help="Print the standings of RESULTS (a results folder).")
@@ -353,7 +338,7 @@ def standings_cmd(results: Path, fmt: str, wide: bool) -> None:
     """
     store, bots, rating = _open_results(results)
     with store:
-        st = stored_standings(store, bots, rating, retired_bots(store))
+        st = stored_standings(store, bots, rating, StoredLeague.read(store).retired())
         st = replace(st, pair_tests=_continuous_pairs(store, st))
     click.echo(render(st, fmt, terminal_width(), wide))
 

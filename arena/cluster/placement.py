@@ -32,12 +32,12 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from arena.errors import ClusterError, ConfigError
-from arena.game import workspace
-from arena.game.build import run_build
 from arena.game.referee import BotSpec
 from arena.game.sandbox.bwrap import resolve_mode
+from arena.league.builds import BotBuild, run_builds
 from arena.league.config import TournamentConfig, find_program
 from arena.league.executor import GameSettings
+from arena.league.private_copies import BotFolder, make_copies
 
 # Never sent: they are large, rebuilt by the bot's build, or none of the bot's business.
 SKIPPED_NAMES = frozenset({".git", ".hg", ".svn", ".venv", "__pycache__", ".mypy_cache", ".pytest_cache"})
@@ -223,41 +223,34 @@ def private_copies(placement: Placement, settings: GameSettings, root: Path) -> 
     folder another bot's overlaps.  The sandbox shows the copy at the folder's path
     (``SandboxPolicy.source``), so no bot or build writes another's files on the worker."""
     builders = {b.bot for b in placement.builds}
-    folders = {name: spec.cwd for name, spec in settings.bots.items()}
-    bots: dict[str, BotSpec] = {}
-    for i, (name, spec) in enumerate(sorted(settings.bots.items())):
-        others = [folder for other, folder in folders.items() if other != name]
-        shared = any(o.is_relative_to(spec.cwd) or spec.cwd.is_relative_to(o) for o in others)
-        if name in builders or (spec.sandbox.writable and shared):
-            if not root.exists():
-                root.mkdir(parents=True)
-                root.chmod(0o711)  # bot users pass through to their own copy, and list nothing
-            skip = [o for o in others if o != spec.cwd]  # other bots' folders nested in this one
-            copy = workspace.make_copy(spec.cwd, root, f"bot{i}", skip)
-            if name not in builders:  # no build will seal it: ready it for the bot's users now
-                workspace.seal(copy, spec.sandbox.writable)
-            spec = replace(spec, sandbox=replace(spec.sandbox, source=str(copy)))
-        bots[name] = spec
+
+    def new_root() -> Path:
+        if not root.exists():
+            root.mkdir(parents=True)
+            root.chmod(0o711)  # bot users pass through to their own copy, and list nothing
+        return root
+
+    folders = [
+        BotFolder(name, spec.cwd, name in builders, spec.sandbox.writable)
+        for name, spec in sorted(settings.bots.items())
+    ]
+    copies = make_copies(folders, new_root)
+    bots = {
+        name: replace(spec, sandbox=replace(spec.sandbox, source=str(copies[name]))) if name in copies else spec
+        for name, spec in sorted(settings.bots.items())
+    }
     return replace(settings, bots=bots)
 
 
 def build_all(placement: Placement, settings: GameSettings) -> str | None:
     """Run the bots' builds in their (relocated) folders, each in the bot's private copy;
     why the first failure failed, or None."""
-    done: set[tuple[Path, tuple[str, ...]]] = set()
+    builds = []
     for build in placement.builds:
         spec = settings.bots[build.bot]
-        folder = Path(spec.sandbox.source) if spec.sandbox.source is not None else spec.cwd
-        if (folder, build.command) in done:  # the same build of the same folder: once
-            continue
-        result = run_build(
-            build.command, spec.cwd, spec.sandbox, placement.build_timeout_s, spec.env, network=build.network
-        )
-        if not result.ok:
-            tail = "\n".join("  " + line for line in result.tail(8))
-            return f"bot {build.bot!r}: build {' '.join(build.command)!r} {result.why}:\n{tail}"
-        done.add((folder, build.command))
-    return None
+        builds.append(BotBuild(build.bot, build.command, spec.cwd, spec.sandbox, spec.env, build.network))
+    failure = run_builds(builds, placement.build_timeout_s)
+    return None if failure is None else failure.describe(8)
 
 
 def bot_problem(spec: BotSpec) -> str | None:

@@ -36,6 +36,7 @@ from arena.game.limits import ResourceLimits, bot_environment
 from arena.game.proctree import signal_descendants
 from arena.game.record import BotFault, Fault, FaultKind
 from arena.game.sandbox.bwrap import SandboxPolicy
+from arena.game.turnlog import LogBounds
 
 TRANSCRIPT_KEEP = 60  # lines of each bot's conversation kept for reports
 MAX_IDLE = 16  # kept processes a worker holds between games (the least recently used go first)
@@ -58,6 +59,8 @@ class BotSpec:
     # Keep its process for the next game when it declares ``multigame`` (False: start it
     # afresh for every game even then).
     multigame: bool = True
+    # How much of its stderr and info lines each turn and game of its record keep.
+    logs: LogBounds = field(default_factory=LogBounds)
     # Its own startup allowance in ms, in place of the game's time control's (None: that
     # one): a bot the arena brings keeps its allowance whatever the bot under test gets.
     startup_ms: int | None = None
@@ -206,6 +209,7 @@ class ProcessChannel:
             "isolation": b.isolation.to_dict(),
             "stderr_tail": b.stderr_text(),
             "stderr_bytes": b.stderr_bytes,
+            "stderr_turns": b.turn_log.record(),
             "stdout_head": b.stdout_head() if self.stdout_head_when_stopped is None else self.stdout_head_when_stopped,
             "infos": tuple(b.infos),
             "info_plies": tuple(b.info_plies),
@@ -272,6 +276,7 @@ class BotHost:
     def _start(self, spec: BotSpec) -> BotProcess:
         env = bot_environment(spec.cwd, spec.env)
         bot = self.pool.start(spec.name, spec.command, spec.cwd, env, spec.limits, spec.sandbox)
+        bot.log_bounds = spec.logs  # (its game's log starts with begin_game, which reads them)
         self.started += 1
         return bot
 

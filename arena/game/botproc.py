@@ -49,6 +49,7 @@ from arena.game.sandbox.bwrap import Isolation, SandboxMode, SandboxPolicy
 from arena.game.sandbox.network import BotNetwork
 from arena.game.sandbox.spawn import spawn_sandboxed
 from arena.game.signal_guard import signals_deferred
+from arena.game.turnlog import LogBounds, TurnLog
 from arena.protocol import MAX_LINE_BYTES
 
 READ_CHUNK = 65536
@@ -111,6 +112,8 @@ class BotProcess:
         self.infos: list[str] = []
         self.info_plies: list[int] = []  # the ply each kept info line was sent at
         self.info_count = 0
+        self.log_bounds = LogBounds()  # how much of its stderr and info lines a turn and a game keep
+        self.turn_log = TurnLog()  # its stderr turn by turn, and its info lines kept this turn
         self.ply = -1  # the ``ply`` of the last turn request sent to it (-1: none yet)
         self.overflow = False  # a line longer than MAX_LINE_BYTES was started
         self.flooded = False  # more than MAX_QUEUED_LINES lines sent without being asked
@@ -143,6 +146,7 @@ class BotProcess:
         self.infos = []
         self.info_plies = []
         self.info_count = 0
+        self.turn_log = TurnLog(self.log_bounds)
         self.ply = -1
         self.stderr_tail = bytearray()
         self.stderr_bytes = 0
@@ -199,7 +203,7 @@ class BotProcess:
             self.lines.append((raw[:-1] if raw.endswith(b"\r") else raw, now))
             return
         self.outbuf += data
-        if len(self.infos) >= INFO_KEEP:
+        if len(self.infos) >= INFO_KEEP or self.turn_log.infos_full(self.ply):
             self._skim(now)
             if self.overflow or self.flooded:
                 return
@@ -217,7 +221,7 @@ class BotProcess:
                 return
             if raw == b"info" or raw.startswith((b"info ", b"info\t")):
                 self.info_count += 1
-                if len(self.infos) < INFO_KEEP:
+                if len(self.infos) < INFO_KEEP and self.turn_log.keep_info(self.ply):
                     text = raw[5:].decode("utf-8", "replace")
                     self.infos.append(text[:INFO_LINE_KEEP])
                     self.info_plies.append(self.ply)
@@ -259,7 +263,8 @@ class BotProcess:
             return
 
     def take_stderr(self, data: bytes) -> None:
-        """Take in what the bot wrote to stderr: count it, and keep its tail for the record."""
+        """Take in what the bot wrote to stderr: count it, and keep its tail and its turns for the record."""
+        self.turn_log.take(data, self.ply)
         self.stderr_bytes += len(data)
         self.stderr_tail += data
         if len(self.stderr_tail) > STDERR_KEEP:

@@ -84,6 +84,36 @@ class Fault:
 
 
 @dataclass(frozen=True, slots=True)
+class StderrTurn:
+    """What a bot wrote on stderr during one turn: the lines kept, and the bytes past the
+    bounds (:mod:`arena.game.turnlog`) that were counted but not kept.
+
+    ``ply`` is that of the last turn request the bot had been sent (-1: before its first),
+    as an info line's: the move it was thinking about is move ``ply + 1``.
+    """
+
+    ply: int
+    lines: tuple[str, ...]
+    dropped: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        """The turn as the record's JSON object (``dropped`` only when some were)."""
+        d: dict[str, Any] = {"ply": self.ply, "lines": list(self.lines)}
+        if self.dropped:
+            d["dropped"] = self.dropped
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any], where: str) -> StderrTurn:
+        """Read a turn from a record's JSON object (raises RecordError on a bad field)."""
+        f = Fields(d, where)
+        turn = cls(f.get("ply", int), f.strings("lines"), f.get("dropped", int, 0))
+        if turn.ply < -1 or turn.dropped < 0:
+            raise RecordError(f"{where}: ply must be -1 or more and dropped 0 or more, got {turn.ply} and {turn.dropped}")
+        return turn
+
+
+@dataclass(frozen=True, slots=True)
 class SeatRecord:
     """One seat: the bot in it and what became of its process."""
 
@@ -108,6 +138,9 @@ class SeatRecord:
     # the line arrived (-1: before its first); empty in records older than this field.
     info_plies: tuple[int, ...] = ()
     transcript: tuple[str, ...] = ()  # the last lines both ways, when asked for
+    # Its stderr turn by turn (the turns it wrote at, in order); empty in records older than
+    # this field, which keep only ``stderr_tail``.
+    stderr_turns: tuple[StderrTurn, ...] = ()
     # How it was isolated: {"sandbox": "bwrap"|"none", "limits": ..., "network": bool, "warning": ...};
     # empty in records older than the sandbox (format 1), which ran unsandboxed.
     isolation: dict[str, Any] = field(default_factory=dict)
@@ -126,6 +159,7 @@ class SeatRecord:
         d["stdout_head"] = list(self.stdout_head)
         d["info_plies"] = list(self.info_plies)
         d["transcript"] = list(self.transcript)
+        d["stderr_turns"] = [t.to_dict() for t in self.stderr_turns]
         d["fault"] = self.fault.to_dict() if self.fault else None
         return d
 
@@ -150,6 +184,10 @@ class SeatRecord:
             info_plies=tuple(f.items("info_plies", int)) if "info_plies" in d else (),
             info_count=f.get("info_count", int, 0),
             transcript=f.strings("transcript", ()),
+            stderr_turns=tuple(
+                StderrTurn.from_dict(t, f"{where}.stderr_turns[{i}]")
+                for i, t in enumerate(f.items("stderr_turns", dict) if "stderr_turns" in d else ())
+            ),
             isolation=dict(f.get("isolation", (dict, type(None)), None) or {}),
         )
 
@@ -181,6 +219,42 @@ def fault_evidence(seat: SeatRecord, lines: int = EVIDENCE_LINES, max_bytes: int
         out += [f"  {line}" for line in kept]
     elif fault.kind in (FaultKind.CRASH, FaultKind.STARTUP_FAILURE):
         out.append("its stderr: (nothing)")
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class WrittenAt:
+    """What one seat wrote while one move was being chosen: its info lines, its stderr lines,
+    and the stderr bytes past the turn's bounds (counted, not kept).  The bot's own text:
+    every caller escapes each line for its output (:mod:`arena.untrusted`)."""
+
+    seat: int
+    infos: tuple[str, ...]
+    stderr: tuple[str, ...]
+    dropped: int
+
+
+def written_at(record: GameRecord, ply: int) -> list[WrittenAt]:
+    """What each seat wrote while the move of ``ply`` was chosen (at ``ply`` 0: before its
+    first request), for the seats that wrote anything: the lines stamped with the request
+    for that move (``ply - 1``), and for a seat forfeited at ``ply`` what it wrote after.
+
+    The replay viewer (``static/viewer.js``, ``logsAt``) shows the same lines at each ply.
+    """
+    out = []
+    for p, seat in enumerate(record.seats):
+        # Lines after a seat's forfeit show at the forfeit, once.
+        out_at = seat.fault.ply if seat.fault is not None else len(record.moves) + 1
+
+        def now(stamp: int, out_at: int = out_at) -> bool:
+            return (stamp == ply - 1 and stamp < out_at) or (out_at == ply and stamp >= ply)
+
+        infos = tuple(t for t, stamp in zip(seat.infos, seat.info_plies, strict=False) if now(stamp))
+        turns = [t for t in seat.stderr_turns if now(t.ply)]
+        stderr = tuple(line for t in turns for line in t.lines)
+        dropped = sum(t.dropped for t in turns)
+        if infos or stderr or dropped:
+            out.append(WrittenAt(p, infos, stderr, dropped))
     return out
 
 
@@ -335,6 +409,12 @@ class GameRecord:
         for ply, m in enumerate(self.moves, start=1):
             if not 0 <= m.player < n:
                 raise RecordError(f"moves[{ply - 1}]: player {m.player} in a {n}-player game")
+        for p, seat in enumerate(self.seats):
+            for i, turn in enumerate(seat.stderr_turns):
+                if turn.ply > len(self.moves):
+                    raise RecordError(
+                        f"seats[{p}].stderr_turns[{i}].ply is {turn.ply}, not -1..{len(self.moves)}"
+                    )
         for p, fault in self.faults:
             if not 0 <= fault.ply <= len(self.moves):
                 raise RecordError(f"seats[{p}].fault.ply is {fault.ply}, not 0..{len(self.moves)}")

@@ -9,15 +9,32 @@ A ladder file is a tournament file with a ``ladder:`` section.  The modules:
   token), submissions and their states, the action log;
 - ``unpack``: an uploaded archive (tar, tar.gz, zip) into a fresh folder under hard limits,
   refused by rule and file name;
+- ``folders``: the name of every file and folder the ladder writes, in one place;
 - ``queue``: the fair order of the submissions waiting, and the worker that unpacks, builds
-  and checks them with ``arena check``'s own functions;
-- ``app``: the Starlette application of the HTTP API;
-- ``client``: what ``arena submit`` does over HTTP;
-- the web pages: ``pages`` (the read-only pages and their routes), ``forms`` (signing in
-  and out, the upload form, on the API's own path), ``session`` (the signed session cookie
-  and the forms' CSRF tokens), ``site`` (what the pages share, and who is looking),
-  ``results`` (what they read of the league's results, private logs blanked),
-  ``render`` (the Jinja2 templates and the headers every page has).
+  and checks them, each in a process of its own (``job``), handed a typed job and giving back
+  a typed result (``jobfiles``);
+- ``league``, ``roster``, ``league_job``: the league that keeps playing the versions passed;
+- ``client``: what ``arena submit`` does over HTTP.
+
+The web service, from the bottom up (a contract in ``pyproject.toml`` keeps the order and
+forbids any circle among the ladder's modules):
+
+- ``service``: the ladder's state that every handler is handed (:class:`Service`: the store,
+  the queue, the league, the signing key, who is looking, the uploads being received) and
+  its one refusal, :class:`Refused` (status, message, headers);
+- ``render``: the Jinja2 templates and the headers every page has; ``session``: the signed
+  session cookie and the forms' CSRF tokens; ``results``: what the pages read of the
+  league's results, private logs blanked;
+- ``web``: a handler handed the service, who sent a request, and a refusal rendered once
+  (JSON under ``/api/``, a page elsewhere);
+- ``upload``: an upload's multipart form read as it arrives, its archive straight to disk;
+- ``intake``: a new version, from an upload to a numbered version waiting for its check,
+  for both doors below (what can be refused before the body is read is refused then);
+- the doors: ``api`` (JSON), ``pages`` (the read-only pages), ``forms`` (signing in and
+  out, the upload form);
+- ``app``: the one routing table, and the application's startup and shutdown;
+- ``serving``: how ``arena serve`` holds its connections (a deadline for each request's
+  headers, keep-alive, connections at once).
 """
 
 from __future__ import annotations

@@ -1,13 +1,13 @@
 """One submission's build and check, in a process of its own: ``python -m arena.ladder.job``.
 
 The queue starts it per submission, so that stopping the service (or a check that runs past
-its deadline) ends the check's games and processes with it.  It reads ``job.json`` in the
-submission's folder and writes ``result.json`` there; the queue stores what it says.
+its deadline) ends the check's games and processes with it.  It reads its
+:class:`~arena.ladder.jobfiles.CheckJob` in the submission's folder and writes its
+:class:`~arena.ladder.jobfiles.CheckResult` there; the queue stores what it says.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from pathlib import Path
@@ -17,11 +17,10 @@ from arena.check import run_check
 from arena.game.build import run_build
 from arena.game.convention import missing_program
 from arena.ladder.child import die_with_service
-from arena.ladder.settings import load_ladder
+from arena.ladder.jobfiles import CheckJob, CheckResult
+from arena.ladder.settings import parse_ladder
 from arena.ladder.store import State
 
-JOB_FILE = "job.json"
-RESULT_FILE = "result.json"
 BUILD_LOG_LINES = 40
 
 
@@ -33,33 +32,29 @@ def describe_failure(report: dict[str, Any]) -> str:
     return "the check did not pass"
 
 
-def run_job(folder: Path) -> dict[str, Any]:
+def run_job(folder: Path) -> CheckResult:
     """Build (when asked) and check the bot in the job's ``bot`` folder; the result to store."""
-    job = json.loads((folder / JOB_FILE).read_text(encoding="utf-8"))
-    ladder = load_ladder(job["ladder"])
-    bot = Path(job["bot"])
-    opts = ladder.check_options(tuple(job["command"]), bot, int(job["seed"]))
+    job = CheckJob.read(folder)
+    ladder = parse_ladder(job.ladder_text, job.ladder_path)
+    bot = job.bot
+    opts = ladder.check_options(job.command, bot, job.seed)
     build_log = None
-    if job.get("build"):
-        missing = missing_program(job["build"])
+    if job.build:
+        missing = missing_program(job.build)
         if missing is not None:  # one line for the author, not a build that cannot start
-            return {"state": State.FAILED.value, "reason": f"its build needs {missing}, not installed on this ladder", "build_log": None, "report": None}
+            return CheckResult(State.FAILED, f"its build needs {missing}, not installed on this ladder", None, None)
         timeout_s = ladder.league.build_timeout_ms / 1000
-        result = run_build(tuple(job["build"]), bot, opts.sandbox, timeout_s)
+        result = run_build(job.build, bot, opts.sandbox, timeout_s)
         build_log = "\n".join(result.tail(BUILD_LOG_LINES))  # made printable by tail()
         if not result.ok:
-            return {"state": State.FAILED.value, "reason": f"build {result.why}", "build_log": build_log, "report": None}
+            return CheckResult(State.FAILED, f"build {result.why}", None, build_log)
     # From the bot's own folder, so the replay command of a failure is one its author can run
     # in theirs (it names no folder of this machine for the bot or a built-in opponent).
     os.chdir(bot)
     report = run_check(opts, echo=lambda _line: None).to_dict()
     passed = bool(report["passed"])
-    return {
-        "state": (State.PASSED if passed else State.FAILED).value,
-        "reason": "passed the check" if passed else describe_failure(report),
-        "build_log": build_log,
-        "report": report,
-    }
+    reason = "passed the check" if passed else describe_failure(report)
+    return CheckResult(State.PASSED if passed else State.FAILED, reason, report, build_log)
 
 
 def main(argv: list[str]) -> int:
@@ -73,9 +68,7 @@ def main(argv: list[str]) -> int:
         result = run_job(folder)
     finally:
         watch.end_group_if_gone()
-    tmp = folder / (RESULT_FILE + ".part")
-    tmp.write_text(json.dumps(result), encoding="utf-8")
-    tmp.replace(folder / RESULT_FILE)
+    result.write(folder)
     return 0
 
 

@@ -6,7 +6,6 @@ import functools
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.routing import BaseRoute, Route
 
 from arena.kitfiles import KITS, kit_archive
 
@@ -26,11 +25,3 @@ async def kit_download(request: Request) -> Response:
         media_type="application/gzip",
         headers={"Content-Disposition": f'attachment; filename="{language}-bot.tar.gz"'},
     )
-
-
-def kit_routes() -> list[BaseRoute]:
-    """The kits' route."""
-    return [Route("/kits/{language}.tar.gz", kit_download, methods=["GET"])]
-
-
-__all__ = ["kit_routes"]

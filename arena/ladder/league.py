@@ -27,13 +27,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.ladder.child import end_child, start_child
+from arena.ladder.folders import LEAGUE_LOG
 from arena.ladder.league_job import EXIT_ENDED, EXIT_INTERRUPTED
 from arena.ladder.roster import league_text, roster, write_league_file
 from arena.ladder.settings import Ladder
 from arena.ladder.store import LadderStore
 from arena.league.store import STORE_NAME, ResultStore
 
-LOG_FILE = "ladder-league.log"
 LOG_KEEP_BYTES = 256 * 1024  # of the log, kept when it passes LOG_MAX_BYTES at a start
 LOG_MAX_BYTES = 1024 * 1024
 POLL_S = 2.0  # how often the roster is looked at (the service's own changes wake the loop at once)
@@ -134,7 +134,7 @@ class LeagueLoop:
 
     def _launch(self, text: str) -> None:
         path = write_league_file(self.ladder, league_text(self.ladder, self.store, self._budget_base(text)))
-        log = self.ladder.folder / LOG_FILE
+        log = self.ladder.folder / LEAGUE_LOG
         _trim(log)
         with log.open("ab") as out:
             self._proc = start_child("arena.ladder.league_job", [str(path)], out)
@@ -171,9 +171,9 @@ class LeagueLoop:
         if code == EXIT_ENDED:
             self._ended_text = text
             self._failure = None
-            self._set("idle", _last_line(self.ladder.folder / LOG_FILE) or "the league stopped")
+            self._set("idle", _last_line(self.ladder.folder / LEAGUE_LOG) or "the league stopped")
             return
-        why = _last_line(self.ladder.folder / LOG_FILE) or f"exit code {code}"
+        why = _last_line(self.ladder.folder / LEAGUE_LOG) or f"exit code {code}"
         self._failed = (text or "", time.time() + RETRY_AFTER_S)
         self._failure = f"the league ended with exit code {code}: {why}"
         self._set("failed", self._failure)

@@ -3,8 +3,10 @@ the ladder's settings and health, and the two small JSON answers the pages and m
 
 Every page is complete without JavaScript (the standings' table is redrawn by a script only
 to follow the games as they finish).  Each handler gathers what it shows in a worker thread
-(the stores are SQLite files), then renders it (:mod:`arena.ladder.render`).  The forms
-(signing in and out, an upload) are in :mod:`arena.ladder.forms`.
+(the stores are SQLite files), then renders it (:mod:`arena.ladder.render`); what it cannot
+show is a :class:`~arena.ladder.service.Refused` (404, 400, 503, or a 303 to where it is),
+rendered by :mod:`arena.ladder.web`.  Each handler is handed the service; the routes are in
+:mod:`arena.ladder.app`, the forms (signing in and out, an upload) in :mod:`arena.ladder.forms`.
 """
 
 from __future__ import annotations
@@ -18,14 +20,10 @@ from urllib.parse import urlencode
 from markupsafe import Markup
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import JSONResponse, RedirectResponse, Response
-from starlette.routing import BaseRoute, Mount, Route
-from starlette.staticfiles import StaticFiles
+from starlette.responses import JSONResponse, Response
 
 from arena.errors import StoreError
 from arena.game.record import GameRecord
-from arena.ladder import forms
-from arena.ladder.kits import kit_routes
 from arena.ladder.names import version_of
 from arena.ladder.render import page, when
 from arena.ladder.results import (
@@ -39,8 +37,9 @@ from arena.ladder.results import (
     shown_row,
 )
 from arena.ladder.roster import league_name
-from arena.ladder.site import Site, Viewer, site_of
+from arena.ladder.service import Refused, Service, Viewer
 from arena.ladder.store import State, Submission
+from arena.ladder.web import viewer_of
 from arena.league.game_filter import FAULT_CHOICES, GameFilter
 from arena.league.game_summary import GameSummary
 from arena.protocol import NAME_RE
@@ -64,53 +63,28 @@ SUBMIT_POLICY_TEXT = {
 }
 
 
-class NotFound(Exception):
-    """A page of something that is not there: its one line says what."""
+Gather = Callable[[Service, Viewer], dict[str, Any]]
 
 
-class BadRequest(Exception):
-    """A page asked for with a parameter that cannot be read: its one line names it."""
+async def _show(service: Service, request: Request, template: str, gather: Gather) -> Response:
+    """``template`` with what ``gather`` finds (in a worker thread); what it cannot show is
+    refused: nothing there (404), a parameter that is wrong (400), the league's store
+    unreadable (503), or a page that is elsewhere (303)."""
 
-
-class Moved(Exception):
-    """A page that is elsewhere: its path."""
-
-
-Gather = Callable[[Site, Viewer], dict[str, Any]]
-
-
-async def _show(request: Request, template: str, gather: Gather) -> Response:
-    """``template`` with what ``gather`` finds (in a worker thread); an error page when it
-    finds nothing (404), a parameter is wrong (400) or the league's store is unreadable (503)."""
-    site = site_of(request)
-
-    def work() -> tuple[Viewer, int, str, dict[str, Any]]:
-        viewer = site.viewer(request)
+    def work() -> tuple[Viewer, dict[str, Any]]:
+        viewer = viewer_of(service, request)
         try:
-            return viewer, 200, template, gather(site, viewer)
-        except Moved as e:
-            return viewer, 303, "", {"location": str(e)}
-        except NotFound as e:
-            return viewer, 404, "error.html.j2", {"title": "Not found", "message": str(e)}
-        except BadRequest as e:
-            return viewer, 400, "error.html.j2", {"title": "Bad request", "message": str(e)}
+            return viewer, gather(service, viewer)
         except StoreError as e:
-            return (
-                viewer,
-                503,
-                "error.html.j2",
-                {"title": "The league's results cannot be read", "message": str(e)},
-            )
+            raise Refused(503, str(e)) from None
 
-    viewer, status, name, context = await run_in_threadpool(work)
-    if status == 303:
-        return RedirectResponse(context["location"], status_code=303)
-    return page(request, site, viewer, name, status, **context)
+    viewer, context = await run_in_threadpool(work)
+    return page(request, service, viewer, template, 200, **context)
 
 
 def _bot_name(raw: str, what: str) -> str:
     if not NAME_RE.fullmatch(raw):
-        raise BadRequest(f"{what} {raw[:80]!r}: not a bot's name (1-64 of A-Z a-z 0-9 _ . + -)")
+        raise Refused(400, f"{what} {raw[:80]!r}: not a bot's name (1-64 of A-Z a-z 0-9 _ . + -)")
     return raw
 
 
@@ -124,21 +98,20 @@ def _standings_rows(view: StandingsView | None, owners: Owners) -> list[dict[str
     ]
 
 
-def _standings(site: Site, viewer: Viewer) -> dict[str, Any]:
-    view = site.standings.read()
-    return {"view": view, "rows": _standings_rows(view, site.owners())}
+def _standings(service: Service, viewer: Viewer) -> dict[str, Any]:
+    view = service.standings.read()
+    return {"view": view, "rows": _standings_rows(view, service.owners())}
 
 
-async def standings_page(request: Request) -> Response:
+async def standings_page(service: Service, request: Request) -> Response:
     """``/``: the standings as the league last wrote them, redrawn live by the page's script."""
-    return await _show(request, "standings.html.j2", _standings)
+    return await _show(service, request, "standings.html.j2", _standings)
 
 
-async def standings_json(request: Request) -> Response:
+async def standings_json(service: Service, request: Request) -> Response:
     """``/api/standings``: the standings' rows (figures, and the text each cell shows); 304
     when the ``If-None-Match`` names the file as it is."""
-    site = site_of(request)
-    view, owners = await run_in_threadpool(lambda: (site.standings.read(), site.owners()))
+    view, owners = await run_in_threadpool(lambda: (service.standings.read(), service.owners()))
     etag = f'"{view.signature}"' if view else '"none"'
     if request.headers.get("if-none-match") == etag:
         return Response(status_code=304, headers={"ETag": etag})
@@ -149,12 +122,12 @@ async def standings_json(request: Request) -> Response:
     ]
     return JSONResponse(
         {
-            "name": site.ladder.league.name,
+            "name": service.ladder.league.name,
             "signature": view.signature if view else "",
             "updated": view.updated if view else None,
             "updated_text": when(view.updated) if view else "",
             "games": view.games if view else 0,
-            "players": view.players if view else site.ladder.league.players,
+            "players": view.players if view else service.ladder.league.players,
             "pairs": view.pairs if view else "",
             "rows": rows,
         },
@@ -165,22 +138,22 @@ async def standings_json(request: Request) -> Response:
 # -- bots and their versions ------------------------------------------------------------------
 
 
-def _bots(site: Site, viewer: Viewer) -> dict[str, Any]:
-    view = site.standings.read()
-    owners = site.owners()
+def _bots(service: Service, viewer: Viewer) -> dict[str, Any]:
+    view = service.standings.read()
+    owners = service.owners()
     ranks: dict[str, str] = {}
     for r in view.rows if view else ():
         ranks.setdefault(owners.bot_of(str(r.get("bot"))), str(r.get("rank")))
     submitted = [
         {"bot": bot, "author": author, "version": version, "state": state.value, "updated": updated}
-        for bot, author, version, state, updated in site.store.latest_versions()
+        for bot, author, version, state, updated in service.store.latest_versions()
     ]
-    return {"house": sorted(site.house), "submitted": submitted, "ranks": ranks}
+    return {"house": sorted(service.house), "submitted": submitted, "ranks": ranks}
 
 
-async def bots_page(request: Request) -> Response:
+async def bots_page(service: Service, request: Request) -> Response:
     """``/bots``: every bot, the house's and the authors'."""
-    return await _show(request, "bots.html.j2", _bots)
+    return await _show(service, request, "bots.html.j2", _bots)
 
 
 def _crosstable(view: StandingsView | None, names: list[str], owners: Owners) -> list[dict[str, Any]]:
@@ -233,36 +206,36 @@ def _game_rows(games: list[GameSummary], owners: Owners) -> list[dict[str, Any]]
 
 
 def _bot(bot: str) -> Gather:
-    def gather(site: Site, viewer: Viewer) -> dict[str, Any]:
+    def gather(service: Service, viewer: Viewer) -> dict[str, Any]:
         if not NAME_RE.fullmatch(bot):
-            raise NotFound(f"no bot {bot[:80]!r} on this ladder")
-        versions = site.store.versions_of(bot)
-        view = site.standings.read()
-        owners = site.owners()
-        names = [league_name(v) for v in versions] if versions and bot not in site.house else [bot]
+            raise Refused(404, f"no bot {bot[:80]!r} on this ladder")
+        versions = service.store.versions_of(bot)
+        view = service.standings.read()
+        owners = service.owners()
+        names = [league_name(v) for v in versions] if versions and bot not in service.house else [bot]
         split = version_of(bot)
-        if not versions and bot not in site.house and split and site.store.version(*split):
-            raise Moved(f"{bot_page(split[0])}/v{split[1]}")  # a version's league name: its page
+        if not versions and bot not in service.house and split and service.store.version(*split):
+            raise Refused(303, "moved", {"Location": f"{bot_page(split[0])}/v{split[1]}"})  # a version's league name: its page
         rows = [r for r in (view.rows if view else ()) if r.get("bot") in names]
-        if not versions and bot not in site.house and not rows:
-            raise NotFound(f"no bot {bot!r} on this ladder")
-        games, total = find_games(site.ladder.folder, GameFilter(bots=tuple(names)), 0, BOT_GAMES)
-        retired_through, banned = site.store.bot_flags().get(bot, (0, False))
+        if not versions and bot not in service.house and not rows:
+            raise Refused(404, f"no bot {bot!r} on this ladder")
+        games, total = find_games(service.ladder.folder, GameFilter(bots=tuple(names)), 0, BOT_GAMES)
+        retired_through, banned = service.store.bot_flags().get(bot, (0, False))
         passed = [
             v for v in versions if v.state == State.PASSED and v.version > retired_through and not banned
         ]
-        league = site.service.league.status
+        league = service.league.status
         return {
             # A version that passed but has no row yet: why (its first game, or a league that
             # cannot play), rather than "passed" above "Not in the standings".
-            "newest_passed": league_name(passed[-1]) if passed and bot not in site.house else None,
+            "newest_passed": league_name(passed[-1]) if passed and bot not in service.house else None,
             "league_stopped": league.detail if league.state in ("failed", "paused") else None,
             "bot": bot,
-            "house": bot in site.house,
+            "house": bot in service.house,
             "retired_through": retired_through,
             "banned": banned,
-            "author": versions[0].author if versions and bot not in site.house else None,
-            "versions": [_version_row(v, rows, _shown(site, viewer, v, v.reason or "")) for v in reversed(versions)],
+            "author": versions[0].author if versions and bot not in service.house else None,
+            "versions": [_version_row(v, rows, _shown(service, viewer, v, v.reason or "")) for v in reversed(versions)],
             "rows": [{"shown": shown_row(r), "page": bot_page(bot)} for r in rows],
             "crosstable": _crosstable(view, names, owners),
             "games": _game_rows(games, owners),
@@ -273,12 +246,12 @@ def _bot(bot: str) -> Gather:
     return gather
 
 
-def _shown(site: Site, viewer: Viewer, sub: Submission, text: str) -> str:
+def _shown(service: Service, viewer: Viewer, sub: Submission, text: str) -> str:
     """``text`` of version ``sub`` (its reason, a check's line) as ``viewer`` may read it: its
     command and the server's folders only for its author (and the organisers)."""
     if viewer.may_see(sub.author):
         return text
-    ladder = site.ladder
+    ladder = service.ladder
     return sub.withheld(text, (ladder.version_folder(sub.id), ladder.versions_folder, ladder.folder))
 
 
@@ -300,29 +273,29 @@ def _version_row(sub: Submission, rows: list[dict[str, Any]], reason: str) -> di
     }
 
 
-async def bot_page_handler(request: Request) -> Response:
+async def bot_page_handler(service: Service, request: Request) -> Response:
     """``/bots/{bot}``: its versions, its standings and crosstable rows, its newest games."""
-    return await _show(request, "bot.html.j2", _bot(request.path_params["bot"]))
+    return await _show(service, request, "bot.html.j2", _bot(request.path_params["bot"]))
 
 
 def _version(bot: str, number: str) -> Gather:
-    def gather(site: Site, viewer: Viewer) -> dict[str, Any]:
+    def gather(service: Service, viewer: Viewer) -> dict[str, Any]:
         sub = (
-            site.store.version(bot, int(number))
+            service.store.version(bot, int(number))
             if NAME_RE.fullmatch(bot) and number.isascii() and number.isdigit() and len(number) < 10
             else None
         )
         if sub is None:
-            raise NotFound(f"no version {number[:20]!r} of bot {bot[:80]!r} on this ladder")
-        view = site.standings.read()
+            raise Refused(404, f"no version {number[:20]!r} of bot {bot[:80]!r} on this ladder")
+        view = service.standings.read()
         rows = [r for r in (view.rows if view else ()) if r.get("bot") == league_name(sub)]
         report = sub.report if isinstance(sub.report, dict) else None
         return {
             "sub": sub,
-            "row": _version_row(sub, rows, _shown(site, viewer, sub, sub.reason or "")),
+            "row": _version_row(sub, rows, _shown(service, viewer, sub, sub.reason or "")),
             "standing": [{"shown": shown_row(r), "page": bot_page(sub.bot)} for r in rows],
             "checks": [
-                {**c, "detail": _shown(site, viewer, sub, str(c.get("detail", "")))}
+                {**c, "detail": _shown(service, viewer, sub, str(c.get("detail", "")))}
                 for c in (report or {}).get("checks", [])
                 if isinstance(c, dict)
             ],
@@ -335,51 +308,51 @@ def _version(bot: str, number: str) -> Gather:
     return gather
 
 
-async def version_page(request: Request) -> Response:
+async def version_page(service: Service, request: Request) -> Response:
     """``/bots/{bot}/v{n}``: one version's state and its check's report; for its author (and
     the organisers) also its command, build log and the evidence of its first failure."""
     return await _show(
-        request, "version.html.j2", _version(request.path_params["bot"], request.path_params["n"])
+        service, request, "version.html.j2", _version(request.path_params["bot"], request.path_params["n"])
     )
 
 
 # -- games ------------------------------------------------------------------------------------
 
 
-def _names_of(site: Site, bot: str) -> tuple[str, ...]:
+def _names_of(service: Service, bot: str) -> tuple[str, ...]:
     """The league names a filter's bot stands for: each version of a submitted bot, else itself."""
-    if bot in site.house:
+    if bot in service.house:
         return (bot,)
-    versions = site.store.versions_of(bot)
+    versions = service.store.versions_of(bot)
     return tuple(league_name(v) for v in versions) or (bot,)
 
 
 def _games(params: dict[str, str]) -> Gather:
-    def gather(site: Site, viewer: Viewer) -> dict[str, Any]:
+    def gather(service: Service, viewer: Viewer) -> dict[str, Any]:
         bot = params.get("bot", "")
         won_by = params.get("won_by", "")
         fault = params.get("fault", "")
         raw_page = params.get("page", "1") or "1"
         if fault and fault not in FAULT_CHOICES:
-            raise BadRequest(f"fault {fault[:80]!r}: one of {', '.join(FAULT_CHOICES)}")
+            raise Refused(400, f"fault {fault[:80]!r}: one of {', '.join(FAULT_CHOICES)}")
         if not (raw_page.isascii() and raw_page.isdigit() and 1 <= int(raw_page) <= MAX_PAGE):
-            raise BadRequest(f"page {raw_page[:20]!r}: a whole number from 1 to {MAX_PAGE}")
+            raise Refused(400, f"page {raw_page[:20]!r}: a whole number from 1 to {MAX_PAGE}")
         number = int(raw_page)
         wanted = GameFilter(
-            bots=_names_of(site, _bot_name(bot, "bot")) if bot else (),
-            won_by=_names_of(site, _bot_name(won_by, "won_by")) if won_by and won_by != SHARED_FIRST else (),
+            bots=_names_of(service, _bot_name(bot, "bot")) if bot else (),
+            won_by=_names_of(service, _bot_name(won_by, "won_by")) if won_by and won_by != SHARED_FIRST else (),
             shared_first=won_by == SHARED_FIRST,
             fault=fault or None,
         )
-        games, total = find_games(site.ladder.folder, wanted, (number - 1) * GAMES_PER_PAGE, GAMES_PER_PAGE)
+        games, total = find_games(service.ladder.folder, wanted, (number - 1) * GAMES_PER_PAGE, GAMES_PER_PAGE)
         kept = {k: v for k, v in (("bot", bot), ("won_by", won_by), ("fault", fault)) if v}
         pages = max(1, -(-total // GAMES_PER_PAGE))
         return {
-            "games": _game_rows(games, site.owners()),
+            "games": _game_rows(games, service.owners()),
             "total": total,
             "first": (number - 1) * GAMES_PER_PAGE + 1,
             "filters": {"bot": bot, "won_by": won_by, "fault": fault},
-            "bots": sorted({*site.house, *site.store.bot_owners()}),
+            "bots": sorted({*service.house, *service.store.bot_owners()}),
             "faults": FAULT_CHOICES,
             "number": number,
             "pages": pages,
@@ -390,18 +363,18 @@ def _games(params: dict[str, str]) -> Gather:
     return gather
 
 
-async def games_page(request: Request) -> Response:
+async def games_page(service: Service, request: Request) -> Response:
     """``/games``: the finished games, newest first, by bot, winner and fault, a page at a time."""
     params = {k: request.query_params.get(k, "") for k in ("bot", "won_by", "fault", "page")}
-    return await _show(request, "games.html.j2", _games(params))
+    return await _show(service, request, "games.html.j2", _games(params))
 
 
 def _game(game_id: str) -> Gather:
-    def gather(site: Site, viewer: Viewer) -> dict[str, Any]:
-        record = game_record(site.ladder.folder, game_id) if GAME_ID_RE.fullmatch(game_id) else None
+    def gather(service: Service, viewer: Viewer) -> dict[str, Any]:
+        record = game_record(service.ladder.folder, game_id) if GAME_ID_RE.fullmatch(game_id) else None
         if record is None:
-            raise NotFound(f"no finished game {game_id[:80]!r} on this ladder")
-        owners = site.owners()
+            raise Refused(404, f"no finished game {game_id[:80]!r} on this ladder")
+        owners = service.owners()
         shown = shown_record(record, lambda name: viewer.may_see(owners.owner(name)))
         return {
             "record": shown,
@@ -438,33 +411,33 @@ def _seat_rows(record: GameRecord, owners: Owners, viewer: Viewer) -> list[dict[
     ]
 
 
-async def game_page(request: Request) -> Response:
+async def game_page(service: Service, request: Request) -> Response:
     """``/games/{id}``: one game, its seats and moves as tables, and its replay in the viewer."""
-    return await _show(request, "game.html.j2", _game(request.path_params["game_id"]))
+    return await _show(service, request, "game.html.j2", _game(request.path_params["game_id"]))
 
 
 # -- the ladder itself ------------------------------------------------------------------------
 
 
-def health(site: Site) -> dict[str, Any]:
+def health(service: Service) -> dict[str, Any]:
     """What a monitor (and the ladder's page) wants to know: the league's pace, the queue."""
     since = (dt.datetime.now(dt.UTC) - dt.timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M:%SZ")
-    states = site.store.state_counts()
-    league = site.ladder.league
-    status = site.service.league.status
+    states = service.store.state_counts()
+    league = service.ladder.league
+    status = service.league.status
     answer: dict[str, Any] = {
         "ok": True,
         "league": {"state": status.state, "detail": printable(status.detail), "since": status.since},
-        "paused": site.store.paused(),
+        "paused": service.store.paused(),
         "waiting": sum(n for s, n in states.items() if s.pending),
         "checking": states.get(State.CHECKING, 0),
         "versions": {s.value: states.get(s, 0) for s in State},
         "concurrency": league.concurrency,
         "executor": league.executor.kind.value,
-        "check_concurrency": site.ladder.settings.check.concurrency,
+        "check_concurrency": service.ladder.settings.check.concurrency,
     }
     try:
-        games, last_hour, last = recent_games(site.ladder.folder, since)
+        games, last_hour, last = recent_games(service.ladder.folder, since)
     except StoreError as e:
         return {**answer, "ok": False, "error": f"the league's results cannot be read: {printable(str(e))}"}
     answer |= {"games": games, "games_last_hour": last_hour, "last_game_at": last}
@@ -473,18 +446,17 @@ def health(site: Site) -> dict[str, Any]:
     return answer
 
 
-async def health_json(request: Request) -> Response:
+async def health_json(service: Service, request: Request) -> Response:
     """``/api/health``: ``ok`` and the figures of :func:`health`; 503 when the league's results
     cannot be read or the league cannot play."""
-    site = site_of(request)
-    answer = await run_in_threadpool(health, site)
+    answer = await run_in_threadpool(health, service)
     return JSONResponse(
         answer, status_code=200 if answer["ok"] else 503, headers={"Cache-Control": "no-store"}
     )
 
 
-def _ladder(site: Site, viewer: Viewer) -> dict[str, Any]:
-    league, settings = site.ladder.league, site.ladder.settings
+def _ladder(service: Service, viewer: Viewer) -> dict[str, Any]:
+    league, settings = service.ladder.league, service.ladder.settings
     tc = league.time_control
     p = league.params
     rows: list[tuple[str, str]] = [
@@ -494,7 +466,7 @@ def _ladder(site: Site, viewer: Viewer) -> dict[str, Any]:
         ("time control", f"{tc.describe()}; startup {tc.startup_ms} ms, margin {tc.margin_ms} ms"),
         ("rules", f"{p.sheep} sheep and {p.tiles} tiles per player, contact {p.contact}"),
         ("games at once", f"{league.concurrency} ({league.executor.kind.value} executor)"),
-        ("house bots", ", ".join(sorted(site.house))),
+        ("house bots", ", ".join(sorted(service.house))),
     ]
     if league.format.value == "continuous":
         c = league.continuous
@@ -529,34 +501,9 @@ def _ladder(site: Site, viewer: Viewer) -> dict[str, Any]:
             f"{archive}, {a.files} entries, {a.depth} folders deep, compressed {a.ratio}:1 at most",
         ),
     ]
-    return {"league": rows, "check": check, "limits": limits, "health": health(site)}
+    return {"league": rows, "check": check, "limits": limits, "health": health(service)}
 
 
-async def ladder_page(request: Request) -> Response:
+async def ladder_page(service: Service, request: Request) -> Response:
     """``/ladder``: the league's settings, the check a version must pass, the quotas, and health."""
-    return await _show(request, "ladder.html.j2", _ladder)
-
-
-def page_routes() -> list[BaseRoute]:
-    """The pages' routes and their static files, for :func:`arena.ladder.app.make_app`."""
-    return [
-        Route("/", standings_page, methods=["GET"]),
-        Route("/api/standings", standings_json, methods=["GET"]),
-        Route("/api/health", health_json, methods=["GET"]),
-        Route("/bots", bots_page, methods=["GET"]),
-        Route("/bots/{bot}", bot_page_handler, methods=["GET"]),
-        Route("/bots/{bot}/v{n}", version_page, methods=["GET"]),
-        Route("/games", games_page, methods=["GET"]),
-        Route("/games/{game_id}", game_page, methods=["GET"]),
-        Route("/ladder", ladder_page, methods=["GET"]),
-        *forms.form_routes(),
-        *kit_routes(),
-        Mount(
-            "/static",
-            StaticFiles(packages=[("arena.ladder", "static"), ("arena.report", "static")]),
-            name="static",
-        ),
-    ]
-
-
-__all__ = ["page_routes"]
+    return await _show(service, request, "ladder.html.j2", _ladder)

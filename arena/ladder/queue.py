@@ -9,7 +9,6 @@ start, never half joined.
 
 from __future__ import annotations
 
-import json
 import shutil
 import subprocess
 import threading
@@ -18,14 +17,15 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from arena.errors import ArchiveRefused
+from arena.ladder import folders
 from arena.ladder.child import end_child, start_child
-from arena.ladder.job import JOB_FILE, RESULT_FILE
+from arena.ladder.folders import ARCHIVE_FILE, INCOMING_PREFIX, JOB_STDERR, RESULT_FILE
+from arena.ladder.jobfiles import CheckJob, CheckResult
 from arena.ladder.settings import Ladder
-from arena.ladder.store import SUBMISSIONS_FOLDER, LadderStore, State, Submission
+from arena.ladder.store import LadderStore, State, Submission
 from arena.ladder.unpack import unpack
 from arena.league.schedule import derive_seed
 
-ARCHIVE_FILE = "archive"
 IDLE_WAIT_S = 1.0  # how long the thread sleeps with nothing to do (a new submission wakes it)
 STOP_GRACE_S = 10.0  # from SIGINT to SIGKILL of a check being abandoned
 MAX_ATTEMPTS = 2  # a check whose own process dies is tried again once, then failed
@@ -41,11 +41,6 @@ def next_submission(pending: Sequence[Submission], served: dict[str, int]) -> Su
     if not oldest:
         return None
     return min(oldest.values(), key=lambda s: (served.get(s.author, -1), s.id))
-
-
-def submission_folder(ladder: Ladder, sid: int) -> Path:
-    """Where submission ``sid`` keeps its archive, its unpacked folder and its check's files."""
-    return ladder.folder / SUBMISSIONS_FOLDER / str(sid)
 
 
 class CheckQueue:
@@ -67,8 +62,8 @@ class CheckQueue:
     def start(self) -> None:
         """Start taking work (submissions left half done by an earlier run come first in turn)."""
         # Uploads cut off before they were numbered (a crash mid-request) left only these.
-        for root in (self.ladder.folder / SUBMISSIONS_FOLDER, self.ladder.versions_folder):
-            for stale in root.glob(".incoming-*"):
+        for root in (self.ladder.folder / folders.SUBMISSIONS, self.ladder.versions_folder):
+            for stale in root.glob(INCOMING_PREFIX + "*"):
                 shutil.rmtree(stale, ignore_errors=True)
         self._thread.start()
 
@@ -102,13 +97,13 @@ class CheckQueue:
                 self.store.set_state(chosen.id, State.FAILED, reason=f"the ladder could not check it: {e!r}")
 
     def _work_on(self, sub: Submission) -> None:
-        folder = submission_folder(self.ladder, sub.id)
+        folder = folders.submission_folder(self.ladder.folder, sub.id)
         bot = self.ladder.version_folder(sub.id)
         shutil.rmtree(bot, ignore_errors=True)  # half built by an earlier run: start again
         bot.parent.mkdir(parents=True, exist_ok=True)
         (folder / RESULT_FILE).unlink(missing_ok=True)
         try:
-            unpack((folder / ARCHIVE_FILE).read_bytes(), bot, self.ladder.settings.archive, sub.archive_name)
+            unpack(folder / ARCHIVE_FILE, bot, self.ladder.settings.archive, sub.archive_name)
         except ArchiveRefused as e:
             self.store.set_state(sub.id, State.REFUSED, reason=str(e))
             return
@@ -116,20 +111,20 @@ class CheckQueue:
             self.store.set_state(sub.id, State.FAILED, reason=f"cannot unpack the kept archive: {e}")
             return
         self.store.set_state(sub.id, State.UNPACKED)
-        job = {
-            "ladder": str(self.ladder.league.path),
-            "bot": str(bot),
-            "command": list(sub.command),
-            "build": None if sub.build is None else list(sub.build),
-            "seed": derive_seed(self.ladder.league.seed, "ladder-check", sub.bot, sub.version),
-        }
-        (folder / JOB_FILE).write_text(json.dumps(job), encoding="utf-8")
+        CheckJob(
+            ladder_path=self.ladder.league.path,
+            ladder_text=self.ladder.text,
+            bot=bot,
+            command=sub.command,
+            build=sub.build,
+            seed=derive_seed(self.ladder.league.seed, "ladder-check", sub.bot, sub.version),
+        ).write(folder)
         self.store.set_state(sub.id, State.CHECKING)
         self._finish(sub, folder, *self._run_job(folder))
 
     def _run_job(self, folder: Path) -> tuple[int | None, str]:
         """Run the job to its end, its deadline or a stop: its exit code (None: not ended) and stderr."""
-        err_path = folder / "job.stderr"
+        err_path = folder / JOB_STDERR
         with err_path.open("wb") as err:
             self._job = proc = start_child("arena.ladder.job", [str(folder)], err)
             deadline = time.monotonic() + self.ladder.settings.check.timeout_ms / 1000
@@ -147,10 +142,9 @@ class CheckQueue:
     def _finish(self, sub: Submission, folder: Path, code: int | None, stderr: str) -> None:
         if code is None and self._stop.is_set():
             return  # abandoned: still pending, redone on the next start
-        result_file = folder / RESULT_FILE
-        if code == 0 and result_file.is_file():
-            r = json.loads(result_file.read_text(encoding="utf-8"))
-            self.store.set_state(sub.id, State(r["state"]), r["reason"], r["report"], r["build_log"])
+        if code == 0 and (folder / RESULT_FILE).is_file():
+            r = CheckResult.read(folder)
+            self.store.set_state(sub.id, r.state, r.reason, r.report, r.build_log)
             self.on_verdict()
             return
         if code is None:

@@ -21,8 +21,8 @@ from markupsafe import Markup, escape
 from starlette.requests import Request
 from starlette.responses import HTMLResponse
 
-from arena.ladder.session import CSRF_COOKIE, MAX_COOKIE_CHARS, csrf_token, new_csrf_cookie
-from arena.ladder.site import Site, Viewer
+from arena.ladder.service import Service, Viewer
+from arena.ladder.session import CSRF_COOKIE, MAX_COOKIE_CHARS, cookie_name, csrf_token, new_csrf_cookie
 from arena.league.tally import probability_text
 from arena.untrusted import printable, printable_lines
 
@@ -102,11 +102,14 @@ def secure(request: Request) -> bool:
 
 
 def page(
-    request: Request, site: Site, viewer: Viewer, template: str, status: int = 200, **context: Any
+    request: Request, service: Service, viewer: Viewer, template: str, status: int = 200, **context: Any
 ) -> HTMLResponse:
     """``template`` rendered for ``viewer``, with the headers every page has; a browser without
-    the form cookie gets one (every page may hold a form: signing out at least)."""
-    cookie = request.cookies.get(CSRF_COOKIE)
+    the form cookie gets one (every page may hold a form: signing out at least).  The forms'
+    token is bound to the viewer's session when signed in, else to the form cookie."""
+    tls = secure(request)
+    name = cookie_name(CSRF_COOKIE, tls)
+    cookie = request.cookies.get(name)
     fresh = not cookie or len(cookie) > MAX_COOKIE_CHARS
     if fresh:
         cookie = new_csrf_cookie()
@@ -116,14 +119,12 @@ def page(
         .get_template(template)
         .render(
             viewer=viewer,
-            csrf=csrf_token(site.secret, cookie),
-            ladder_name=site.ladder.league.name,
+            csrf=csrf_token(service.secret, viewer.session or cookie),
+            ladder_name=service.ladder.league.name,
             **context,
         )
     )
     response = HTMLResponse(html, status_code=status, headers=HEADERS)
     if fresh:
-        response.set_cookie(
-            CSRF_COOKIE, cookie, httponly=True, samesite="strict", secure=secure(request), path="/"
-        )
+        response.set_cookie(name, cookie, httponly=True, samesite="strict", secure=tls, path="/")
     return response

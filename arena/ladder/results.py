@@ -3,7 +3,9 @@
 The league run writes ``standings.json`` as games finish and keeps every game in
 ``results.sqlite`` (:mod:`arena.league.store`); the pages read both, never write them.
 The standings are read again only when the file changed (a page every two seconds from
-each open browser costs a ``stat``); a game's record is read whole only for its own page.
+each open browser costs a ``stat``), the line of a continuous league's pair tests with them
+(the league writes it there: :meth:`PairTests.from_json`); a game's record is read whole only
+for its own page.
 
 A bot's stderr tail, info lines, first stdout lines, conversation and command may hold
 its author's secrets: :func:`shown_record` blanks them in every seat whose bot the viewer
@@ -14,7 +16,6 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -23,17 +24,16 @@ from urllib.parse import quote
 
 from arena.errors import EmptyStoreError, StoreError
 from arena.game.record import GameRecord
+from arena.ladder.folders import STANDINGS_FILE
 from arena.ladder.names import version_of
-from arena.league.continuous import stored_pairs
 from arena.league.game_filter import GameFilter
 from arena.league.game_summary import GameSummary
+from arena.league.neighbours import PairTests
 from arena.league.standings import RETIRED_MARK
 from arena.league.store import STORE_NAME, ResultStore
 from arena.league.tally import probability_text
 
-STANDINGS_FILE = "standings.json"
 MAX_STANDINGS_BYTES = 64 * 1024 * 1024  # a league of thousands of bots stays far below
-PAIRS_EVERY_S = 15.0
 
 
 def bot_page(name: str) -> str:
@@ -104,18 +104,12 @@ class StandingsView:
 
 
 class StandingsReader:
-    """``standings.json`` of a results folder, read again only when it changed.
-
-    The pairs line reads every game of the store: it is made again at most every
-    :data:`PAIRS_EVERY_S` while the league plays (a file rewritten after each game), and at
-    once when the bots in the table change.
-    """
+    """``standings.json`` of a results folder, read again only when it changed."""
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
         self._lock = threading.Lock()  # held while the file is read: one reader, the others wait
         self._cached: StandingsView | None = None
-        self._pairs_of: tuple[tuple[str, ...], float, str] | None = None  # bots, when, the line
 
     def read(self) -> StandingsView | None:
         """The standings, or None before the league wrote any (or while it writes a broken file)."""
@@ -146,28 +140,18 @@ class StandingsReader:
                 players=int(data.get("players") or 0),
                 rows=rows,
                 crosstable=crosstable if isinstance(crosstable, dict) else {},
-                pairs=self._pairs(rows),
+                pairs=_pairs_line(data, rows),
             )
         except (OSError, ValueError, TypeError, KeyError):
             return None
 
-    def _pairs(self, rows: tuple[dict[str, Any], ...]) -> str:
-        playing = [(str(r.get("bot")), r.get("better_than_next")) for r in rows if not r.get("retired")]
-        bots = tuple(sorted(b for b, _p in playing))
-        now = time.monotonic()
-        if (
-            self._pairs_of is not None
-            and self._pairs_of[0] == bots
-            and now - self._pairs_of[1] < PAIRS_EVERY_S
-        ):
-            return self._pairs_of[2]
-        try:
-            with ResultStore.open(self.folder) as store:
-                line = stored_pairs(store, playing)
-        except StoreError:
-            line = ""
-        self._pairs_of = (bots, now, line)
-        return line
+
+def _pairs_line(data: dict[str, Any], rows: tuple[dict[str, Any], ...]) -> str:
+    """A continuous league's ``at 95%: ordered a > b; ...`` as standings.json holds it ("" for
+    another league)."""
+    better = {str(r.get("bot")): r.get("better_than_next") for r in rows}
+    tests = PairTests.from_json(data.get("pairs"), data.get("pair_test"), better)
+    return "" if tests is None else tests.summary()
 
 
 def open_results(folder: Path) -> ResultStore | None:
@@ -215,9 +199,9 @@ def recent_games(folder: Path, since: str) -> tuple[int, int, str | None]:
 
 def shown_record(record: GameRecord, may_see: Callable[[str], bool]) -> GameRecord:
     """``record`` with what only a bot's author may read blanked in every seat of a bot for
-    which ``may_see(name)`` is False: its stderr, info lines, first stdout lines, conversation,
-    command and the arena's hint (it may quote a path); also the run's own notes (``extra``,
-    e.g. a worker's address) unless every seat may be seen."""
+    which ``may_see(name)`` is False: its stderr (its tail and its turns), info lines, first
+    stdout lines, conversation, command and the arena's hint (it may quote a path); also the
+    run's own notes (``extra``, e.g. a worker's address) unless every seat may be seen."""
     seats = tuple(
         s
         if may_see(s.name)
@@ -225,6 +209,7 @@ def shown_record(record: GameRecord, may_see: Callable[[str], bool]) -> GameReco
             s,
             command=(),
             stderr_tail="",
+            stderr_turns=(),
             stdout_head=(),
             infos=(),
             info_plies=(),

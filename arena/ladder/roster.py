@@ -20,13 +20,13 @@ from typing import Any
 
 import yaml
 
+from arena.ladder.folders import LEAGUE_FILE
 from arena.ladder.names import version_name
 from arena.ladder.settings import Ladder
 from arena.ladder.store import LadderStore, Submission
 from arena.league.config.reader import beside
 from arena.league.results_folder import write_atomic
 
-LEAGUE_FILE = "ladder-league.yaml"
 HEADER = (
     "# Written by `arena serve` from the ladder file and the versions that passed their checks;\n"
     "# rewritten whenever one joins or is retired. Edit the ladder file, not this one.\n"

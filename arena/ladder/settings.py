@@ -14,7 +14,7 @@ from pathlib import Path
 from arena import builtin_bots
 from arena.check import MIN_CONFORMANCE_GAMES, CheckOptions, SprtOptions
 from arena.game.sandbox.bwrap import SandboxPolicy
-from arena.ladder.store import SUBMISSIONS_FOLDER
+from arena.ladder import folders
 from arena.league.config import TournamentConfig, parse_config
 from arena.league.config.reader import Reader, beside
 from arena.league.config.yamlfile import load_nodes
@@ -27,8 +27,6 @@ SPRT_KEYS = {"baseline", "elo0", "elo1", "alpha", "beta", "max_games"}
 QUOTA_KEYS = {"versions_per_hour", "versions_per_day", "mb_per_day"}
 ARCHIVE_KEYS = {"max_mb", "unpacked_mb", "files", "ratio", "depth"}
 MB = 1024 * 1024
-VERSIONS_SUFFIX = "-bots"  # the versions' folders: RESULTS-bots/ID, beside the results folder
-OLD_BOT_FOLDER = "bot"  # where a ladder of an older arena unpacked a version: submissions/ID/bot
 
 
 class SubmitPolicy(enum.StrEnum):
@@ -91,6 +89,7 @@ class Ladder:
     settings: LadderSettings
     # Where the league's bots start (the file's ``cwd``): the check's opponents start there too.
     cwd: Path
+    text: str = ""  # the file as read: each version's check reads it again from here
 
     @property
     def folder(self) -> Path:
@@ -102,14 +101,13 @@ class Ladder:
         """Where each version's unpacked and built folder lives (``ID/``, its submission's id):
         beside the results folder (``RESULTS-bots``), never in it, so that no sandbox is ever
         given a path inside the folder that holds the ladder's stores and key."""
-        return self.folder.with_name(self.folder.name + VERSIONS_SUFFIX)
+        return folders.versions_folder(self.folder)
 
     def version_folder(self, sid: int) -> Path:
         """The folder submission ``sid`` is unpacked, built, checked and played in.  A ladder
         made by an older arena kept it in its results folder (``submissions/ID/bot``): a version
         already there stays there, as the league stored it."""
-        old = self.folder / SUBMISSIONS_FOLDER / str(sid) / OLD_BOT_FOLDER
-        return old if old.is_dir() else self.versions_folder / str(sid)
+        return folders.version_folder(self.folder, sid)
 
     def check_options(self, command: tuple[str, ...], bot_cwd: Path, seed: int) -> CheckOptions:
         """The check of one submitted version: the ladder's gate under the league's clock and limits."""
@@ -157,7 +155,7 @@ def parse_ladder(text: str, path: Path) -> Ladder:
     section = top.child(LADDER_KEY, LADDER_KEYS)
     if section is None:
         top.fail(root, f"a ladder file needs a {LADDER_KEY!r} section (`ladder: {{}}` takes the defaults)")
-    return Ladder(league, read_settings(section), cwd)
+    return Ladder(league, read_settings(section), cwd, text)
 
 
 def read_settings(section: Reader) -> LadderSettings:

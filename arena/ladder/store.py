@@ -24,13 +24,15 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import LadderError
+from arena.ladder.folders import LADDER_STORE, SUBMISSIONS
 
-LADDER_STORE_NAME = "ladder.sqlite"
-SUBMISSIONS_FOLDER = "submissions"
-SCHEMA_VERSION = 2
-# Version 2 added ``bots``: the organiser's retire and ban of a bot (a version 1 store is
-# upgraded in place: the table starts empty).
+LADDER_STORE_NAME = LADDER_STORE
+SCHEMA_VERSION = 3
+# Version 2 added ``bots``: the organiser's retire and ban of a bot; version 3 ``sessions``:
+# the pages' sign-ins, kept so that signing out ends them (an older store is upgraded in
+# place: the new tables start empty).
 TOKEN_BYTES = 32
+SESSIONS_PER_AUTHOR = 16  # an author's sessions at once (browsers, machines); the oldest ends
 
 _BOTS_TABLE = """
 CREATE TABLE bots (
@@ -39,6 +41,17 @@ CREATE TABLE bots (
     banned INTEGER NOT NULL DEFAULT 0
 );
 """
+
+_SESSIONS_TABLE = """
+CREATE TABLE sessions (
+    token_sha256 TEXT PRIMARY KEY,
+    author_id INTEGER NOT NULL REFERENCES authors(id),
+    began REAL NOT NULL
+);
+CREATE INDEX sessions_by_author ON sessions (author_id, began);
+"""
+# What upgrades a store of each older version to this one.
+_UPGRADES = {"1": _BOTS_TABLE + _SESSIONS_TABLE, "2": _SESSIONS_TABLE}
 
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -78,7 +91,7 @@ CREATE TABLE actions (
     subject TEXT NOT NULL,
     detail TEXT NOT NULL
 );
-""" + _BOTS_TABLE
+""" + _BOTS_TABLE + _SESSIONS_TABLE
 
 
 class State(enum.StrEnum):
@@ -172,7 +185,8 @@ class Submission:
 
 def _schema_of(conn: sqlite3.Connection, path: Path) -> str | None:
     """The schema version of the store on ``conn`` (None: no tables yet, a new store), one this
-    arena reads (``1`` or :data:`SCHEMA_VERSION`); LadderError for any other file."""
+    arena reads (an older one it upgrades, or :data:`SCHEMA_VERSION`); LadderError for any
+    other file."""
     try:
         if conn.execute("SELECT 1 FROM sqlite_master WHERE type='table' LIMIT 1").fetchone() is None:
             return None
@@ -180,7 +194,7 @@ def _schema_of(conn: sqlite3.Connection, path: Path) -> str | None:
     except sqlite3.DatabaseError as e:
         raise LadderError(f"{str(path)!r} is not a ladder store: {e}") from None
     version = str(row[0]) if row else None
-    if version in ("1", str(SCHEMA_VERSION)):
+    if version in _UPGRADES or version == str(SCHEMA_VERSION):
         return version
     why = (
         "newer than this arena"
@@ -218,7 +232,7 @@ class LadderStore:
             # it to WAL, as a ladder store is, would already change it).
             cls._look(path)
         folder.mkdir(parents=True, exist_ok=True)
-        (folder / SUBMISSIONS_FOLDER).mkdir(exist_ok=True)
+        (folder / SUBMISSIONS).mkdir(exist_ok=True)
         try:
             conn = sqlite3.connect(path, timeout=10, isolation_level=None, check_same_thread=False)
             conn.execute("PRAGMA journal_mode=WAL")
@@ -260,10 +274,10 @@ class LadderStore:
             self._conn.executescript(
                 f"BEGIN; {_SCHEMA} INSERT INTO meta VALUES ('schema', '{SCHEMA_VERSION}'); COMMIT;"
             )
-        elif version == "1":
-            # Version 1 to 2: the bots table, in one transaction (a crash leaves version 1).
+        elif version in _UPGRADES:
+            # The tables added since, in one transaction (a crash leaves the older version).
             self._conn.executescript(
-                f"BEGIN; {_BOTS_TABLE} UPDATE meta SET value='{SCHEMA_VERSION}' WHERE key='schema'; COMMIT;"
+                f"BEGIN; {_UPGRADES[version]} UPDATE meta SET value='{SCHEMA_VERSION}' WHERE key='schema'; COMMIT;"
             )
 
     def close(self) -> None:
@@ -567,12 +581,40 @@ class LadderStore:
     # What the web pages read ----------------------------------------------------------------
 
     def session_secret(self) -> bytes:
-        """The key that signs the pages' session cookies and form tokens: drawn at the first
-        start that asks, then kept (a restart keeps everyone signed in)."""
+        """The key that signs the pages' form tokens: drawn at the first start that asks, then
+        kept (a restart keeps every form's token good)."""
         with self._tx() as c:
             c.execute("INSERT OR IGNORE INTO meta VALUES ('session_secret', ?)", (secrets.token_hex(32),))
             value = c.execute("SELECT value FROM meta WHERE key='session_secret'").fetchone()[0]
         return bytes.fromhex(str(value))
+
+    def begin_session(self, author: Author, digest: str, now: float, lasts_s: float) -> None:
+        """Keep a new session of ``author`` (its token's SHA-256 ``digest``), begun ``now``;
+        forget the sessions over ``lasts_s`` old, and the author's oldest past
+        :data:`SESSIONS_PER_AUTHOR`."""
+        with self._tx() as c:
+            c.execute("DELETE FROM sessions WHERE began < ?", (now - lasts_s,))
+            c.execute("INSERT INTO sessions (token_sha256, author_id, began) VALUES (?, ?, ?)", (digest, author.id, now))
+            c.execute(
+                "DELETE FROM sessions WHERE author_id=? AND token_sha256 NOT IN "
+                "(SELECT token_sha256 FROM sessions WHERE author_id=? ORDER BY began DESC, rowid DESC LIMIT ?)",
+                (author.id, author.id, SESSIONS_PER_AUTHOR),
+            )
+
+    def session_author(self, digest: str, now: float, lasts_s: float) -> Author | None:
+        """The author of the session whose token's SHA-256 is ``digest``, if it began less than
+        ``lasts_s`` before ``now`` and has not ended."""
+        rows = self._rows(
+            "SELECT a.id, a.name, a.admin, a.banned FROM sessions s JOIN authors a ON a.id=s.author_id "
+            "WHERE s.token_sha256=? AND s.began >= ?",
+            (digest, now - lasts_s),
+        )
+        return Author(rows[0][0], rows[0][1], bool(rows[0][2]), bool(rows[0][3])) if rows else None
+
+    def end_session(self, digest: str) -> None:
+        """Forget the session whose token's SHA-256 is ``digest`` (signed out)."""
+        with self._tx() as c:
+            c.execute("DELETE FROM sessions WHERE token_sha256=?", (digest,))
 
     def author_named(self, name: str) -> Author | None:
         """The author called ``name``, or None."""
@@ -587,6 +629,13 @@ class LadderStore:
         """Version ``number`` of ``bot``, or None."""
         found = self._submissions("WHERE s.bot=? AND s.version=?", (bot, number))
         return found[0] if found else None
+
+    def bot_owner(self, bot: str) -> str | None:
+        """The author of ``bot`` (None: no version of it yet)."""
+        rows = self._rows(
+            "SELECT a.name FROM submissions s JOIN authors a ON a.id=s.author_id WHERE s.bot=? LIMIT 1", (bot,)
+        )
+        return str(rows[0][0]) if rows else None
 
     def bot_owners(self) -> dict[str, str]:
         """Each submitted bot's author (no report is read: cheap enough for every page)."""

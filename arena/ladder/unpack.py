@@ -123,30 +123,38 @@ def archive_kind(data: bytes) -> str | None:
     return None
 
 
-def unpack(data: bytes, target: Path, limits: ArchiveLimits, name: str = "archive") -> Unpacked:
-    """Unpack ``data`` into ``target`` (created here: it must not exist) under ``limits``.
+def unpack(source: bytes | Path, target: Path, limits: ArchiveLimits, name: str = "archive") -> Unpacked:
+    """Unpack ``source`` (the archive's bytes, or its file, read as it goes) into ``target``
+    (created here: it must not exist) under ``limits``.
 
     On a refusal ``target`` is removed and :class:`ArchiveRefused` says which rule and entry.
     """
-    if len(data) > limits.max_bytes:
-        raise ArchiveRefused(Rule.ARCHIVE_SIZE, name, f"{len(data)} bytes, more than {limits.max_bytes}")
-    kind = archive_kind(data)
-    if kind is None:
-        raise ArchiveRefused(Rule.FORMAT, name, "not a tar, tar.gz or zip archive")
-    os.mkdir(target, 0o755)
-    budget = _Budget(limits, len(data))
-    try:
-        root = os.open(target, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    with contextlib.ExitStack() as stack:
+        if isinstance(source, Path):
+            archive: IO[bytes] = stack.enter_context(source.open("rb"))
+            size = os.fstat(archive.fileno()).st_size
+        else:
+            archive, size = io.BytesIO(source), len(source)
+        if size > limits.max_bytes:
+            raise ArchiveRefused(Rule.ARCHIVE_SIZE, name, f"{size} bytes, more than {limits.max_bytes}")
+        kind = archive_kind(archive.read(512))
+        archive.seek(0)
+        if kind is None:
+            raise ArchiveRefused(Rule.FORMAT, name, "not a tar, tar.gz or zip archive")
+        os.mkdir(target, 0o755)
+        budget = _Budget(limits, size)
         try:
-            if kind == "zip":
-                _unpack_zip(data, root, budget, name)
-            else:
-                _unpack_tar(data, root, budget, name)
-        finally:
-            os.close(root)
-    except BaseException:
-        shutil.rmtree(target, ignore_errors=True)
-        raise
+            root = os.open(target, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+            try:
+                if kind == "zip":
+                    _unpack_zip(archive, root, budget, name)
+                else:
+                    _unpack_tar(archive, root, budget, name)
+            finally:
+                os.close(root)
+        except BaseException:
+            shutil.rmtree(target, ignore_errors=True)
+            raise
     return Unpacked(target, budget.entries, budget.written)
 
 
@@ -228,9 +236,9 @@ def _read(src: IO[bytes], name: str) -> bytes:
         raise ArchiveRefused(Rule.DAMAGED, name, f"its data cannot be read: {e}") from None
 
 
-def _unpack_tar(data: bytes, root: int, budget: _Budget, name: str) -> None:
+def _unpack_tar(archive: IO[bytes], root: int, budget: _Budget, name: str) -> None:
     try:
-        with tarfile.open(fileobj=io.BytesIO(data), mode="r:*") as tar:
+        with tarfile.open(fileobj=archive, mode="r:*") as tar:
             for member in tar:  # headers one at a time: 100,000 entries stop at the limit
                 budget.entry(member.name)
                 parts = _parts(member.name, budget.limits)
@@ -251,9 +259,9 @@ def _unpack_tar(data: bytes, root: int, budget: _Budget, name: str) -> None:
         raise ArchiveRefused(Rule.FORMAT, name, f"cannot read it as a tar archive: {e}") from None
 
 
-def _unpack_zip(data: bytes, root: int, budget: _Budget, name: str) -> None:
+def _unpack_zip(archive: IO[bytes], root: int, budget: _Budget, name: str) -> None:
     try:
-        with zipfile.ZipFile(io.BytesIO(data)) as zf:
+        with zipfile.ZipFile(archive) as zf:
             infos = zf.infolist()
             if len(infos) > budget.limits.files:
                 raise ArchiveRefused(

@@ -51,11 +51,12 @@ from enum import Enum
 
 import trueskill
 
-from arena.league.config import DEFAULT_CONFIDENCE, DEFAULT_INDIFFERENCE, ContinuousConfig
+from arena.league.config import ContinuousConfig
 from arena.league.neighbours import Neighbours, PairTests, Standing, describe
 from arena.league.rating import conservative
 from arena.league.schedule import ScheduledGame, derive_seed, groups, seat_orders
 from arena.league.store import ResultStore
+from arena.league.stored import StoredLeague
 from arena.league.tally import Row, better_than
 from arena.stats.game_table import GameTable, Seats
 from arena.stats.pair_test import PairEvidence, PairVerdict, verdict
@@ -420,17 +421,8 @@ def playing_rows(rows: Sequence[Row]) -> list[tuple[str, float | None]]:
 def stored_pair_tests(store: ResultStore, rows: Sequence[tuple[str, float | None]]) -> PairTests | None:
     """:func:`standings_pairs` of a stored continuous league's ``rows`` (as there); None for
     another league, or a stored file whose settings cannot be read."""
-    raw = store.get_meta("config") or {}
-    if not isinstance(raw, dict) or not (raw.get("format") == "continuous" or raw.get("rounds") == "until_stable"):
-        return None
-    try:
-        settings = ContinuousConfig(
-            confidence=float(raw.get("confidence", DEFAULT_CONFIDENCE)),
-            indifference=float(raw.get("indifference", DEFAULT_INDIFFERENCE)),
-        )
-        if not (0.5 < settings.confidence < 1 and settings.indifference > 0):
-            return None
-    except (TypeError, ValueError):
+    settings = StoredLeague.read(store).continuous()
+    if settings is None:
         return None
     league = ContinuousLeague(
         [bot for bot, _p in rows], 2, 0, "all", settings, RatingConfig(), store.schedule(),

@@ -9,7 +9,7 @@ one line under them); :mod:`arena.league.continuous` makes it from its pair test
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -80,3 +80,23 @@ class PairTests:
     def to_json(self) -> list[dict[str, Any]]:
         """The pairs as standings.json writes them."""
         return [{"above": p.above, "below": p.below, "verdict": p.standing.value} for p in self.pairs]
+
+    @classmethod
+    def from_json(cls, pairs: Any, test: Any, better: Mapping[str, float | None]) -> PairTests | None:
+        """The pair tests as standings.json holds them: ``pairs`` as :meth:`to_json` wrote
+        them, ``test`` its ``pair_test`` (``confidence`` and ``indifference``), and each pair's
+        P from ``better`` (the upper bot's ``better_than_next`` in the file's rows, as
+        :func:`arena.league.continuous.standings_pairs` takes it).  None for a league without
+        pair tests, or a file whose pairs cannot be read (a reader of a file another process
+        writes takes what it can, and says nothing it cannot)."""
+        if not isinstance(pairs, list) or not isinstance(test, dict):
+            return None
+        try:
+            confidence, indifference = float(test["confidence"]), float(test["indifference"])
+            read = tuple(
+                Neighbours(str(p["above"]), str(p["below"]), float(better.get(str(p["above"])) or 0.0), Standing(p["verdict"]))
+                for p in pairs
+            )
+        except (KeyError, TypeError, ValueError):
+            return None
+        return cls(confidence, indifference, read)

@@ -33,7 +33,7 @@ from arena.league.rating import RatingCheckpoint
 from arena.league.schedule import ScheduledGame
 from arena.league.sqlite_read import connect_read_only
 from arena.league.store_schema import SCHEMA_VERSION, schema_version
-from arena.league.tally import BotTotals, Tally
+from arena.league.tally import SQL_RESULTS_BETWEEN, SQL_TOTALS, BotTotals, Tally
 
 STORE_NAME = "results.sqlite"
 # A game's place: the schedule's order, not the order games were saved in (the
@@ -533,15 +533,7 @@ class ResultStore:
         with self._reading():
             q = self.conn.execute
             tally.count = self._count("summaries")
-            # A first place counts only in a game some bot finished without a fault (as Tally.add).
-            first = "t.rank = 1 AND EXISTS (SELECT 1 FROM seats o WHERE o.game_id = t.game_id AND o.fault IS NULL)"
-            for bot, players, games, places, wins, half, hexes, unsandboxed, network, shared in q(
-                f"SELECT t.bot, g.players, count(*), sum(t.rank), sum({first}), sum(t.half_points), "
-                "sum(t.hexes), sum(NOT t.sandboxed), max(t.network), "
-                # A shared first place earns fewer half points than beating every opponent.
-                f"sum({first} AND t.half_points < 2 * (g.players - 1)) "
-                "FROM seats t JOIN summaries g USING (game_id) GROUP BY t.bot, g.players"
-            ):
+            for bot, players, games, places, wins, half, hexes, unsandboxed, network, shared in q(SQL_TOTALS):
                 tally.totals[bot, players] = BotTotals(
                     games, places, wins, half, hexes, unsandboxed, bool(network), shared
                 )
@@ -554,13 +546,7 @@ class ResultStore:
                 "FROM seats t JOIN summaries g USING (game_id) GROUP BY g.players, t.seat"
             ):
                 tally.seats[players, seat] = [n, half]
-            # Between every two bots of a game (any size): placed ahead, same place, behind.  Each
-            # two seats once (the later seat's results are the same games read the other way).
-            for me, other, ahead, tied, behind in q(
-                "SELECT a.bot, b.bot, sum(a.rank < b.rank), sum(a.rank = b.rank), sum(a.rank > b.rank) "
-                "FROM seats a JOIN seats b ON b.game_id = a.game_id AND b.seat > a.seat AND b.bot != a.bot "
-                "GROUP BY a.bot, b.bot"
-            ):
+            for me, other, ahead, tied, behind in q(SQL_RESULTS_BETWEEN):
                 for x, y, sums in ((me, other, (ahead, tied, behind)), (other, me, (behind, tied, ahead))):
                     cell = tally.cross[x].setdefault(y, [0] * 8)
                     for i, n in enumerate(sums):

@@ -107,10 +107,3 @@ def stored_standings(
     """The standings of every game in ``store`` (no record is read); ``retired`` bots marked."""
     return LeagueTable.load(store, bots, rating, retired=retired).standings()
 
-
-def retired_bots(store: ResultStore) -> list[str]:
-    """The bots the last run scheduled no games for: retired in its file (or ``--without``), or removed."""
-    raw = store.get_meta("config") or {}
-    bots = raw.get("bots", []) if isinstance(raw, dict) else []
-    marked = [b.get("name") for b in bots if isinstance(b, dict) and b.get("retired") is True]
-    return [b for b in [*marked, *(store.get_meta("retired") or [])] if isinstance(b, str)]

@@ -273,6 +273,30 @@ class BotTotals:
     shared_firsts: int = 0
 
 
+# The scoring rule of Tally.add in SQL, for ResultStore.tally to add up a large league in
+# the database (tests/unit/league/test_tally_sql.py: the same sums on any games).  ``t`` is a
+# row of the store's ``seats``, ``g`` its game's row of ``summaries``.
+# A first place counts only in a game some bot finished without a fault.
+SQL_FIRST_PLACE = "t.rank = 1 AND EXISTS (SELECT 1 FROM seats o WHERE o.game_id = t.game_id AND o.fault IS NULL)"
+# A bot's BotTotals with ``players`` players, as (bot, players, games, places, wins, half_points,
+# hexes, unsandboxed, network, shared_firsts).
+SQL_TOTALS = (
+    f"SELECT t.bot, g.players, count(*), sum(t.rank), sum({SQL_FIRST_PLACE}), sum(t.half_points), "
+    "sum(t.hexes), sum(NOT t.sandboxed), max(t.network), "
+    # A shared first place earns fewer half points than beating every opponent.
+    f"sum({SQL_FIRST_PLACE} AND t.half_points < 2 * (g.players - 1)) "
+    "FROM seats t JOIN summaries g USING (game_id) GROUP BY t.bot, g.players"
+)
+# Between every two bots of a game (any size) and not a bot and itself: (bot, other, placed
+# ahead, same place, behind), each two seats once (the later seat's are the same games read the
+# other way).
+SQL_RESULTS_BETWEEN = (
+    "SELECT a.bot, b.bot, sum(a.rank < b.rank), sum(a.rank = b.rank), sum(a.rank > b.rank) "
+    "FROM seats a JOIN seats b ON b.game_id = a.game_id AND b.seat > a.seat AND b.bot != a.bot "
+    "GROUP BY a.bot, b.bot"
+)
+
+
 class Tally:
     """Sums over finished games, in any order; :meth:`standings` turns them into rows."""
 
@@ -291,7 +315,8 @@ class Tally:
         self.first: tuple[int, int] | None = None  # (index, players) of the first game in the schedule
 
     def add(self, game: GameSummary) -> None:
-        """Add one finished game's figures to the sums."""
+        """Add one finished game's figures to the sums (SQL_TOTALS and SQL_RESULTS_BETWEEN
+        state the same rule for the store to add up)."""
         self.count += 1
         if self.first is None or game.index < self.first[0]:
             self.first = (game.index, game.players)

@@ -15,7 +15,7 @@ from arena.errors import StoreError
 from arena.game.record import GameRecord
 from arena.league.results_folder import write_atomic
 from arena.league.store import ResultStore, store_path, write_error
-from arena.league.table import retired_bots
+from arena.league.stored import StoredLeague
 from arena.report.page import replay_page, report_page, report_page_parts
 from arena.report.summary import ReportData, build_report_data
 from arena.stats.settings import RatingConfig
@@ -78,18 +78,17 @@ def tournament_report(
     while the store is open.
     """
     games: Iterable[GameRecord] = StoredRecords(store) if records is None else list(records)
-    raw = store.get_meta("config") or {}
-    name = store.get_meta("name") or raw.get("name") or store.path.parent.name
+    stored = StoredLeague.read(store)
     return build_report_data(
-        name=str(name),
+        name=stored.title(),
         records=games,
         bots=bots,
         total=store.schedule_size(),
-        raw_config=raw,
+        raw_config=stored.raw,
         rounds=store.rounds(),
         rating=rating,
         running=running,
-        retired=retired_bots(store),
+        retired=stored.retired(),
     )
 
 

@@ -4,6 +4,7 @@ loopback port, and waiting for a submission's state."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import select
@@ -13,7 +14,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -218,3 +219,41 @@ async def _read_concurrently(url: str, paths: Sequence[str], readers: int, secon
     finally:
         await asyncio.gather(*(c.aclose() for c in clients))
     return readings
+
+
+class LifespanFailed(AssertionError):
+    """The application's startup or shutdown failed: the message it sent."""
+
+
+@contextlib.asynccontextmanager
+async def running(app: Any) -> AsyncIterator[httpx.AsyncClient]:
+    """``app`` as a server runs it: its lifespan's startup, a client of it, then its shutdown
+    (httpx's ASGI transport alone skips the lifespan); LifespanFailed if either fails."""
+    inbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+    outbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+
+    async def receive() -> dict[str, Any]:
+        return await inbox.get()
+
+    async def send(message: dict[str, Any]) -> None:
+        await outbox.put(message)
+
+    async def answer(expected: str) -> None:
+        message = await asyncio.wait_for(outbox.get(), 60)
+        if message["type"] != expected:
+            raise LifespanFailed(f"{message['type']}: {message.get('message', '')}")
+
+    task = asyncio.create_task(app({"type": "lifespan", "asgi": {"version": "3.0"}, "state": {}}, receive, send))
+    await inbox.put({"type": "lifespan.startup"})
+    await answer("lifespan.startup.complete")
+    try:
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://ladder.test") as client:
+            yield client
+    finally:
+        await inbox.put({"type": "lifespan.shutdown"})
+        try:
+            await answer("lifespan.shutdown.complete")
+        finally:
+            with contextlib.suppress(Exception):  # the failure is the message above
+                await asyncio.wait_for(task, 60)

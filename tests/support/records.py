@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from arena.game.record import Fault, FaultKind, GameRecord, SeatRecord, Standing
+from arena.game.record import Fault, FaultKind, GameRecord, SeatRecord, Standing, StderrTurn
 from arena.rules import Params
 
 # (The NUL-delimited token is the one the page is split at to write its games a piece at a time.)
@@ -21,6 +21,7 @@ def hostile(record: GameRecord) -> GameRecord:
             stderr_tail=HOSTILE + "\nsecond line",
             infos=(HOSTILE,),
             info_plies=(0,),
+            stderr_turns=(StderrTurn(0, (HOSTILE, "turn line"), 1234),),
             fault=Fault(FaultKind.PROTOCOL_ERROR, f"got {HOSTILE!r}", len(record.moves)) if i else None,
         )
         for i, s in enumerate(record.seats)

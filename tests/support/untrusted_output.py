@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import pytest
 
-from arena.game.record import GameRecord
+from arena.game.record import GameRecord, StderrTurn
 from arena.game.referee import BotSpec, GameSetup, Referee
 from arena.rules import random_board
 from tests.support.fakebot import ScriptedChannel, engine_bot, scripted
@@ -89,7 +89,15 @@ def hostile_record(game_id: str, names: tuple[str, str], line: str) -> GameRecor
     record = Referee(GameSetup(board=random_board(5, 8), seed=5), specs, [engine_bot("a"), bad]).run()
     assert record.seats[1].fault is not None and line[:5] in record.seats[1].fault.detail
     seats = tuple(
-        replace(s, name=n, reported_name=HOSTILE[0], stderr_tail=line, infos=(line,))
+        replace(
+            s,
+            name=n,
+            reported_name=HOSTILE[0],
+            stderr_tail=line,
+            infos=(line,),
+            info_plies=(0,),
+            stderr_turns=(StderrTurn(-1, (line,)), StderrTurn(0, tuple(HOSTILE))),
+        )
         for s, n in zip(record.seats, names, strict=True)
     )
     return replace(record, game_id=game_id, seats=seats)

@@ -45,6 +45,8 @@ from arena.league.config.model import (
     SeatOrder,
     TlsFiles,
     TournamentConfig,
+    continuous_problem,
+    continuous_settings_problem,
 )
 from arena.league.config.parse import load_config, parse_config
 from arena.league.config.sections import scheduler_problem
@@ -75,6 +77,8 @@ __all__ = [
     "SeatOrder",
     "TlsFiles",
     "TournamentConfig",
+    "continuous_problem",
+    "continuous_settings_problem",
     "find_program",
     "load_config",
     "parse_config",

@@ -122,6 +122,29 @@ class ContinuousConfig:
     indifference: float = DEFAULT_INDIFFERENCE
 
 
+def continuous_problem(key: str, value: float) -> str | None:
+    """What is wrong with ``value`` for the continuous setting ``key`` (None: nothing): the one
+    statement of their bounds, for the file's reader and for a results store's stored file."""
+    if key == "confidence" and not 0.5 < value < 1:
+        return "must be a probability between 0.5 and 1, like 0.95"
+    if key == "max_games" and not 1 <= value <= 10_000_000:
+        return "must be from 1 to 10000000"
+    if key == "min_meetings" and not 1 <= value <= 1000:
+        return "must be from 1 to 1000"
+    if key == "indifference" and not 1 <= value <= 400:
+        return "must be an Elo difference from 1 to 400, like 20 (bots closer than this may be called tied)"
+    return None
+
+
+def continuous_settings_problem(settings: ContinuousConfig) -> str | None:
+    """The first of :func:`continuous_problem` for ``settings`` (None: all within bounds)."""
+    for key in CONTINUOUS_KEYS:
+        problem = continuous_problem(key, getattr(settings, key))
+        if problem is not None:
+            return f"{key!r} {problem}"
+    return None
+
+
 @dataclass(frozen=True)
 class TlsFiles:
     """``executor.security``: the PEM files of the cluster's TLS (the arena is a client)."""

@@ -31,6 +31,7 @@ from arena.league.config.model import (
     ExecutorKind,
     Format,
     TlsFiles,
+    continuous_problem,
 )
 from arena.league.config.reader import Reader, beside
 from arena.league.schedule import seat_orders as seat_orders_of
@@ -145,18 +146,19 @@ def read_continuous(top: Reader, fmt: Format) -> ContinuousConfig:
     for key in CONTINUOUS_KEYS:
         top.check(key, not top.has(key) or fmt == Format.CONTINUOUS, "only applies to format: continuous")
     confidence = float(top.get("confidence", (int, float), DEFAULT_CONFIDENCE))
-    top.check("confidence", 0.5 < confidence < 1, "must be a probability between 0.5 and 1, like 0.95")
+    _check_continuous(top, "confidence", confidence)
     max_games = top.get("max_games", int, DEFAULT_MAX_GAMES)
-    top.check("max_games", 1 <= max_games <= 10_000_000, "must be from 1 to 10000000")
+    _check_continuous(top, "max_games", max_games)
     min_meetings = top.get("min_meetings", int, 1)
-    top.check("min_meetings", 1 <= min_meetings <= 1000, "must be from 1 to 1000")
+    _check_continuous(top, "min_meetings", min_meetings)
     indifference = float(top.get("indifference", (int, float), DEFAULT_INDIFFERENCE))
-    top.check(
-        "indifference",
-        1 <= indifference <= 400,
-        "must be an Elo difference from 1 to 400, like 20 (bots closer than this may be called tied)",
-    )
+    _check_continuous(top, "indifference", indifference)
     return ContinuousConfig(confidence, max_games, min_meetings, indifference)
+
+
+def _check_continuous(top: Reader, key: str, value: float) -> None:
+    problem = continuous_problem(key, value)
+    top.check(key, problem is None, problem or "")
 
 
 def check_first_phase(

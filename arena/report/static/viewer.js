@@ -264,18 +264,26 @@
     return el("span", { "class": "seat-tag p" + p }, LETTERS[p]);
   }
 
-  /* The info lines each seat sent while the move of ply k was being chosen: stamped with the
-   * ply of the request (k - 1); a seat forfeited at ply k also shows what it said after. */
-  function infosAt(rec, k) {
+  /* What each seat wrote while the move of ply k was being chosen: its info lines and its
+   * stderr, stamped with the ply of the request (k - 1); a seat forfeited at ply k also shows
+   * what it wrote after.  [seat, info lines, stderr lines, stderr bytes not kept] for each seat
+   * that wrote something. */
+  function logsAt(rec, k) {
     var out = [];
     rec.seats.forEach(function (seat, p) {
+      // Lines after a seat's forfeit show at the forfeit, once.
+      var outAt = seat.fault ? seat.fault.ply : rec.moves.length + 1;
+      function now(ply) { return (ply === k - 1 && ply < outAt) || (outAt === k && ply >= k); }
       var plies = seat.info_plies || [];
-      if (!plies.length) return;
-      var faultHere = seat.fault && seat.fault.ply === k;
-      var lines = (seat.infos || []).filter(function (_t, i) {
-        return plies[i] === k - 1 || (faultHere && plies[i] >= k);
+      var infos = plies.length ? (seat.infos || []).filter(function (_t, i) { return now(plies[i]); }) : [];
+      var stderr = [];
+      var dropped = 0;
+      (seat.stderr_turns || []).forEach(function (turn) {
+        if (!now(turn.ply)) return;
+        stderr = stderr.concat(turn.lines || []);
+        dropped += turn.dropped || 0;
       });
-      if (lines.length) out.push([p, lines]);
+      if (infos.length || stderr.length || dropped) out.push([p, infos, stderr, dropped]);
     });
     return out;
   }
@@ -418,16 +426,28 @@
     });
     var infos = this.root.querySelector("#v-infos");
     clear(infos);
-    var said = infosAt(rec, k);
+    var said = logsAt(rec, k);
     if (said.length) {
-      infos.appendChild(el("h4", {}, k ? "info lines sent while this move was chosen" : "info lines sent at the start"));
+      infos.appendChild(el("h4", {}, k ? "what the bots wrote while this move was chosen" : "what the bots wrote at the start"));
       said.forEach(function (entry) {
         var box = el("div", { "class": "info", "data-seat": LETTERS[entry[0]] });
         box.appendChild(swatch(entry[0]));
         box.appendChild(document.createTextNode(" " + visible(rec.seats[entry[0]].name)));
-        var list = el("ul");
-        entry[1].forEach(function (t) { list.appendChild(el("li", {}, t)); });
-        box.appendChild(list);
+        if (entry[1].length) {
+          var list = el("ul", { "class": "infos" });
+          entry[1].forEach(function (t) { list.appendChild(el("li", {}, t)); });
+          box.appendChild(list);
+        }
+        if (entry[2].length || entry[3]) {
+          box.appendChild(el("div", { "class": "log-label" }, "stderr"));
+          var pre = el("pre", { "class": "turn-stderr" });
+          pre.textContent = entry[2].map(visible).join("\n");
+          box.appendChild(pre);
+          if (entry[3]) {
+            box.appendChild(el("p", { "class": "dropped" },
+              entry[3] + " more bytes on stderr this turn, past what a turn keeps"));
+          }
+        }
         infos.appendChild(box);
       });
     }

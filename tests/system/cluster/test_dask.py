@@ -51,8 +51,17 @@ BIN = Path(sys.executable).parent  # the venv's: where `dask` is
 # Fields of a record that depend on when and where it was played, not on the game.
 TIMING = {"duration_ms", "started_at", "extra"}
 # What a seat's process did rather than its game: a kept (multigame) process's first stdout lines
-# are those of the first game it played, which depends on where the games ran.
-SEAT_TIMING = {"stderr_tail", "stderr_bytes", "exit", "exited_cleanly", "leftover_processes", "stdout_head"}
+# (and what it wrote on stderr before its hello) are those of the first game it played, which
+# depends on where the games ran.
+SEAT_TIMING = {
+    "stderr_tail",
+    "stderr_turns",
+    "stderr_bytes",
+    "exit",
+    "exited_cleanly",
+    "leftover_processes",
+    "stdout_head",
+}
 
 
 # -- the executor key ------------------------------------------------------------------------------

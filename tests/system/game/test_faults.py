@@ -34,6 +34,7 @@ from arena.game.clock import TimeControl
 from arena.game.record import Fault, FaultKind, GameRecord, MoveRecord, SeatRecord
 from arena.game.referee import BotSpec, GameSetup, Observer, play_game
 from arena.game.sandbox.bwrap import SandboxPolicy
+from arena.game.turnlog import INFO_TURN_KEEP
 from arena.protocol import MAX_LINE_BYTES
 from arena.rules import GameState, Params, SheepMove, parse_move, parse_position, random_board
 from tests.support.referee_helpers import FIXED_SECRET
@@ -509,7 +510,8 @@ def test_info_flood_is_no_fault_and_infos_are_capped() -> None:
     seat = game.broken
     assert seat.info_count == 200_000
     assert len(seat.infos) <= 200
-    assert seat.infos == tuple(f"flood {i}" for i in range(200))
+    # all before its hello: one turn, which keeps its share of the game's 200
+    assert seat.infos == tuple(f"flood {i}" for i in range(INFO_TURN_KEEP))
     assert seat.reported_name == "floods-info"
 
 

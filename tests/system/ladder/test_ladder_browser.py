@@ -58,7 +58,16 @@ def test_an_author_sends_a_version_from_the_page_and_follows_it_into_the_live_st
     server = Server(ladder)
     servers.append(server)
     url = server.url
-    archive = _pack(bot_folder(home / "rnd"), home / "rnd.tar.gz")
+    folder = bot_folder(home / "rnd")
+    bot = folder / "random_bot.py"  # which writes a line on stderr at each turn
+    logging = bot.read_text().replace(
+        "def choose(turn: Turn) -> Move:\n",
+        "def choose(turn: Turn) -> Move:\n"
+        '    print(f"thinking at ply {turn.request.ply}", file=sys.stderr, flush=True)\n',
+    )
+    assert logging != bot.read_text()
+    bot.write_text(logging)
+    archive = _pack(folder, home / "rnd.tar.gz")
 
     with chromium() as d:
         d.get(f"{url}/login")
@@ -108,5 +117,16 @@ def test_an_author_sends_a_version_from_the_page_and_follows_it_into_the_live_st
         d.find_element(By.ID, "v-last").click()
         assert d.find_element(By.ID, "v-ply").get_attribute("value") != "0"
         assert severe_messages(d) == []
+
+        # Its author steps through the turns and reads, beside the board, what it wrote on
+        # stderr while choosing each of its moves.
+        d.find_element(By.ID, "v-first").click()
+        plies = int(d.find_element(By.ID, "v-plies").text)
+        shown = []
+        for _ in range(plies):
+            d.find_element(By.ID, "v-next").click()
+            ply = int(d.find_element(By.ID, "v-ply").get_attribute("value"))
+            shown += [(ply, p.text) for p in d.find_elements(By.CSS_SELECTOR, "#v-infos pre.turn-stderr")]
+        assert shown and all(text == f"thinking at ply {ply - 1}" for ply, text in shown), shown
 
     assert server.stop(signal.SIGTERM) == 0

@@ -28,6 +28,7 @@ from arena.ladder.app import make_app
 from arena.ladder.roster import league_name
 from arena.ladder.settings import load_ladder
 from arena.ladder.store import LadderStore, State
+from arena.league.continuous import stored_pairs
 from arena.league.game_filter import GameFilter
 from arena.league.store import ResultStore
 
@@ -267,6 +268,11 @@ def test_the_standings_json_follows_standings_json_and_answers_304_while_it_is_u
     alice = next(r for r in body["rows"] if r["bot"] == "alicebot.v1")
     assert alice["page"] == "/bots/alicebot" and alice["shown"]["games"] == str(alice["games"])
     assert body["pairs"].startswith("at 95%:")  # the continuous league's pairs line
+    # Read from standings.json, it says what the stored games say (as it did when it was
+    # recomputed from the league's store).
+    playing = [(r["bot"], r["better_than_next"]) for r in written["rows"] if not r["retired"]]
+    with ResultStore.open(site.results) as store:
+        assert body["pairs"] == stored_pairs(store, playing)
     assert c.get("/api/standings", headers={"If-None-Match": first.headers["etag"]}).status_code == 304
     written["games"] = 13
     written["rows"][0]["games"] += 1
@@ -392,13 +398,13 @@ def test_stderr_info_lines_and_build_logs_are_shown_to_their_author_and_the_orga
     assert _private(site, site.signed_in("alice")) == alice
     assert _private(site, site.signed_in("bob")) == bob
     assert _private(site, site.signed_in("org")) == dict.fromkeys(nobody, True)
-    secret = site.store.session_secret()
+    service = site.app.state.service
+    eve = site.store.author_named("eve")
+    assert eve is not None
     forged = {
-        "unsigned": f"alice:{int(now)}:{'0' * 64}",
-        "another key": session.session_cookie(b"k" * 32, "alice", now),
-        "expired": session.session_cookie(secret, "alice", now - session.SESSION_S - 10),
-        "banned author": session.session_cookie(secret, "eve", now),
-        "unknown author": session.session_cookie(secret, "mallory", now),
+        "the old signed kind": f"alice:{int(now)}:{'0' * 64}",
+        "made up": "x" * 43,
+        "banned author's session": service.sign_in(eve, None),
         "not a cookie": "alice",
     }
     for why, value in forged.items():
@@ -407,7 +413,9 @@ def test_stderr_info_lines_and_build_logs_are_shown_to_their_author_and_the_orga
         assert _private(site, c) == nobody, why
         assert "signed in as" not in c.get("/").text, why
     c = site.client()  # the cookie a real sign-in gives, copied: it is alice's
-    c.cookies.set(session.SESSION_COOKIE, session.session_cookie(secret, "alice", now), domain="ladder.test")
+    alice_author = site.store.author_named("alice")
+    assert alice_author is not None
+    c.cookies.set(session.SESSION_COOKIE, service.sign_in(alice_author, None), domain="ladder.test")
     assert _private(site, c) == alice
 
 
@@ -424,11 +432,27 @@ def test_a_replay_keeps_the_game_but_blanks_what_only_the_author_may_read(site: 
     for seat in record["seats"]:
         assert (
             seat["stderr_tail"] == ""
+            and seat["stderr_turns"] == []
             and seat["infos"] == []
             and seat["command"] == []
             and seat["transcript"] == []
         )
     assert any(s["stderr_tail"] for s in stored["seats"])  # there was something to hide
+    assert any(s["stderr_turns"] for s in stored["seats"])
+
+
+def test_a_member_reads_their_own_bots_stderr_turn_by_turn_and_nobody_elses(site: Site) -> None:
+    game = next(g for g in site.games() if set(g.names) == {"alicebot.v1", "bobbot.v1"})
+    with ResultStore.open(site.results) as store:
+        stored = {s["name"]: s["stderr_turns"] for s in store.record(game.game_id).to_dict()["seats"]}
+    assert all(stored.values())  # each bot wrote a line at each of its turns
+    for who, theirs in (("alice", {"alicebot.v1"}), ("bob", {"bobbot.v1"}), ("org", set(stored))):
+        html = site.signed_in(who).get(f"/games/{game.game_id}").text
+        data = re.search(r'<script type="application/json" id="arena-data">(.*?)</script>', html, re.S)
+        assert data is not None
+        (record,) = json.loads(data.group(1))["games"]
+        shown = {s["name"]: s["stderr_turns"] for s in record["seats"]}
+        assert shown == {name: turns if name in theirs else [] for name, turns in stored.items()}, who
 
 
 # -- signing in, CSRF, the upload ---------------------------------------------------------------
@@ -453,14 +477,18 @@ def test_signing_in_needs_a_good_token_and_gives_a_signed_httponly_cookie(site: 
     out = c.request("POST", "/logout", data={"csrf": c.csrf("/")})
     assert out.status_code == 303 and "signed in as" not in c.get("/").text
     tls = site.client()
-    behind_tls = tls.request(
-        "POST",
-        "/login",
-        data={"token": site.tokens["bob"], "csrf": tls.csrf()},
-        headers={"X-Forwarded-Proto": "https"},
-    )
+    proxied = {"X-Forwarded-Proto": "https"}  # every request, as the proxy in front sends them
+    form = tls.get("/login", headers=proxied).text
+    csrf = re.search(r'name="csrf" value="([0-9a-f]{64})"', form)
+    assert csrf is not None
+    # The browser speaks https to the proxy: it sends its Secure form cookie (this client, on
+    # http, would not).
+    proxied["Cookie"] = f"__Host-arena_csrf={tls.cookies['__Host-arena_csrf']}"
+    behind_tls = tls.request("POST", "/login", data={"token": site.tokens["bob"], "csrf": csrf.group(1)}, headers=proxied)
     assert (
-        behind_tls.status_code == 303 and "Secure" in behind_tls.headers["set-cookie"]
+        behind_tls.status_code == 303
+        and "Secure" in behind_tls.headers["set-cookie"]
+        and behind_tls.headers["set-cookie"].startswith("__Host-arena_session=")
     )  # the proxy said https
 
 
@@ -624,7 +652,7 @@ def test_the_stores_filter_agrees_with_the_summaries_it_filters(played: Path) ->
 
 def test_a_versions_league_name_is_read_back_as_its_bot(site: Site) -> None:
     site.client().get("/")  # the pages' state is made with the first page
-    own = site.app.state.pages.owners()
+    own = site.app.state.service.owners()
     for sub in site.store.submissions():
         assert own.bot_of(league_name(sub)) == sub.bot and own.owner(league_name(sub)) == sub.author
     assert own.owner("house-rnd") is None and own.bot_of("house-rnd") == "house-rnd"

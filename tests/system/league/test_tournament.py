@@ -26,11 +26,11 @@ from arena.game.record import GameRecord
 from arena.league.config import load_config
 from arena.league.executor import GameSettings
 from arena.league.game_summary import GameSummary
+from arena.league.resume import schedule_for
 from arena.league.schedule import ScheduledGame
 from arena.league.standings import write_files
 from arena.league.store import ResultStore
 from arena.league.tally import compute_standings
-from arena.tournament import schedule_for
 from tests.support.process_helpers import interrupt_when_stored, start_run, wait_for_games, wait_no_leftovers
 
 REPO = Path(__file__).resolve().parents[3]

@@ -16,6 +16,8 @@ from typing import Any
 import pytest
 
 from arena.game.record import GameRecord
+from arena.game.referee import BotSpec, GameSetup, play_game
+from arena.game.sandbox.bwrap import SandboxPolicy
 from arena.league.store import ResultStore
 from arena.report import replay_page
 from arena.rules import Board, format_board_file, random_board
@@ -217,6 +219,34 @@ def test_a_seats_info_lines_show_at_the_ply_of_its_move(browser: Any, leagues: d
     assert info not in browser.find_element(By.ID, "v-infos").text
 
 
+def test_stepping_through_turns_shows_each_bots_stderr_beside_the_board(browser: Any, tmp_path: Path) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    none = SandboxPolicy(mode="none")
+    specs = [
+        BotSpec("logger", (sys.executable, str(REPO / "tests" / "bots" / "logs_each_turn.py")), cwd=REPO, sandbox=none),
+        BotSpec("random", (sys.executable, str(REPO / "sample_bots" / "random_bot.py")), cwd=REPO, sandbox=none),
+    ]
+    setup = GameSetup(game_id="logs", seed=7, board=random_board(7, 8), seed_secret="7e57" * 8)
+    record = play_game(setup, specs)
+    page = tmp_path / "logs.html"
+    page.write_text(replay_page(record))
+    open_page(browser, page)
+    assert "started" in browser.find_element(By.CSS_SELECTOR, '#v-infos .info[data-seat="a"] pre.turn-stderr').text
+    third = [k for k, m in enumerate(record.moves) if m.player == 0][2]  # its third request's ply
+    press(browser, *[Keys.ARROW_RIGHT] * (third + 1))
+    assert shown_ply(browser) == third + 1 and drawn(browser) == engine(record, third + 1)
+    boxes = browser.find_elements(By.CSS_SELECTOR, "#v-infos .info")
+    assert [b.get_attribute("data-seat") for b in boxes] == ["a"]  # the mover's lines, beside the board
+    shown = boxes[0].find_element(By.CSS_SELECTOR, "pre.turn-stderr").text.splitlines()
+    assert shown == [f"thinking at ply {third}", f"in two pieces at {third}"]
+    assert f"info at {third}" in boxes[0].find_element(By.CSS_SELECTOR, "ul.infos").text
+    press(browser, Keys.ARROW_RIGHT)  # the other bot's move: it wrote nothing
+    assert browser.find_elements(By.CSS_SELECTOR, "#v-infos .info") == []
+    assert severe_messages(browser) == []
+
+
 def test_the_games_table_filters_and_sorts(browser: Any, leagues: dict[str, Path]) -> None:
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select
@@ -256,6 +286,9 @@ def test_text_a_bot_controls_stays_text_in_the_browser(
     assert stderr == printable(HOSTILE) + "\nsecond line"  # made visible as the terminal shows it
     browser.find_element(By.ID, "v-next").click()
     assert "<script>window.pwned=1</script>" in browser.find_element(By.ID, "v-infos").text
+    turn = browser.find_element(By.CSS_SELECTOR, "#v-infos pre.turn-stderr").get_attribute("textContent")
+    assert turn == printable(HOSTILE) + "\nturn line"  # each line made visible, as in the terminal
+    assert "1234 more bytes on stderr this turn" in browser.find_element(By.ID, "v-infos").text
     assert "<img src=x" in browser.find_element(By.ID, "v-ranking").text  # the fault detail
 
 

@@ -12,7 +12,7 @@ from arena.cli import progress as progress_module
 from arena.cli.progress import Progress, clock_text, cut, leaders, timing
 from arena.league.schedule import ScheduledGame
 from arena.league.tally import Row, Standings
-from arena.tournament import RunState
+from arena.tournament import EchoListener, RunListener, RunState
 from tests.support.records import fake_game
 
 
@@ -92,3 +92,30 @@ def test_the_terminal_bar_redraws_in_place_within_the_width(
     draws = [d.removesuffix("\x1b[K") for d in text.rstrip("\n").split("\r") if d]
     assert len(draws) == 3 and all(len(d) <= columns - 1 for d in draws), draws
     assert draws[-1].startswith("3/50 games [#")
+
+
+@pytest.mark.parametrize("quiet", [False, True], ids=["plain", "quiet"])
+def test_progress_is_the_run_s_listener_its_lines_escaped_and_silent_when_quiet(
+    capsys: pytest.CaptureFixture[str], quiet: bool
+) -> None:
+    p: RunListener = Progress(quiet=quiet, tty=False)
+    p.say("warning: bot 'evil\x1b[2J': runs unsandboxed")
+    p.game_done(RunState(total=1, done=1, started=0.0), game(0), fake_game("r1-g001", ["ann", "bob"], [1, 2]))
+    out = capsys.readouterr().out
+    if quiet:
+        assert out == ""
+    else:
+        lines = out.splitlines()
+        assert "\x1b" not in out and lines[0].startswith("warning: bot 'evil") and lines[0].endswith("unsandboxed")
+        assert lines[1].startswith("[1/1] r1-g001: 1. ann")
+    assert isinstance(p, Progress) and p.games == 1  # counted for the summary either way
+
+
+def test_run_tournament_s_two_callables_are_a_listener_too() -> None:
+    lines: list[str] = []
+    games: list[str] = []
+    listener = EchoListener(lines.append, lambda _state, g, _record: games.append(g.game_id))
+    listener.say("resuming")
+    listener.game_done(RunState(total=1), game(0), fake_game("r1-g001", ["ann", "bob"], [1, 2]))
+    EchoListener(lines.append).game_done(RunState(total=1), game(1), fake_game("r1-g002", ["ann", "bob"], [1, 2]))
+    assert lines == ["resuming"] and games == ["r1-g001"]

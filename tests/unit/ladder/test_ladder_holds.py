@@ -9,7 +9,6 @@ import io
 import re
 import sqlite3
 import tarfile
-import time
 import zipfile
 from pathlib import Path
 
@@ -21,7 +20,7 @@ from arena.durations import describe_seconds
 from arena.errors import ArchiveRefused, ConfigError, LadderError
 from arena.ladder import client
 from arena.ladder.names import BOT_NAME_MAX, check_bot_name
-from arena.ladder.session import SESSION_COOKIE, session_cookie
+from arena.ladder.session import SESSION_COOKIE
 from arena.ladder.settings import ArchiveLimits
 from arena.ladder.store import LADDER_STORE_NAME, LadderStore, State, Submission
 from arena.ladder.unpack import unpack
@@ -289,7 +288,9 @@ def failed_to_start(tmp_path: Path) -> Ladder:
 def _page(ladder: Ladder, url: str, who: str | None) -> str:
     headers = {}
     if who is not None:
-        headers["Cookie"] = f"{SESSION_COOKIE}={session_cookie(ladder.store.session_secret(), who, time.time())}"
+        author = ladder.store.author_named(who)
+        assert author is not None
+        headers["Cookie"] = f"{SESSION_COOKIE}={ladder.app.state.service.sign_in(author, None)}"
     r = ladder.request("GET", url, headers=headers)
     assert r.status_code == 200, r.text
     return r.text

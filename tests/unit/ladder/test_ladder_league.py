@@ -125,6 +125,7 @@ def test_a_version_1_ladder_store_is_upgraded_with_everything_kept(tmp_path: Pat
     s.close()
     with sqlite3.connect(folder / "ladder.sqlite") as c:  # as version 1 wrote it
         c.execute("DROP TABLE bots")
+        c.execute("DROP TABLE sessions")
         c.execute("UPDATE meta SET value='1' WHERE key='schema'")
     s = LadderStore.open(folder)
     author = s.author_by_token(token)
@@ -132,6 +133,22 @@ def test_a_version_1_ladder_store_is_upgraded_with_everything_kept(tmp_path: Pat
     assert s.bot_flags() == {}
     with sqlite3.connect(folder / "ladder.sqlite") as c:
         assert c.execute("SELECT value FROM meta WHERE key='schema'").fetchone() == (str(SCHEMA_VERSION),)
+    s.close()
+
+
+def test_a_version_2_ladder_store_is_upgraded_with_sessions_and_everything_kept(tmp_path: Path) -> None:
+    folder = tmp_path / "results"
+    s = LadderStore.open(folder)
+    token = s.add_author("alice")
+    s.close()
+    with sqlite3.connect(folder / "ladder.sqlite") as c:  # as version 2 wrote it
+        c.execute("DROP TABLE sessions")
+        c.execute("UPDATE meta SET value='2' WHERE key='schema'")
+    s = LadderStore.open(folder)
+    author = s.author_by_token(token)
+    assert author is not None
+    s.begin_session(author, "0" * 64, 1000.0, 60.0)
+    assert s.session_author("0" * 64, 1030.0, 60.0) == author
     s.close()
 
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from arena.league.config import load_config
+from arena.league.resume import schedule_for
 from arena.league.schedule import follows, make_schedule
-from arena.tournament import schedule_for
 
 BOTS = ["a", "b", "c", "d", "e"]
 

@@ -28,13 +28,14 @@ from arena.errors import StoreError
 from arena.game.record import GameRecord
 from arena.league.config import load_config
 from arena.league.game_summary import GameSummary
+from arena.league.resume import schedule_for
 from arena.league.schedule import ScheduledGame
 from arena.league.store import ResultStore, UnfinishedGames, store_path
 from arena.league.store_schema import SCHEMA_VERSION
 from arena.league.table import LeagueTable, stored_standings
 from arena.league.tally import Standings, Tally, compute_standings
 from arena.stats.settings import RatingConfig
-from arena.tournament import run_tournament, schedule_for
+from arena.tournament import run_tournament
 from tests.support.store_helpers import BOTS, fake_record, league_schedule
 
 SEQUENTIAL = RatingConfig(model="sequential")  # the model the reference below computes

@@ -1,0 +1,172 @@
+"""The ladder's HTTP API: JSON answers everywhere.
+
+- ``POST /api/bots``: a new version (multipart: ``archive``, ``name``, ``command``, optional
+  ``build``; ``Authorization: Bearer TOKEN``), taken by :mod:`arena.ladder.intake`;
+- ``GET /api/bots``: every bot and its versions, public fields only;
+- ``GET /api/submissions/{id}``: one version's state, and for its author the check's report
+  and build log;
+- ``GET /api/ladder``: its name, whether it is paused, how many versions wait;
+- for admins: ``POST /api/ladder/pause`` and ``/resume``, ``POST``/``DELETE
+  /api/authors/{name}/ban``, ``POST /api/bots/{bot}/retire``, ``POST``/``DELETE
+  /api/bots/{bot}/ban``, ``GET /api/log`` (every action with its author).
+
+Each handler is handed the :class:`~arena.ladder.service.Service` (the routes are in
+:mod:`arena.ladder.app`).  Errors are ``{"error": "..."}`` with 400, 401, 403, 404, 409, 413
+or 429 (with Retry-After): a :class:`~arena.ladder.service.Refused`, rendered by
+:mod:`arena.ladder.web`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+
+from arena.errors import LadderError
+from arena.ladder import intake
+from arena.ladder.service import Refused, Service
+from arena.ladder.store import Author
+
+
+def _bearer(request: Request) -> str | None:
+    header = request.headers.get("authorization", "")
+    scheme, _, token = header.partition(" ")
+    return token.strip() if scheme.lower() == "bearer" and token.strip() else None
+
+
+def author_of(service: Service, request: Request, required: bool) -> Author | None:
+    """The author whose bearer token the request carries; 401/403 when one is required."""
+    token = _bearer(request)
+    author = None if token is None else service.store.author_by_token(token)
+    if author is None:
+        if required:
+            why = "no token: send 'Authorization: Bearer TOKEN'" if token is None else "unknown token"
+            raise Refused(401, why, {"WWW-Authenticate": "Bearer"})
+        return None
+    if author.banned:
+        raise Refused(403, f"author {author.name!r} is banned from this ladder")
+    return author
+
+
+def admin_of(service: Service, request: Request) -> Author:
+    author = author_of(service, request, required=True)
+    assert author is not None
+    if not author.admin:
+        raise Refused(403, f"author {author.name!r} is not an admin of this ladder")
+    return author
+
+
+async def post_bot(service: Service, request: Request) -> JSONResponse:
+    """A new version of a bot: authenticated, within quota, unpacked, then queued for its check."""
+    author = author_of(service, request, required=True)
+    assert author is not None
+    received = await intake.take(service, author, request)
+    return JSONResponse(received.to_json(), status_code=received.STATUS)
+
+
+async def list_bots(service: Service, request: Request) -> JSONResponse:
+    """Every bot with its versions, oldest first: public fields only."""
+    bots: dict[str, dict[str, Any]] = {}
+    for sub in await run_in_threadpool(service.store.submissions):
+        entry = bots.setdefault(sub.bot, {"bot": sub.bot, "author": sub.author, "versions": []})
+        entry["versions"].append(sub.public())
+    return JSONResponse({"bots": list(bots.values())})
+
+
+async def get_submission(service: Service, request: Request) -> JSONResponse:
+    """One submission: public fields, and its report and build log for its own author."""
+    raw = request.path_params["sid"]
+    # ASCII digits only: str.isdigit() also takes '²', which int() refuses.
+    sub = service.store.submission(int(raw)) if raw.isascii() and raw.isdigit() and len(raw) < 19 else None
+    if sub is None:
+        raise Refused(404, f"no submission {raw!r}")
+    author = author_of(service, request, required=False)
+    mine = author is not None and (author.name == sub.author or author.admin)
+    return JSONResponse(sub.private() if mine else sub.public())
+
+
+async def ladder_status(service: Service, request: Request) -> JSONResponse:
+    """The ladder's name, whether it is paused, who may submit, and how many versions wait."""
+    pending = await run_in_threadpool(service.store.pending)
+    status = service.league.status
+    return JSONResponse(
+        {
+            "name": service.ladder.league.name,
+            "paused": service.store.paused(),
+            "submit": service.ladder.settings.submit.value,
+            "waiting": len(pending),
+            "league": {"state": status.state, "detail": status.detail, "since": status.since},
+        }
+    )
+
+
+async def pause(service: Service, request: Request) -> JSONResponse:
+    """Admins: stop checking versions (they are still taken), kept across restarts."""
+    admin = admin_of(service, request)
+    service.store.set_paused(True, admin.name)
+    service.league.changed()
+    return JSONResponse({"paused": True})
+
+
+async def resume(service: Service, request: Request) -> JSONResponse:
+    """Admins: check versions again."""
+    admin = admin_of(service, request)
+    service.store.set_paused(False, admin.name)
+    service.queue.wake()
+    service.league.changed()
+    return JSONResponse({"paused": False})
+
+
+async def ban(service: Service, request: Request) -> JSONResponse:
+    """Admins: ban (``POST``) or unban (``DELETE``) an author."""
+    admin = admin_of(service, request)
+    name = request.path_params["name"]
+    banned = request.method == "POST"
+    if name == admin.name:
+        raise Refused(400, "an admin cannot ban themselves")
+    try:
+        service.store.set_banned(name, banned, admin.name)
+    except LadderError as e:
+        raise Refused(404, str(e)) from None
+    service.league.changed()  # a banned author's bots play no more
+    return JSONResponse({"author": name, "banned": banned})
+
+
+async def retire_bot(service: Service, request: Request) -> JSONResponse:
+    """Admins: retire every version of a bot so far (its games keep counting; a later
+    version joins again)."""
+    admin = admin_of(service, request)
+    name = request.path_params["bot"]
+    try:
+        newest = service.store.retire_bot(name, admin.name)
+    except LadderError as e:
+        raise Refused(404, str(e)) from None
+    service.league.changed()
+    return JSONResponse({"bot": name, "retired_through": newest})
+
+
+async def ban_bot(service: Service, request: Request) -> JSONResponse:
+    """Admins: ban (``POST``) a bot, retiring it and refusing its new versions, or lift the ban (``DELETE``)."""
+    admin = admin_of(service, request)
+    name = request.path_params["bot"]
+    banned = request.method == "POST"
+    try:
+        service.store.set_bot_banned(name, banned, admin.name)
+    except LadderError as e:
+        raise Refused(404, str(e)) from None
+    service.league.changed()
+    return JSONResponse({"bot": name, "banned": banned})
+
+
+async def action_log(service: Service, request: Request) -> JSONResponse:
+    """Admins: every action, oldest first, with who did it."""
+    admin_of(service, request)
+    return JSONResponse({"actions": await run_in_threadpool(service.store.actions)})
+
+
+async def not_found(request: Request, exc: Exception) -> JSONResponse:
+    """Unknown paths and methods answer in JSON too."""
+    status = getattr(exc, "status_code", 404)
+    return JSONResponse({"error": f"{request.method} {request.url.path}: {getattr(exc, 'detail', 'not found')}"}, status_code=status)

@@ -1,0 +1,188 @@
+"""The ladder service's state, and its one refusal.
+
+:class:`Service` is what every handler of the API, the pages and the forms is handed (see
+:mod:`arena.ladder.app`): the ladder file, its store, its check queue and league loop, the
+key that signs the pages' cookies, the standings reader, and who is looking
+(:class:`Viewer`).  :meth:`Service.start` and :meth:`Service.stop` run and end the queue's
+and the league's threads.
+
+:class:`Refused` is every answer other than success, whoever gives it: its HTTP status, one
+line saying why, and its headers (``Retry-After``, ``WWW-Authenticate``, a redirect's
+``Location``).  It is rendered once, as JSON for the API and as a page for the rest
+(:mod:`arena.ladder.web`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from arena.errors import LadderError
+from arena.ladder.league import LeagueLoop
+from arena.ladder.queue import CheckQueue
+from arena.ladder.results import Owners, StandingsReader
+from arena.ladder.session import MAX_COOKIE_CHARS, SESSION_S, new_session_token, session_hash
+from arena.ladder.settings import Ladder
+from arena.ladder.store import Author, LadderStore
+
+
+class Refused(LadderError):
+    """A request the ladder does not do as asked: the answer's ``status``, one line saying
+    why (``message``), and the answer's ``headers``."""
+
+    def __init__(self, status: int, message: str, headers: dict[str, str] | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.headers = dict(headers or {})
+
+
+@dataclass(frozen=True)
+class Viewer:
+    """Who asked: a signed-in author (maybe an organiser) and the token of their session (the
+    forms' CSRF tokens are bound to it), or nobody."""
+
+    author: Author | None
+    session: str | None = None
+
+    def may_see(self, owner: str | None) -> bool:
+        """Whether this viewer may read the private parts (stderr, info lines, build logs,
+        the check's evidence) of a bot of ``owner`` (None: a house bot, the organisers')."""
+        a = self.author
+        return a is not None and (a.admin or (owner is not None and owner == a.name))
+
+
+UPLOADS_PER_AUTHOR = 2  # one author's uploads received at once (each counts in their quota)
+UPLOADS_AT_ONCE = 8  # every author's together: what the server reads and unpacks at once
+UPLOAD_RETRY_S = 10  # the Retry-After of an upload refused for those: uploads take seconds
+
+
+class Place:
+    """One upload's place among those being received, given back once (when the upload is
+    stored as a version, or at the latest when its request ends)."""
+
+    def __init__(self, uploads: Uploads, author: str) -> None:
+        self._uploads = uploads
+        self.author = author
+        self._held = True
+
+    def others(self) -> int:
+        """The author's other uploads being received now (each a version to come)."""
+        return self._uploads.of(self.author) - (1 if self._held else 0)
+
+    def give_back(self) -> None:
+        """Give the place back (once; a second call does nothing)."""
+        if self._held:
+            self._held = False
+            self._uploads.release(self.author)
+
+
+class Uploads:
+    """The uploads being received, by author: taken before a body is read, so that neither
+    one author nor all of them can make the server read and unpack more than a few at once."""
+
+    def __init__(self, per_author: int = UPLOADS_PER_AUTHOR, at_once: int = UPLOADS_AT_ONCE) -> None:
+        self.per_author = per_author
+        self.at_once = at_once
+        self._lock = threading.Lock()
+        self._of: dict[str, int] = {}
+
+    def of(self, author: str) -> int:
+        """How many uploads of ``author`` are being received."""
+        with self._lock:
+            return self._of.get(author, 0)
+
+    def release(self, author: str) -> None:
+        """One upload of ``author`` is no longer being received."""
+        with self._lock:
+            self._of[author] -= 1
+            if not self._of[author]:
+                del self._of[author]
+
+    @contextlib.contextmanager
+    def taking(self, author: str) -> Iterator[Place]:
+        """Hold one place for an upload of ``author`` while it is received; Refused (503, or
+        429 for the author's own) when none is free."""
+        with self._lock:
+            if sum(self._of.values()) >= self.at_once:
+                raise Refused(
+                    503,
+                    f"the ladder is receiving {self.at_once} uploads already; try again in {UPLOAD_RETRY_S} s",
+                    {"Retry-After": str(UPLOAD_RETRY_S)},
+                )
+            if self._of.get(author, 0) >= self.per_author:
+                raise Refused(
+                    429,
+                    f"{self.per_author} uploads of yours are being received already; "
+                    f"send the next when one is done (try again in {UPLOAD_RETRY_S} s)",
+                    {"Retry-After": str(UPLOAD_RETRY_S)},
+                )
+            self._of[author] = self._of.get(author, 0) + 1
+        place = Place(self, author)
+        try:
+            yield place
+        finally:
+            place.give_back()
+
+
+class Service:
+    """One ladder being served: what every handler shares."""
+
+    def __init__(self, ladder: Ladder, store: LadderStore) -> None:
+        self.ladder = ladder
+        self.store = store
+        self.league = LeagueLoop(ladder, store)
+        self.queue = CheckQueue(ladder, store, on_verdict=self.league.changed)
+        self.secret = store.session_secret()
+        self.standings = StandingsReader(ladder.folder)
+        self.house = frozenset(b.name for b in ladder.league.bots)
+        self.uploads = Uploads()
+        self._running = False
+        self._starting = threading.Lock()
+
+    def start(self) -> None:
+        """Start checking versions and playing the league."""
+        with self._starting:
+            self.queue.start()
+            self.league.start()
+            self._running = True
+
+    def stop(self) -> None:
+        """Stop checking versions (a check in flight is redone on the next start), then the
+        league (finished games kept); nothing when they were never started."""
+        with self._starting:
+            if not self._running:
+                return
+            self._running = False
+        self.queue.stop()
+        self.league.stop()
+
+    def owners(self) -> Owners:
+        """Who owns each bot the league plays, as the store says now."""
+        return Owners(self.store.bot_owners(), self.house)
+
+    def viewer(self, session: str | None) -> Viewer:
+        """Who holds the session token ``session``: its author, if the session is one this
+        ladder began, it has not ended nor expired, and the author is in good standing (reads
+        the store: call it in a worker thread)."""
+        if not session or len(session) > MAX_COOKIE_CHARS:
+            return Viewer(None)
+        author = self.store.session_author(session_hash(session), time.time(), SESSION_S)
+        return Viewer(None) if author is None or author.banned else Viewer(author, session)
+
+    def sign_in(self, author: Author, held: str | None) -> str:
+        """Begin a new session of ``author`` and end the one the browser held (``held``, maybe
+        someone else's): the new session's token."""
+        if held:
+            self.sign_out(held)
+        token = new_session_token()
+        self.store.begin_session(author, session_hash(token), time.time(), SESSION_S)
+        return token
+
+    def sign_out(self, session: str) -> None:
+        """End the session ``session``: a copy of its cookie no longer signs in."""
+        if len(session) <= MAX_COOKIE_CHARS:
+            self.store.end_session(session_hash(session))
