@@ -67,9 +67,22 @@ def resolve(argv: tuple[str, ...]) -> tuple[str, ...]:
 
 def spelling(argv: tuple[str, ...]) -> str | None:
     """``arena:NAME`` when ``argv`` runs a built-in bot with this interpreter, else None."""
+    name = name_of(argv)
+    return None if name is None else PREFIX + name
+
+
+def name_of(argv: tuple[str, ...]) -> str | None:
+    """``NAME`` when ``argv`` runs built-in bot ``NAME`` with this interpreter, else None."""
     if len(argv) == 4 and argv[:3] == command_of("")[:3] and argv[3] in BOTS:
-        return PREFIX + argv[3]
+        return argv[3]
     return None
+
+
+def chooser(name: str) -> Callable[[Turn], Move]:
+    """The move function of built-in bot ``name`` (to play it without a process of its own)."""
+    if name not in BOTS:
+        raise ConfigError(f"no built-in bot named {name!r}; there are {', '.join(BOTS)}")
+    return BOTS[name]
 
 
 def main(argv: list[str]) -> int:

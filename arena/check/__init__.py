@@ -12,7 +12,7 @@ The modules, in the order a check uses them:
 
 - :mod:`~arena.check.plan`: what a check plays: its options, its opponents, every
   planned game (and the ``arena play`` command that replays one).
-- :mod:`~arena.check.play`: plays a plan, a few games at a time in worker processes.
+- :mod:`~arena.check.play`: plays a plan on the league's worker pool, stopping early when the games say so.
 - :mod:`~arena.check.judge`: the verdict of the conformance games, a table of named
   checks judged in order.
 - :mod:`~arena.check.strength`: the strength gate, a fixed number of games or an SPRT.

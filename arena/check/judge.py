@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 
 from arena.check.plan import CheckOptions, PlannedGame, Purpose, replay_command
 from arena.check.results import CheckResult, CheckStatus, FailureReport
+from arena.game.bothost import KEPT
 from arena.game.record import Fault, FaultKind, GameRecord, SeatRecord, fault_evidence
 from arena.rules import Phase
 
@@ -131,9 +132,10 @@ def _answered(phase: Phase) -> Callable[[Evidence], Sequence[Played]]:
     return lambda ev: [p for p, phases in zip(ev.ready, ev.answered, strict=True) if phase in phases]
 
 
-def _unfaulted(ev: Evidence) -> Sequence[Played]:
-    # A bot that forfeited was stopped by the arena: only the others show how it exits.
-    return [p for p in ev.ready if p.fault is None]
+def _told_to_exit(ev: Evidence) -> Sequence[Played]:
+    # A bot that forfeited was stopped by the arena, and a process kept for its next game
+    # was told not to exit: only the others show how it exits.
+    return [p for p in ev.ready if p.fault is None and p.seat.exit != KEPT]
 
 
 def _conformance(players: int | None = None) -> Callable[[Evidence], Sequence[Played]]:
@@ -204,7 +206,7 @@ CHECKS: tuple[NamedCheck, ...] = (
             ("legal-moves", Phase.MOVES),
         )
     ),
-    NamedCheck("exits", _unfaulted, _did_not_exit, _exited),
+    NamedCheck("exits", _told_to_exit, _did_not_exit, _exited),
     *(
         NamedCheck(f"{n}-players", _conformance(n), _any_fault, _counted("{n} games without a fault"))
         for n in (2, 3, 4)

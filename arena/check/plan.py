@@ -50,6 +50,11 @@ class PlannedGame:
     # replay command so that the game replays with the same random choices.
     seed_secret: str = field(default_factory=new_secret)
 
+    @property
+    def game_id(self) -> str:
+        """The game's id in its record (a strength gate's two seat orders of a board share it)."""
+        return f"check-{self.purpose}-{self.seed}"
+
     def setup(self, tc: TimeControl, grace: float) -> GameSetup:
         """The referee's setup of this game under the check's time control."""
         board = (
@@ -58,7 +63,7 @@ class PlannedGame:
             else random_board(self.seed, self.params.tiles * self.players, self.params.contact)
         )
         return GameSetup(
-            game_id=f"check-{self.purpose}-{self.seed}",
+            game_id=self.game_id,
             seed=self.seed,
             params=self.params,
             time_control=tc,
@@ -127,20 +132,30 @@ def _spec(
     )
 
 
-def _candidate(opts: CheckOptions) -> BotSpec:
-    """The bot under check: the only one held to the resource limits."""
-    return _spec(CANDIDATE, opts.command, opts.cwd, opts.limits, opts.sandbox)
+def _candidate(opts: CheckOptions, kept: bool = True) -> BotSpec:
+    """The bot under check: the only one held to the resource limits.
+
+    ``kept``: a bot that declares ``multigame`` may keep its process from an earlier game
+    and for a later one, as a league keeps it; else it starts afresh for this game and is
+    told to exit at its end (its start and exit are tested).
+    """
+    spec = _spec(CANDIDATE, opts.command, opts.cwd, opts.limits, opts.sandbox)
+    return replace(spec, multigame=kept)
 
 
 def _opponent(opts: CheckOptions, name: str, command: Sequence[str]) -> BotSpec:
-    """An opponent of the candidate: no resource limits, and its own startup allowance.
+    """An opponent of the candidate: no resource limits, its own startup allowance, and
+    played in the referee's process if it is one of the arena's built-in bots.
 
     ``--startup`` is the candidate's: an opponent held to a short one (a Python bot's
     imports take over a second on a loaded machine) would be forfeited, and killed, by
     its own check, with nothing on its stderr to say why.
     """
     spec = _spec(name, command, opts.opponents_cwd, sandbox=opts.sandbox)
-    return replace(spec, startup_ms=max(STARTUP_MS, opts.time_control.startup_ms))
+    # A built-in opponent plays inside the referee's process: the same lines and moves as
+    # its process would give (a replay runs that), without an interpreter to start per game.
+    builtin = spelling(tuple(command)) is not None
+    return replace(spec, startup_ms=max(STARTUP_MS, opts.time_control.startup_ms), in_process=builtin)
 
 
 # Every (players, seat, given or built board) of a conformance game.
@@ -176,14 +191,21 @@ def _conformance_game(opts: CheckOptions, opponents: Sequence[Sequence[str]], i:
     seed = derive_seed(opts.seed, Purpose.CONFORMANCE, i)
     others = [opponents[(i + k) % len(opponents)] for k in range(n - 1)]
     specs = [_opponent(opts, f"opponent{k + 1}", cmd) for k, cmd in enumerate(others)]
-    specs.insert(seat, _candidate(opts))
+    specs.insert(seat, _candidate(opts, kept=not _starts_afresh(i)))
     return PlannedGame(Purpose.CONFORMANCE, n, seat, build, seed, tuple(specs), Params(players=n))
+
+
+def _starts_afresh(i: int) -> bool:
+    """Whether the candidate starts afresh for the ``i``-th conformance game, and is told
+    to exit at its end: in the first game of each number of players (and in the game where
+    an opponent forfeits, and the first where it runs out of moves)."""
+    return i < len(CONFIGS) and CONFIGS[i][1:] == (0, False)
 
 
 def _forfeit_game(opts: CheckOptions) -> PlannedGame:
     """An opponent forfeits: the candidate plays on alone."""
     seed = derive_seed(opts.seed, Purpose.FORFEIT)
-    pair = (_candidate(opts), _opponent(opts, "forfeiter", command_of("forfeit")))
+    pair = (_candidate(opts, kept=False), _opponent(opts, "forfeiter", command_of("forfeit")))
     return PlannedGame(Purpose.FORFEIT, 2, 0, False, seed, pair, Params())
 
 
@@ -192,7 +214,7 @@ def _pass_game(opts: CheckOptions, opponents: Sequence[Sequence[str]], i: int) -
     bot is out of moves while the others still play, whatever it does."""
     seed = derive_seed(opts.seed, Purpose.PASS, i)
     specs = [_opponent(opts, f"opponent{k + 1}", opponents[k % len(opponents)]) for k in range(2)]
-    specs.insert(i % 2, _candidate(opts))
+    specs.insert(i % 2, _candidate(opts, kept=i > 0))
     return PlannedGame(Purpose.PASS, 3, i % 2, False, seed, tuple(specs), Params(players=3, sheep=2, tiles=1))
 
 

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from arena.check.judge import judge_conformance
 from arena.check.plan import CheckOptions, conformance_plan
-from arena.check.play import Progress, opponents_started, run_plan
+from arena.check.play import EarlyStop, Progress, StopReason, opponents_started, run_plan
 from arena.check.results import CheckReport
 from arena.check.strength import fixed_strength, sprt_strength
 
@@ -25,7 +25,13 @@ def run_check(
     report = CheckReport(opts.command, opts.seed)
     if opts.conformance:
         plan = conformance_plan(opts)
-        records = run_plan(plan, opts, progress, stop_at_fault=opts.fail_fast)
+        early = EarlyStop(stop_at_fault=opts.fail_fast)
+        records = run_plan(plan, opts, progress, early)
+        if early.reason is StopReason.HANDSHAKE:
+            echo(
+                f"stopped: the handshake failed in the first {early.handshakes_failed} games and "
+                "succeeded in none; every other check needs it"
+            )
         opponents_started(plan, records)
         report.checks, report.failure = judge_conformance(plan, records, opts)
         if opts.fail_fast and not report.passed:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arena.check.plan import CheckOptions, PlannedGame, SprtOptions, strength_plan
-from arena.check.play import opponents_started, run_plan
+from arena.check.play import opponents_started, run_batches, run_plan
 from arena.check.results import CheckResult, CheckStatus
 from arena.game.record import GameRecord, game_points
 from arena.stats import sprt
@@ -79,7 +79,14 @@ def strength_pairs(opts: CheckOptions, cmd: Sequence[str], name: str, start: int
     A pair with a game that was not played is left out whole, so pairs stay pairs.
     """
     plan = strength_plan(opts, cmd, name, start, count)
-    records = run_plan(plan, opts)
+    return scored(plan, run_plan(plan, opts))
+
+
+def scored(plan: Sequence[PlannedGame], records: Sequence[GameRecord | None]) -> StrengthGames:
+    """The candidate's points in each board pair of ``plan``'s games, and the opponent's forfeits.
+
+    Raises if the opponent could not even start.
+    """
     opponents_started(plan, records)
     boards: sprt.BoardPairs[int] = sprt.BoardPairs()
     pairs = []
@@ -219,7 +226,11 @@ CAP_SLACK = 0.02
 
 
 def run_sprt(opts: CheckOptions, sp: SprtOptions, echo: Callable[[str], None]) -> SprtRun:
-    """Play batches against the baseline until the LLR leaves its bounds or the games run out."""
+    """Play batches against the baseline until the LLR leaves its bounds or the games run out.
+
+    One pool plays every batch (its workers, and a kept candidate, stay from the first to
+    the last); the LLR is looked at after each whole batch, as if each were played alone.
+    """
     lower, upper = sprt.bounds(sp.alpha, sp.beta)
     max_games = sp.max_games or sprt.fitted_max_games(sp.elo0, sp.elo1)
     warning = cap_warning(sp, max_games)
@@ -227,16 +238,12 @@ def run_sprt(opts: CheckOptions, sp: SprtOptions, echo: Callable[[str], None]) -
         echo(f"  sprt: {warning}")
     games = StrengthGames()
     batch = max(2, 2 * opts.concurrency)
-    played = 0
     value = 0.0
     verdict = SprtVerdict.INCONCLUSIVE
-    while played < max_games:
-        count = min(batch, max_games - played)
-        count -= count % 2
-        if count == 0:
-            break
-        games.extend(strength_pairs(opts, sp.baseline, "baseline", played, count))
-        played += count
+
+    def after_batch(plan: Sequence[PlannedGame], records: Sequence[GameRecord | None]) -> bool:
+        nonlocal value, verdict
+        games.extend(scored(plan, records))
         counts = sprt.pair_counts(games.pairs)
         value = sprt.llr(counts, sp.elo0, sp.elo1)
         echo(
@@ -245,10 +252,13 @@ def run_sprt(opts: CheckOptions, sp: SprtOptions, echo: Callable[[str], None]) -
         )
         if value >= upper:
             verdict = SprtVerdict.H1
-            break
-        if value <= lower:
+        elif value <= lower:
             verdict = SprtVerdict.H0
-            break
+        return verdict is SprtVerdict.INCONCLUSIVE
+
+    # Whole board pairs only: an odd cap leaves its last game out.
+    plan = strength_plan(opts, sp.baseline, "baseline", 0, max_games - max_games % 2)
+    run_batches(plan, opts, batch, after_batch)
     return SprtRun(
         tuple(games.pairs), value, verdict, (lower, upper), max_games, batch // 2, tuple(games.opponent_faults)
     )

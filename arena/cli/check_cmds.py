@@ -29,6 +29,7 @@ from arena.cli.common import (
     bot_folder,
     echo_printable,
     limits_options,
+    main,
     options_as,
     sandbox_options,
     time_control_options,
@@ -143,7 +144,7 @@ def _argv(command: str, what: str) -> tuple[str, ...]:
     return builtin_bots.resolve(argv)
 
 
-@click.command("check")
+@main.command("check")
 @click.argument("bot_command", metavar="BOT")
 @click.option(
     "--cwd",

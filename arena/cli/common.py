@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import enum
 import functools
+import importlib
 import inspect
 import os
 import re
@@ -53,7 +54,30 @@ class ArenaFailure(click.ClickException):
 
 
 class ArenaGroup(click.Group):
-    """Turns the arena's own errors into a one-line message and exit code 2."""
+    """Turns the arena's own errors into a one-line message and exit code 2; imports a
+    command's module only when that command is asked for (see :meth:`add_lazy`)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.lazy: dict[str, str] = {}  # command name -> the module that registers it on import
+
+    def add_lazy(self, module: str, *names: str) -> None:
+        """Commands ``names``, registered by ``module`` when it is imported, on first use.
+
+        ``arena check`` then starts without the ladder's web stack or the report's
+        templates, and so do its worker processes (a worker started by ``spawn`` imports
+        the ``arena`` script again).
+        """
+        for name in names:
+            self.lazy[name] = module
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *self.lazy})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in self.lazy:
+            importlib.import_module(self.lazy[cmd_name])
+        return super().get_command(ctx, cmd_name)
 
     def invoke(self, ctx: click.Context) -> object:
         try:

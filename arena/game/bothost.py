@@ -27,8 +27,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from arena import builtin_bots
+from arena.errors import ConfigError
 from arena.game.botproc import BotPool, BotProcess
 from arena.game.diagnose import ProcessFacts, fault_hint
+from arena.game.inprocess import InProcessChannel
 from arena.game.limits import ResourceLimits, bot_environment
 from arena.game.proctree import signal_descendants
 from arena.game.record import BotFault, Fault, FaultKind
@@ -40,6 +43,7 @@ MAX_IDLE = 16  # kept processes a worker holds between games (the least recently
 CPU_RESTART_SHARE = 0.5  # a process past this share of its CPU-time limit is not reused
 FREEZE_AFTER_S = 0.5  # a kept bot runs this long after its game's end, then is frozen
 QUIT_GRACE_S = 1.0  # time kept processes get to exit after their input closes
+KEPT = "kept for its next game"  # the exit a seat's record shows for a process kept after its game
 
 
 @dataclass(frozen=True)
@@ -60,6 +64,17 @@ class BotSpec:
     # Its own startup allowance in ms, in place of the game's time control's (None: that
     # one): a bot the arena brings keeps its allowance whatever the bot under test gets.
     startup_ms: int | None = None
+    # A built-in bot (``command`` runs ``arena:NAME``) played inside the referee's own
+    # process rather than started as one (:mod:`arena.game.inprocess`): ``arena check``'s
+    # opponents, which would otherwise cost an interpreter and a sandbox each.
+    in_process: bool = False
+
+    def __post_init__(self) -> None:
+        if self.in_process and builtin_bots.name_of(self.command) is None:
+            raise ConfigError(
+                f"bot {self.name!r}: only a built-in bot plays in the referee's process, "
+                f"not {' '.join(self.command)!r}"
+            )
 
 
 class ProcessChannel:
@@ -149,7 +164,7 @@ class ProcessChannel:
             return
         self.finished = self.stayed = self.exited_cleanly = True
         self.bot.hello = hello
-        self.bot.exit_note = "kept for its next game"
+        self.bot.exit_note = KEPT
 
     def stop(self, goodbye: str | None, grace_s: float, why: str | None = None) -> None:
         """Stop the bot's process (after ``goodbye``, within ``grace_s``); ``why`` says why in its tail."""
@@ -230,11 +245,16 @@ class BotHost:
 
     def seat(
         self, specs: Sequence[BotSpec], keep_transcript: bool = False
-    ) -> list[ProcessChannel | BotFault]:
+    ) -> list[ProcessChannel | InProcessChannel | BotFault]:
         """A channel per seat: a kept process of the same bot if one is fit, else a new one
-        (or the BotFault of a bot that cannot be started)."""
-        channels: list[ProcessChannel | BotFault] = []
+        (or the BotFault of a bot that cannot be started); a bot played in this process
+        gets a channel of its own for the game."""
+        channels: list[ProcessChannel | InProcessChannel | BotFault] = []
         for spec in specs:
+            name = builtin_bots.name_of(spec.command) if spec.in_process else None
+            if name is not None:
+                channels.append(InProcessChannel(name, keep_transcript))
+                continue
             bot = self._take_idle(spec)
             start = functools.partial(self._start, spec)
             if bot is None:

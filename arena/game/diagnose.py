@@ -32,6 +32,19 @@ _MEMORY_WORDS = (
 )
 # Files whose names say they are a script or a program's part, even without a "/".
 _SCRIPT_ENDINGS = (".py", ".js", ".mjs", ".pl", ".rb", ".jar", ".class", ".lua", ".php", ".sh", ".R")
+# How each language of the kits flushes a line (protocol/PROTOCOL.md, section 1, says the same).
+FLUSH_IDIOMS = "; ".join(
+    (
+        "Python: print(..., flush=True)",
+        "JavaScript/TypeScript: process.stdout.write(line + '\\n') sends at once",
+        "C: fflush(stdout), or setvbuf(stdout, NULL, _IONBF, 0) once",
+        "C++: << std::flush or std::endl (cin.tie(nullptr) stops cin from flushing cout for you)",
+        "Java: System.out.flush(), or a PrintWriter made with autoFlush",
+        "Go: Flush() your bufio.Writer",
+        "Rust: io::stdout().flush() after a BufWriter (use std::io::Write)",
+        "C#: Console.Out.Flush(), or AutoFlush = true on your StreamWriter",
+    )
+)
 
 
 @dataclass(frozen=True)
@@ -131,7 +144,5 @@ def _silent(fault: Fault, facts: ProcessFacts) -> str:
     """A bot that wrote nothing at all on stdout before it was given up on."""
     if facts.stdout_bytes or fault.kind not in (FaultKind.STARTUP_FAILURE, FaultKind.TIMEOUT):
         return ""
-    return (
-        "the bot wrote nothing on stdout; does it flush its output after each line? "
-        "(Python: print(..., flush=True); C: fflush(stdout); Java: System.out.flush())"
-    )
+    return "the bot wrote nothing on stdout; does it flush its output after each line? (" + FLUSH_IDIOMS + ")"
+

@@ -15,6 +15,7 @@ from xml.etree import ElementTree as ET
 import pytest
 from click.testing import CliRunner
 
+from arena.check.play import HANDSHAKE_FAILURES
 from arena.cli import main
 
 REPO = Path(__file__).resolve().parents[3]
@@ -151,6 +152,16 @@ def test_each_broken_bot_fails_the_right_check(
     failed = [case.get("name") for case in suite.iter("testcase") if case.find("failure") is not None]
     assert expected in failed and int(suite.get("failures", "0")) == len(failed)
     assert sorted(failed) == sorted(c["name"] for c in data["checks"] if c["status"] == "fail")
+
+
+def test_a_bot_that_never_says_hello_stops_the_check_after_a_few_games_and_is_told_to_flush() -> None:
+    # Without --fail-fast: each game would wait the whole startup allowance for nothing.
+    code, out = check(f"{PY} {BROKEN / 'never_says_hello.py'}", "--startup", "1s")
+    assert code == 1, out
+    assert f"stopped: the handshake failed in the first {HANDSHAKE_FAILURES} games and succeeded in none" in out
+    checks = statuses(out)
+    assert checks.pop("handshake") == "FAIL" and set(checks.values()) == {"SKIP"}, out
+    assert "does it flush its output after each line?" in out and "std::flush" in out, out
 
 
 @pytest.mark.parametrize(
