@@ -213,14 +213,17 @@ class BotCgroup:
             return self.dirs[FREEZER] / "freezer.state"
         return self.dirs[""] / "cgroup.freeze"
 
-    def freeze(self) -> bool:
+    def freeze(self, wait: bool = True) -> bool:
         """Stop every process of the cgroup where it stands (none may run, nor be scheduled,
-        until :meth:`thaw`); whether it is frozen within FREEZE_WAIT_S."""
+        until :meth:`thaw`); whether it is frozen within FREEZE_WAIT_S (``wait=False``:
+        whether the freeze was asked for; the kernel completes it on its own)."""
         if not self.support.can_freeze:
             return False
         v1 = self.support.version == 1
         try:
             self._freezer_file().write_text("FROZEN" if v1 else "1")
+            if not wait:
+                return True
             deadline = time.monotonic() + FREEZE_WAIT_S
             while not self.frozen():
                 if time.monotonic() > deadline:
