@@ -582,20 +582,20 @@ def test_a_kept_bot_is_stopped_by_signals_where_no_cgroup_freezer_holds_it(
             time.sleep(1.0)
             assert {pid: cpu_ticks(pid) for pid in tree} == before
             # Its next game wakes it: the same process plays it, and its child runs again.
-            # Seen while that game is on (after its first move, when no clock runs): its CPU
-            # time moves within a deadline.  (How much it runs in the game itself depends on
-            # the machine's load: a short game on a busy machine may give it no tick at all.)
+            # Seen as that game starts (when the referee hears its kept hello: every bot runs
+            # until the first request, and from then on only on its own turns): its CPU time
+            # moves within a deadline.
             ran = cpu_ticks(spinner)
             woken: list[bool] = []
 
-            def runs_again(state: object, move: object, fault: object) -> None:
-                if not woken:
-                    woken.append(ticked(spinner, ran, 20.0))
+            def runs_again(seat: int, name: str) -> None:
+                if seat == 0 and not woken:
+                    woken.append(ticked(spinner, ran, 8.0))  # within the startup allowance
 
-            second = play_game(setups[1], [burner, other], observer=runs_again, host=host)
+            second = play_game(setups[1], [burner, other], host=host, on_hello=runs_again)
             assert [s.fault for s in second.seats] == [None, None], [s.fault for s in second.seats]
             assert host.started == 2
-            assert woken == [True], f"the child did not run within 20 s of its bot's next game ({woken})"
+            assert woken == [True], f"the child did not run within 8 s of its bot's next game ({woken})"
     finally:
         kill_marked()
 
