@@ -89,7 +89,10 @@ def build_bots(config: TournamentConfig, echo: Callable[[str], None]) -> None:
         BotBuild(b.name, b.build, b.cwd, b.sandbox, b.env, b.build_network) for b in config.bots if b.build is not None
     ]
     failure = run_builds(
-        builds, config.build_timeout_ms / 1000, lambda b: echo(f"building {b.bot}: {' '.join(b.command)}")
+        builds,
+        config.build_timeout_ms / 1000,
+        lambda b: echo(f"building {b.bot}: {' '.join(b.command)}"),
+        config.build_mb,
     )
     if failure is not None:
         line = next(b.line for b in config.bots if b.name == failure.build.bot)

@@ -231,6 +231,7 @@ class ReplayChannel:
 
     previous_hello: tuple[str, tuple[str, ...]] | None = None  # a fresh bot each game
     can_stay = False
+    seated_at = 0.0  # seated before the game began: its startup allowance runs from the game's start
 
     def __init__(self, moves: list[str], idle_s: float = 0.0, waits: list[float] | None = None) -> None:
         self.moves = iter(moves)
@@ -261,6 +262,12 @@ class ReplayChannel:
         return self.answer, 0.0
 
     def wait(self, until: float) -> None:
+        pass
+
+    def pause(self) -> None:
+        pass
+
+    def resume(self) -> None:
         pass
 
     def finish(self, goodbye: str) -> None:

@@ -32,6 +32,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from arena.errors import ClusterError, ConfigError
+from arena.game.build import DEFAULT_BUILD_MB
 from arena.game.referee import BotSpec
 from arena.game.sandbox.bwrap import resolve_mode
 from arena.league.builds import BotBuild, run_builds
@@ -67,6 +68,7 @@ class Placement:
     folders: Mapping[str, bytes] | None = None
     builds: tuple[Build, ...] = ()
     build_timeout_s: float = 600.0
+    build_mb: int = DEFAULT_BUILD_MB
 
 
 def placement_for(config: TournamentConfig) -> Placement:
@@ -96,7 +98,7 @@ def placement_for(config: TournamentConfig) -> Placement:
                 "bots on every worker and use 'bots: shared'"
             )
     builds = tuple(Build(b.name, b.build, b.build_network) for b in config.bots if b.build is not None)
-    return Placement("upload", folders, builds, config.build_timeout_ms / 1000)
+    return Placement("upload", folders, builds, config.build_timeout_ms / 1000, config.build_mb)
 
 
 def _why_not_sent(path: str, st: os.stat_result, root: str) -> str | None:
@@ -249,7 +251,7 @@ def build_all(placement: Placement, settings: GameSettings) -> str | None:
     for build in placement.builds:
         spec = settings.bots[build.bot]
         builds.append(BotBuild(build.bot, build.command, spec.cwd, spec.sandbox, spec.env, build.network))
-    failure = run_builds(builds, placement.build_timeout_s)
+    failure = run_builds(builds, placement.build_timeout_s, build_mb=placement.build_mb)
     return None if failure is None else failure.describe(8)
 
 

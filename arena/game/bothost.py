@@ -87,9 +87,11 @@ class ProcessChannel:
         keep_transcript: bool,
         can_stay: bool = False,
         start: Callable[[], BotProcess] | None = None,
+        freezer: Freezer | None = None,
     ) -> None:
         self.pool = pool
         self.bot = bot
+        self.freezer = freezer or Freezer()
         self.start = start  # starts a fresh process of the same bot (for renew)
         self.exited_cleanly = False
         self.finished = False  # told "end", input closed
@@ -144,8 +146,18 @@ class ProcessChannel:
         """Let the bot's output be read until ``until`` (a monotonic time), answering nothing."""
         self.pool.wait(until)
 
+    def pause(self) -> None:
+        """Another bot is on move: stop every process of this one (no CPU) until :meth:`resume`."""
+        if not (self.stopped or self.finished):
+            self.freezer.now(self.bot)
+
+    def resume(self) -> None:
+        """Let the bot run again (it is on move, or its game ends)."""
+        self.freezer.thaw(self.bot)
+
     def finish(self, goodbye: str) -> None:
         """End the game for this bot: send ``goodbye`` and stop its process."""
+        self.resume()
         if not self.stopped and not self.finished:
             self.finished = True
             self._note(f"ref> {goodbye}")
@@ -155,6 +167,7 @@ class ProcessChannel:
         """End the game but keep the process for the next one (``multigame``), if it may stay."""
         if self.stopped or self.finished:
             return
+        self.resume()
         self._note(f"ref> {goodbye}")
         try:
             self.pool.send(self.bot, goodbye)
@@ -170,6 +183,7 @@ class ProcessChannel:
         """Stop the bot's process (after ``goodbye``, within ``grace_s``); ``why`` says why in its tail."""
         if self.stopped or self.stayed:
             return
+        self.resume()  # a frozen process would take its kill only once thawed
         if goodbye is not None:
             self.finish(goodbye)
         self.stopped = True
@@ -268,7 +282,7 @@ class BotHost:
                 and spec.multigame
                 and (self.restart_every <= 0 or bot.games + 1 < self.restart_every)
             )
-            channel = ProcessChannel(self.pool, bot, keep_transcript, may_stay, start)
+            channel = ProcessChannel(self.pool, bot, keep_transcript, may_stay, start, self.freezer)
             self.seated.append((spec, channel))
             channels.append(channel)
         return channels
@@ -341,7 +355,10 @@ def _signal_bot(bot: BotProcess, sig: int) -> None:
 
 
 class Freezer:
-    """Stops kept bots between games and wakes them for their next one.
+    """Stops bots that are not on move, and kept bots between games; wakes them.
+
+    During a game every bot but the one on move is frozen at once (:meth:`now`), so that
+    none takes CPU from the bot that thinks (a flood, a busy loop, thinking ahead).
 
     A bot is frozen :data:`FREEZE_AFTER_S` after its game ends (what it writes in answer to
     ``end`` still arrives, and is judged, before its next game), by its cgroup's freezer,
@@ -361,6 +378,18 @@ class Freezer:
         with self.lock:
             self.timers[id(bot)] = timer
         timer.start()
+
+    def now(self, bot: BotProcess) -> None:
+        """Freeze ``bot`` at once (another bot is on move), until :meth:`thaw`.  The cgroup's
+        freeze is asked for, not waited for: the kernel stops each task on its own."""
+        with self.lock:
+            if bot.frozen is not None:
+                return
+            if bot.cgroup is not None and bot.cgroup.freeze(wait=False):
+                bot.frozen = "cgroup"
+                return
+            _signal_bot(bot, signal.SIGSTOP)
+            bot.frozen = "signal"
 
     def _freeze(self, bot: BotProcess) -> None:
         with self.lock:

@@ -7,6 +7,10 @@ tail.  It runs as a user of its own (never root) and writes only the bot's
 private copy of its folder (:mod:`arena.game.workspace`); what it makes is
 stripped of set-id bits.  On a timeout, an error, Ctrl-C or SIGTERM its whole
 process tree is killed.
+
+What a sandboxed build leaves on the disk is bounded by ``build_mb``: it writes a tmpfs of
+that size holding a copy of its folder, and what it left there is written out to the
+folder only when it succeeded and all of it fits (:mod:`arena.game.sandbox.capfolder`).
 """
 
 from __future__ import annotations
@@ -27,7 +31,8 @@ from arena.game import workspace
 from arena.game.limits import ResourceLimits, bot_environment
 from arena.game.proctree import Held, forget_spawned, reap_adopted, wait_unreaped
 from arena.game.sandbox.bwrap import SANDBOX_GID, SandboxPolicy, bot_user, resolve_mode
-from arena.game.sandbox.spawn import spawn_sandboxed
+from arena.game.sandbox.capfolder import MB, CappedFolder, FolderFull
+from arena.game.sandbox.spawn import SANDBOX_SETUP_S, spawn_sandboxed
 from arena.untrusted import printable
 
 OUTPUT_KEEP = 16 * 1024  # bytes of a build's output kept (its tail)
@@ -35,6 +40,8 @@ BUILD_LIMITS = ResourceLimits(
     memory_mb=4096, cpu_seconds=None, file_size_mb=1024, open_files=1024, tasks=1024, cpus=None
 )
 BUILD_TMP_MB = 1024
+DEFAULT_BUILD_MB = 1024  # the most a build may leave in its folder (the tournament's build_mb)
+NO_SPACE = b"No space left on device"  # strerror(ENOSPC), as C, Python and Java print it
 
 
 @dataclass(frozen=True)
@@ -102,25 +109,37 @@ def run_build(
     timeout_s: float,
     env: Mapping[str, str] | None = None,
     network: bool = False,
+    build_mb: int = DEFAULT_BUILD_MB,
 ) -> BuildResult:
     """Run one build to its end or its deadline; never raises for the build's own failure.
 
-    The build writes ``sandbox.source`` (the bot's private copy, shown at ``cwd``), or
-    else ``cwd`` itself.  When the arena is root, that folder is the build user's for the
-    build and given back after it (what was there to its owners, what the build made to
-    the folder's owner; a copy to root and the bots' group, readable by every bot).
-    Set-id bits are stripped from everything in it.
+    The build's folder is ``sandbox.source`` (the bot's private copy, shown at ``cwd``), or
+    else ``cwd`` itself.  Sandboxed, the build writes a tmpfs of ``build_mb`` MiB holding
+    a copy of that folder (as the build user's, when the arena is root), and what it left
+    there is written out to the folder when it succeeded and fits in ``build_mb`` (what it
+    made to the folder's owner; a private copy to root and the bots' group, readable by
+    every bot); a failed build leaves the folder as it was.  No set-id bit survives.
     """
-    policy = replace(sandbox, network=network, writable=True, tmp_mb=max(sandbox.tmp_mb, BUILD_TMP_MB))
+    policy = replace(
+        sandbox, network=network, writable=True, tmp_mb=max(sandbox.tmp_mb, BUILD_TMP_MB), folder_mb=build_mb
+    )
     sandboxed, warning = resolve_mode(policy)
     full_env = bot_environment(cwd, env)
     folder = Path(policy.source) if policy.source is not None else cwd
     user = bot_user() if sandboxed else None  # a user of its own, never root
     init: Held | None = None
     back_to = (0, SANDBOX_GID) if policy.source is not None else _owner(folder)
-    owners: workspace.Owners = {}
+    # Never copied into the build's folder: the hidden folders that lie in it, a checkout's history.
+    inside = [h for h in (*policy.hidden, *policy.never_shown) if Path(h).is_relative_to(folder) and Path(h) != folder]
+    skip = [*inside, *(str(folder / name) for name in workspace.SKIPPED)]
+    capped = CappedFolder(build_mb * MB, skip) if sandboxed else None
+
+    def fill(init_pid: int) -> None:
+        assert capped is not None
+        capped.open(init_pid, str(cwd), time.monotonic() + SANDBOX_SETUP_S)
+        capped.fill(folder, user)
+
     try:
-        owners = workspace.hand_to(folder, user)
         if sandboxed:
             proc, init, group, net = spawn_sandboxed(
                 command,
@@ -132,6 +151,7 @@ def run_build(
                 stdin=subprocess.DEVNULL,
                 stderr=subprocess.STDOUT,
                 umask=0o022,
+                prepare=fill,
             )
         else:
             group, net = None, None
@@ -146,13 +166,17 @@ def run_build(
                 close_fds=True,
             )
     except (OSError, subprocess.SubprocessError) as e:
-        _after_build(folder, owners, user, back_to, sandbox)
+        if capped is not None:
+            capped.close()
+        _after_build(folder, sandbox)
         return BuildResult(False, f"could not start: {e}", "", sandboxed, warning)
     output = bytearray()
     why = ""
+    ended = False  # the build ran to its end or deadline (no exception is on its way out)
     try:
         with _sigterm_raises():
             why = _collect(proc, output, time.monotonic() + timeout_s, timeout_s)
+        ended = True
     finally:
         if init is not None:  # the sandbox's init, bwrap's child: through the pidfd held since its start
             init.signal(signal.SIGKILL)
@@ -170,7 +194,13 @@ def run_build(
         if net is not None:  # its helper ends with the sandbox: reaped before the build returns
             net.ended()
         _reap_sandbox(None if init is None else init.pid)
-        stripped = _after_build(folder, owners, user, back_to, sandbox)
+        if capped is not None:  # every process of the build is dead: what it left changes no more
+            try:
+                if ended:
+                    why = _carry_out(capped, folder, why, proc.returncode, output, back_to)
+            finally:
+                capped.close()
+        stripped = _after_build(folder, sandbox)
     if stripped:
         output += f"\n(set-id bits removed from: {', '.join(stripped[:10])})\n".encode()
     text = output.decode("utf-8", "replace")
@@ -180,18 +210,29 @@ def run_build(
     return BuildResult(code == 0, f"exited with {code}", text, sandboxed, warning)
 
 
-def _after_build(
-    folder: Path,
-    owners: workspace.Owners,
-    user: tuple[int, int] | None,
-    back_to: tuple[int, int],
-    bot: SandboxPolicy,
-) -> list[str]:
-    """Strip set-id bits, give the folder back, seal a private copy (for the bot's own
-    policy ``bot``); the paths stripped."""
+def _carry_out(
+    capped: CappedFolder, folder: Path, why: str, code: int | None, output: bytearray, owner: tuple[int, int]
+) -> str:
+    """Write what a finished build left in its capped folder out to ``folder`` when it
+    succeeded; why it failed ("" when it did not), naming ``build_mb`` when that stopped it."""
+    if why or code != 0:
+        if capped.full() or NO_SPACE in output:
+            cause = why or f"exited with {code}"
+            return f"{cause}; its folder was full: a build may leave at most build_mb ({capped.mb}) there"
+        return why
+    try:
+        capped.carry_out(folder, owner)
+    except FolderFull as e:
+        return str(e)
+    except OSError as e:
+        return f"could not write what it made out to {str(folder)!r}: {e}"
+    return ""
+
+
+def _after_build(folder: Path, bot: SandboxPolicy) -> list[str]:
+    """Strip set-id bits (an unsandboxed build wrote the folder itself), seal a private copy
+    (for the bot's own policy ``bot``); the paths stripped."""
     stripped = workspace.strip_set_id(folder)
-    if user is not None:
-        workspace.give_back(folder, owners, back_to)
     if bot.source is not None:
         workspace.seal(folder, bot.writable)
     return stripped

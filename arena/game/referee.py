@@ -83,6 +83,12 @@ class BotChannel(Protocol):
     def wait(self, until: float) -> None:
         """Block until some bot has written something, or until ``until`` (monotonic)."""
 
+    def pause(self) -> None:
+        """Another bot is on move: let this one take no CPU until :meth:`resume`."""
+
+    def resume(self) -> None:
+        """Let the bot run again: it is on move, or its game ends."""
+
     def finish(self, goodbye: str) -> None:
         """Send the end-of-game notice and close the bot's input (it should exit now)."""
 
@@ -174,6 +180,7 @@ class Referee:
         self.state.forfeit(p)
         ch = self.channels[p]
         if not isinstance(ch, BotFault):
+            ch.resume()  # a paused process would take its kill only once it runs again
             ch.stop(None, 0.0, f"{kind.value}: {detail}")  # out of the game: no reason to keep it running
         if self.observer:
             self.observer(self.state, None, (p, fault))
@@ -355,18 +362,21 @@ class Referee:
             st.forfeited,
             st.last_slide() or (),
         )
-        ch.send(turn, ply)
-        margin = self.setup.time_control.margin_ms
+        ch.resume()  # the bot on move alone runs (before its clock starts, at the send)
         try:
+            ch.send(turn, ply)
             line, elapsed = ch.receive(timeout_s)
         except BotFault as f:
             if f.kind is not FaultKind.TIMEOUT:
                 raise
+            margin = self.setup.time_control.margin_ms
             raise BotFault(
                 FaultKind.TIMEOUT,
                 f"no answer to '{phase}' at ply {ply + 1} within {timeout_s * 1000:.0f} ms "
                 f"(its clock's {budget} ms + margin {margin} ms)",
             ) from None
+        finally:
+            ch.pause()
         known = _ANSWERS.get(line)
         if known is None or known[0] != phase:
             known = self._read_answer(line, phase, p, elapsed)
@@ -438,6 +448,10 @@ class Referee:
         start_position = format_position(self.state)
         try:
             self._startup(began)
+            # From the first turn on, only the bot on move runs: what the others would do
+            # meanwhile (an info flood, a busy loop) takes no CPU from it.
+            for p in self._live():
+                self._channel(p).pause()
             while not self.state.is_over:
                 p = self.state.to_move
                 try:
@@ -445,6 +459,8 @@ class Referee:
                 except BotFault as f:
                     self._forfeit(p, f.kind, f.detail)
             end = format_message(self._game_end())
+            for p in self._live():
+                self._channel(p).resume()
             live = []
             for p in self._live():  # every bot hears "end" at once; one grace for all of them
                 if p in self.multigame:

@@ -44,7 +44,7 @@ def run_job(folder: Path) -> CheckResult:
         if missing is not None:  # one line for the author, not a build that cannot start
             return CheckResult(State.FAILED, f"its build needs {missing}, not installed on this ladder", None, None)
         timeout_s = ladder.league.build_timeout_ms / 1000
-        result = run_build(job.build, bot, opts.sandbox, timeout_s)
+        result = run_build(job.build, bot, opts.sandbox, timeout_s, build_mb=ladder.league.build_mb)
         build_log = "\n".join(result.tail(BUILD_LOG_LINES))  # made printable by tail()
         if not result.ok:
             return CheckResult(State.FAILED, f"build {result.why}", None, build_log)

@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.game.build import BuildResult, run_build
+from arena.game.build import DEFAULT_BUILD_MB, BuildResult, run_build
 from arena.game.sandbox.bwrap import SandboxPolicy
 
 
@@ -43,17 +43,23 @@ class BuildFailure:
 
 
 def run_builds(
-    builds: Sequence[BotBuild], timeout_s: float, starting: Callable[[BotBuild], None] = lambda _b: None
+    builds: Sequence[BotBuild],
+    timeout_s: float,
+    starting: Callable[[BotBuild], None] = lambda _b: None,
+    build_mb: int = DEFAULT_BUILD_MB,
 ) -> BuildFailure | None:
     """Run ``builds`` in order (the same command in the same folder once), ``starting`` told
-    of each as it starts; the first failure (the rest are not run), or None."""
+    of each as it starts, each leaving at most ``build_mb`` MiB in its folder; the first
+    failure (the rest are not run), or None."""
     done: set[tuple[Path, tuple[str, ...]]] = set()
     for build in builds:
         folder = Path(build.sandbox.source) if build.sandbox.source is not None else build.cwd
         if (folder, build.command) in done:
             continue
         starting(build)
-        result = run_build(build.command, build.cwd, build.sandbox, timeout_s, build.env, network=build.network)
+        result = run_build(
+            build.command, build.cwd, build.sandbox, timeout_s, build.env, network=build.network, build_mb=build_mb
+        )
         if not result.ok:
             return BuildFailure(build, result)
         done.add((folder, build.command))

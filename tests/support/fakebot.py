@@ -28,6 +28,7 @@ class ScriptedChannel:
         self.previous_hello: tuple[str, tuple[str, ...]] | None = None  # a fresh "process"
         self.can_stay = False
         self.seated_at = time.monotonic()
+        self.paused = False  # the referee froze it (another bot is on move)
 
     def send(self, line: str, ply: int | None = None) -> None:
         assert not self.stopped, "the referee wrote to a stopped bot"
@@ -52,6 +53,12 @@ class ScriptedChannel:
 
     def wait(self, until: float) -> None:
         time.sleep(max(0.0, min(until - time.monotonic(), 0.01)))
+
+    def pause(self) -> None:
+        self.paused = True
+
+    def resume(self) -> None:
+        self.paused = False
 
     def finish(self, goodbye: str) -> None:
         if not self.stopped:

@@ -63,6 +63,7 @@ BOT_UID_SPAN = 600_000_000  # up to 2.1e9: below 2**31, which some tools read as
 SANDBOX_TMP = "/tmp"
 SANDBOX_HOME = "/tmp/home"
 DEFAULT_TMP_MB = 64
+MAX_FOLDER_MB = 65536
 
 # Read-only system folders a program needs to run (interpreters, libraries).
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/opt")
@@ -121,6 +122,9 @@ class SandboxPolicy:
     # folder's own path; None: the folder itself.
     source: str | None = None
     allow: tuple[str, ...] = ()  # with network: this machine's host:port pairs it may reach
+    # A build's bound (:mod:`.capfolder`): the folder it sees is a tmpfs of this many MiB,
+    # filled with the folder's files before it runs, instead of the folder itself.
+    folder_mb: int | None = None
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -128,6 +132,8 @@ class SandboxPolicy:
         object.__setattr__(self, "mode", SandboxMode(self.mode))  # frozen: set once, here
         if not 1 <= self.tmp_mb <= 65536:
             raise ConfigError(f"tmp_mb must be from 1 to 65536, got {self.tmp_mb!r}")
+        if self.folder_mb is not None and not 1 <= self.folder_mb <= MAX_FOLDER_MB:
+            raise ConfigError(f"build_mb must be from 1 to {MAX_FOLDER_MB}, got {self.folder_mb!r}")
 
 
 @dataclass(frozen=True)
@@ -425,8 +431,10 @@ def bwrap_command(
     if fds.passwd is not None:
         args += ["--ro-bind-data", str(fds.passwd), "/etc/passwd"]
     args += _private_tmp_args(policy.tmp_mb)  # first: a bot's folder may well lie under the host's /tmp
-    args += _folder_args(folders.in_mount_order())
-    args += _hidden_args(policy.hidden, where, folders.visible)
+    args += _folder_args(folders.in_mount_order(), policy.folder_mb)
+    # A capped folder is filled without the hidden folders in it: nothing there to mask.
+    capped = [where] if policy.folder_mb is not None else []
+    args += _hidden_args([h for h in policy.hidden if not _covered(h, capped)], where, folders.visible)
     # The sandbox's own root (where bwrap made the mount points) is a tmpfs: read-only, so
     # nothing but /tmp (capped) and a writable folder takes a write.
     args += ["--remount-ro", "/", "--chdir", where, "--clearenv"]
@@ -441,18 +449,21 @@ class _Folders:
     folder the sandbox shows (the system's among them)."""
 
     visible: list[str]
-    binds: list[tuple[str, str, bool]] = field(default_factory=list)  # host, path inside, writable
+    # host (None: the capped tmpfs of a build's folder), path inside, writable
+    binds: list[tuple[str | None, str, bool]] = field(default_factory=list)
 
-    def add(self, host: str, writable: bool = False, inside: str | None = None) -> None:
+    def add(self, host: str | None, writable: bool = False, inside: str | None = None) -> None:
         """Bind ``host`` at ``inside`` (its own path by default) inside the sandbox."""
-        self.binds.append((host, inside or host, writable))
-        self.visible.append(inside or host)
+        path = inside or host
+        assert path is not None
+        self.binds.append((host, path, writable))
+        self.visible.append(path)
 
     def shows(self, path: str) -> bool:
         """Whether ``path`` is inside a folder the sandbox already shows."""
         return _covered(path, self.visible)
 
-    def in_mount_order(self) -> list[tuple[str, str, bool]]:
+    def in_mount_order(self) -> list[tuple[str | None, str, bool]]:
         """Outer folders first, so an inner bind is not hidden by an outer one laid over it."""
         return sorted(self.binds, key=lambda b: len(Path(b[1]).parts))
 
@@ -468,7 +479,7 @@ def _bot_folders(policy: SandboxPolicy, where: str) -> _Folders:
         rp = os.path.realpath(p)
         if os.path.exists(rp) and not folders.shows(rp):
             folders.add(rp)
-    folders.add(policy.source or where, policy.writable, inside=where)
+    folders.add(None if policy.folder_mb is not None else policy.source or where, policy.writable, inside=where)
     return folders
 
 
@@ -589,19 +600,24 @@ def _private_tmp_args(tmp_mb: int) -> list[str]:
     ]
 
 
-def _folder_args(binds: Sequence[tuple[str, str, bool]]) -> list[str]:
-    """The binds of ``binds`` (in that order), after the folders leading to them."""
+def _folder_args(binds: Sequence[tuple[str | None, str, bool]], folder_mb: int | None = None) -> list[str]:
+    """The binds of ``binds`` (in that order), after the folders leading to them; a bind of
+    no host folder is a tmpfs of ``folder_mb`` MiB (a build's capped folder)."""
     args: list[str] = []
     hosts = [inside for _, inside, _ in binds]
     # The folders leading to a bind are made readable, not copied from the host (/root is 0700).
     made: list[str] = []
-    for host in hosts:
-        for parent in _parents(host):
+    for path in hosts:
+        for parent in _parents(path):
             if parent not in made and not _covered(parent, [*hosts, *SYSTEM_DIRS]):
                 args += ["--perms", "0755", "--dir", parent]
                 made.append(parent)
     for host, inside, writable in binds:
-        args += ["--bind" if writable else "--ro-bind", host, inside]
+        if host is None:
+            assert folder_mb is not None
+            args += ["--size", str(folder_mb * 1024 * 1024), "--perms", "0755", "--tmpfs", inside]
+        else:
+            args += ["--bind" if writable else "--ro-bind", host, inside]
     return args
 
 

@@ -18,7 +18,7 @@ import select
 import signal
 import subprocess
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
@@ -93,6 +93,7 @@ def spawn_sandboxed(
     stdout: int = subprocess.PIPE,
     stderr: int = subprocess.PIPE,
     umask: int = BOT_UMASK,
+    prepare: Callable[[int], None] | None = None,
 ) -> Sandboxed:
     """Start ``argv`` under bubblewrap: bwrap's process, the sandbox's init, its cgroup
     and its network (:class:`Sandboxed`).
@@ -100,6 +101,8 @@ def spawn_sandboxed(
     bwrap sets the namespaces up, reports its init's pid and waits; the init is
     moved into a cgroup of its own (when the machine allows) and only then told
     to go on, so not one instruction of the command runs outside its limits.
+    ``prepare`` is called with the init's pid once the sandbox is set up and before the
+    command starts (a build's capped folder is filled then: :mod:`.capfolder`).
     Raises OSError (with bwrap's own complaint) when the sandbox cannot be made.
     """
     group = _new_cgroup(limits)
@@ -127,6 +130,8 @@ def spawn_sandboxed(
             group.attach(init.pid)
         if not sandbox.runs_as_root():  # every bot is the arena's user: bound its share of the user's pools
             ucounts.bound_namespace(init.pid)
+        if prepare is not None:
+            prepare(init.pid)
         os.write(pipes.block_w, b"1")
     except BaseException as e:  # SIGTERM (SystemExit) mid-start too: no half-started sandbox is left
         message = str(e)

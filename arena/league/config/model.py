@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from arena.game.build import DEFAULT_BUILD_MB
 from arena.game.clock import TimeControl
 from arena.game.limits import ResourceLimits
 from arena.game.sandbox.bwrap import SandboxPolicy
@@ -69,6 +70,7 @@ RUN_ONLY_KEYS = frozenset(
         "rating",
         "end_grace",
         "build_timeout",
+        "build_mb",
         "multigame",
         "restart_every",
         "executor",
@@ -192,6 +194,7 @@ class TournamentConfig:
     retries: int
     raw: dict[str, Any]  # the file as data, for change detection
     build_timeout_ms: int = DEFAULT_BUILD_TIMEOUT_MS
+    build_mb: int = DEFAULT_BUILD_MB  # what a sandboxed build may leave in its folder, in MiB
     multigame: bool = True  # keep the process of a bot that declares multigame between games
     restart_every: int = 0  # ... but start it afresh after this many games (0: never)
     executor: ExecutorConfig = field(default_factory=ExecutorConfig)

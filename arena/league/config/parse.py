@@ -12,8 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.errors import ConfigError
+from arena.game.build import DEFAULT_BUILD_MB
 from arena.game.limits import ResourceLimits
-from arena.game.sandbox.bwrap import DEFAULT_TMP_MB, MODES
+from arena.game.sandbox.bwrap import DEFAULT_TMP_MB, MAX_FOLDER_MB, MODES
 from arena.league.config.bots import BotDefaults, hide_from_bots, read_bots
 from arena.league.config.model import (
     CONTINUOUS_KEYS,
@@ -64,6 +65,7 @@ TOP_KEYS = {
     "retries",
     "sandbox",
     "build_timeout",
+    "build_mb",
     "multigame",
     "restart_every",
     "executor",
@@ -92,6 +94,7 @@ class _RunSettings:
     retries: int
     end_grace_ms: int
     build_timeout_ms: int
+    build_mb: int
     multigame: bool
     restart_every: int
 
@@ -157,6 +160,7 @@ def parse_config(text: str, path: Path, extra_keys: frozenset[str] = frozenset()
         retries=run.retries,
         raw={k: v for k, v in plain(top.node).items() if k not in extra_keys},
         build_timeout_ms=run.build_timeout_ms,
+        build_mb=run.build_mb,
         multigame=run.multigame,
         restart_every=run.restart_every,
         executor=executor,
@@ -186,7 +190,8 @@ def _read_league(top: Reader, path: Path) -> _League:
 
 
 def _read_run_settings(top: Reader) -> _RunSettings:
-    """``concurrency``, ``retries``, ``end_grace``, ``build_timeout``, ``multigame``, ``restart_every``."""
+    """``concurrency``, ``retries``, ``end_grace``, ``build_timeout``, ``build_mb``, ``multigame``,
+    ``restart_every``."""
     concurrency = top.get("concurrency", int, os.cpu_count() or 1)
     top.check("concurrency", 1 <= concurrency <= 256, "must be at least 1")
     retries = top.get("retries", int, 2)
@@ -194,10 +199,12 @@ def _read_run_settings(top: Reader) -> _RunSettings:
     end_grace_ms = top.duration("end_grace", "1s")
     build_timeout_ms = top.duration("build_timeout", "10m")
     top.check("build_timeout", build_timeout_ms > 0, "must be more than 0")
+    build_mb = top.get("build_mb", int, DEFAULT_BUILD_MB)
+    top.check("build_mb", 1 <= build_mb <= MAX_FOLDER_MB, f"must be from 1 to {MAX_FOLDER_MB} (MiB)")
     multigame = top.get("multigame", bool, True)
     restart_every = top.get("restart_every", int, 0)
     top.check("restart_every", 0 <= restart_every <= 1_000_000, "must be from 0 (never) to 1000000 games")
-    return _RunSettings(concurrency, retries, end_grace_ms, build_timeout_ms, multigame, restart_every)
+    return _RunSettings(concurrency, retries, end_grace_ms, build_timeout_ms, build_mb, multigame, restart_every)
 
 
 def _check_bot_count(top: Reader, bots_node: Node, bots: list[BotConfig], players: int) -> None:

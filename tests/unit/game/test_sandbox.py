@@ -62,6 +62,8 @@ def test_sandbox_settings_are_read_per_bot_over_the_top_level(tmp_path: Path) ->
     assert (b.sandbox.mode, b.build_network, b.sandbox.tmp_mb) == ("none", True, 8)
     assert b.sandbox.hidden == (str(tmp_path / "bots" / "results"),)
     assert cfg.build_timeout_ms == 600_000
+    assert cfg.build_mb == 1024
+    assert parse_config(path.read_text() + "build_mb: 64\n", path).build_mb == 64
 
 
 @pytest.mark.parametrize(
@@ -76,6 +78,7 @@ def test_sandbox_settings_are_read_per_bot_over_the_top_level(tmp_path: Path) ->
         ("limits: {cpus: 0}\n", "t.yaml:1: 'limits.cpus' must be from 0.01 to 1024 cores"),
         ("limits: {tmp_mb: 100000}\n", "t.yaml:1: 'limits.tmp_mb' must be from 1 to 65536"),
         ("build_timeout: 0s\n", "t.yaml:1: 'build_timeout' must be more than 0"),
+        ("build_mb: 0\n", "t.yaml:1: 'build_mb' must be from 1 to 65536 (MiB)"),
         (
             "bots:\n  - {name: a, command: x, readable: [1]}\n",
             "t.yaml:2: 'bots[0].readable' must be a list of paths",
@@ -192,3 +195,23 @@ def test_the_files_hidden_folders_are_masked_for_every_bot_like_the_results(tmp_
         assert hidden in a.sandbox.hidden and hidden in b.sandbox.hidden and hidden in b.sandbox.never_shown
     with pytest.raises(ConfigError, match=r"t\.yaml:\d+: .*hidden.*must be a list of paths"):
         parse_config("name: t\nhidden: [7]\nbots: [{name: a, command: ./a}, {name: b, command: ./b}]\n", path)
+
+
+@pytest.mark.skipif(sandbox.bwrap_path() is None, reason="bubblewrap is not installed")
+def test_a_builds_capped_folder_is_a_tmpfs_of_build_mb_in_place_of_the_folder(tmp_path: Path) -> None:
+    folder = tmp_path / "bot"
+    (folder / "results").mkdir(parents=True)
+    policy = sandbox.SandboxPolicy(writable=True, folder_mb=8, hidden=(str(folder / "results"),))
+    argv = sandbox.bwrap_command(policy, ["/bin/true"], folder, {}, sandbox.SandboxFds(10, 11, 12), None)
+    i = next(j for j, a in enumerate(argv) if a == "--tmpfs" and argv[j + 1] == str(folder))
+    assert argv[i - 4 : i + 2] == ["--size", str(8 * 1024 * 1024), "--perms", "0755", "--tmpfs", str(folder)]
+    # The host's folder is never bound: the build writes only the tmpfs (filled by the arena);
+    # a hidden folder in it was never copied there, so there is nothing to mask.
+    assert str(folder) not in [argv[j + 1] for j, a in enumerate(argv) if a in ("--bind", "--ro-bind")]
+    assert str(folder / "results") not in argv
+
+
+@pytest.mark.parametrize("mb", [0, 65537])
+def test_a_capped_folder_out_of_bounds_is_refused_naming_build_mb(mb: int) -> None:
+    with pytest.raises(ConfigError, match=f"build_mb must be from 1 to 65536, got {mb}"):
+        sandbox.SandboxPolicy(folder_mb=mb)
