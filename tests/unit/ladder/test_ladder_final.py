@@ -154,3 +154,19 @@ def test_a_gauntlet_final_sends_the_top_seeds_against_the_rest(tmp_path: Path) -
     final = tmp_path / "final.yaml"
     final.write_text(final_text(ladder, entries))
     assert load_config(final).format.value == "gauntlet"
+
+
+def test_serve_final_closes_submissions_and_asks_for_the_final_once(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from arena.cli import main
+
+    path = write(tmp_path, "ladder: {}\n")
+    first = CliRunner().invoke(main, ["serve", str(path), "--final"])
+    assert first.exit_code == 0, first.output
+    assert "final tournament asked for: submissions are closed" in first.output
+    assert str(tmp_path / "results-final") in first.output
+    again = CliRunner().invoke(main, ["serve", str(path), "--final"])
+    assert again.exit_code == 0 and "the final was asked for already" in again.output
+    store = LadderStore.open(load_ladder(path).folder)
+    assert final_asked(store) and [a["action"] for a in store.actions()] == ["final-asked"]
