@@ -88,9 +88,8 @@ def final_entries(store: LadderStore, ladder_rows: list[dict[str, Any]]) -> list
 
 
 def needed(ladder: Ladder) -> int:
-    """How many authors the final needs: enough for one game, and a gauntlet one opponent more."""
-    players = ladder.league.players
-    return players + 1 if ladder.settings.final.format is FinalFormat.GAUNTLET else players
+    """How many authors the final needs: enough for one game."""
+    return ladder.league.players
 
 
 def final_data(ladder: Ladder, entries: list[FinalEntry]) -> dict[str, Any]:
@@ -102,7 +101,9 @@ def final_data(ladder: Ladder, entries: list[FinalEntry]) -> dict[str, Any]:
     data["format"] = f.format.value
     data["rounds"] = f.rounds
     if f.format is FinalFormat.GAUNTLET:
-        data["challengers"] = [e.author for e in entries[: min(f.top, len(entries) - 1)]]
+        # The best seeds, leaving the others enough to fill a game's other seats.
+        top = max(1, min(f.top, len(entries) - (ladder.league.players - 1)))
+        data["challengers"] = [e.author for e in entries[:top]]
     data["output"] = str(final_folder(ladder.folder))
     data["cwd"] = str(ladder.cwd)
     written = [str(beside(ladder.league.path.parent, p)) for p in ladder.league.raw.get("hidden") or []]

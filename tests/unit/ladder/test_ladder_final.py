@@ -150,8 +150,13 @@ def test_a_gauntlet_final_sends_the_top_seeds_against_the_rest(tmp_path: Path) -
     entries = final_entries(store, [{"bot": "dog.v1"}, {"bot": "bee.v1"}])
     data = yaml.safe_load(final_text(ladder, entries))
     assert data["format"] == "gauntlet" and data["challengers"] == ["dave", "bob"]
-    assert needed(ladder) == 3
+    assert needed(ladder) == 2
+    # Never so many challengers that the rest cannot fill a game: two authors, one challenger.
+    two = yaml.safe_load(final_text(ladder, entries[:2]))
+    assert two["challengers"] == ["dave"] and [b["name"] for b in two["bots"]] == ["dave", "bob"]
     final = tmp_path / "final.yaml"
+    final.write_text(final_text(ladder, entries[:2]))
+    assert [b.name for b in load_config(final).bots] == ["dave", "bob"]
     final.write_text(final_text(ladder, entries))
     assert load_config(final).format.value == "gauntlet"
 
