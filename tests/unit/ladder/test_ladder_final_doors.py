@@ -78,5 +78,6 @@ def test_the_final_page_shows_the_deadline_and_the_report_is_for_organisers(ladd
     assert "2020-01-01 00:00:00 UTC" in ladder.request("GET", "/final").text
     state = ladder.request("GET", "/api/final").json()
     assert state["deadline"] == "2020-01-01T00:00:00+00:00" and state["games_total"] == 0 and state["entries"] == []
+    assert "submissions are closed: the deadline (2020-01-01 00:00:00 UTC) has passed" in ladder.request("GET", "/ladder").text
     assert ladder.request("GET", "/final/report.html", "alice").status_code == 403
     assert ladder.request("GET", "/final/report.html", "org").status_code == 404  # none yet
