@@ -96,7 +96,7 @@ def final_data(ladder: Ladder, entries: list[FinalEntry]) -> dict[str, Any]:
     """The final's tournament file as data: the ladder's league settings, one bot per entry in
     seed order, its own results folder."""
     f = ladder.settings.final
-    data = {k: v for k, v in ladder.league.raw.items() if k not in NOT_FINAL_KEYS}
+    data = _absolute(ladder, {k: v for k, v in ladder.league.raw.items() if k not in NOT_FINAL_KEYS})
     data["name"] = f"{ladder.league.name}-final"[:64]
     data["format"] = f.format.value
     data["rounds"] = f.rounds
@@ -113,6 +113,23 @@ def final_data(ladder: Ladder, entries: list[FinalEntry]) -> dict[str, Any]:
         {"name": e.author, "command": list(e.command), "cwd": str(ladder.version_folder(e.sid))}
         for e in entries
     ]
+    return data
+
+
+def _absolute(ladder: Ladder, data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` with the paths the ladder file wrote beside itself made absolute: the final's
+    file lies in the results folder, and a relative path would be read beside it."""
+    base = ladder.league.path.parent
+
+    def at(p: Any) -> Any:
+        return str(beside(base, p)) if isinstance(p, str) else p
+
+    board = data.get("board")
+    if isinstance(board, str) and board not in ("random", "build"):
+        data["board"] = at(board)
+    executor = data.get("executor")
+    if isinstance(executor, dict) and isinstance(executor.get("security"), dict):
+        data["executor"] = {**executor, "security": {k: at(v) for k, v in executor["security"].items()}}
     return data
 
 
@@ -216,7 +233,7 @@ class FinalLoop:
         path = self.ladder.folder / FINAL_FILE
         if not path.is_file() and not self._freeze(path):
             return
-        if self.store.kept(ENDED_KEY) is not None:
+        if self.store.kept(ENDED_KEY):
             self._set("ended", self._ended_detail())
             return
         if self._proc is not None:
@@ -247,6 +264,7 @@ class FinalLoop:
             self._set("waiting", f"the final needs at least {needed(self.ladder)} authors with a version that passed; it has {len(entries)}")
             return False
         self.store.keep(ENTRIES_KEY, json.dumps([asdict(e) for e in entries]))
+        self.store.keep(ENDED_KEY, "")  # a final played again from nothing has not ended
         write_atomic(path, final_text(self.ladder, entries))
         self.store.log(None, "final-frozen", "final", f"{len(entries)} authors: " + ", ".join(e.author for e in entries)[:1000])
         return True

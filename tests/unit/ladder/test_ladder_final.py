@@ -175,3 +175,23 @@ def test_serve_final_closes_submissions_and_asks_for_the_final_once(tmp_path: Pa
     assert again.exit_code == 0 and "the final was asked for already" in again.output
     store = LadderStore.open(load_ladder(path).folder)
     assert final_asked(store) and [a["action"] for a in store.actions()] == ["final-asked"]
+
+
+def test_the_paths_the_ladder_file_wrote_beside_itself_stay_right_in_the_final(tmp_path: Path) -> None:
+    for pem in ("ca.pem", "c.pem", "c.key"):
+        (tmp_path / pem).write_text("")
+    cluster = "executor: {scheduler: 'tls://10.0.0.5:8786', security: {ca: ca.pem, cert: c.pem, key: c.key}}"
+    path = write(tmp_path, f"{cluster}\nladder: {{}}\n")
+    ladder = load_ladder(path)
+    store = LadderStore.open(ladder.folder)
+    for name in ("alice", "bob"):
+        store.add_author(name)
+        _submit(store, name, f"{name}-bot")
+    data = yaml.safe_load(final_text(ladder, final_entries(store, [])))
+    assert data["executor"]["security"] == {k: str(tmp_path / v) for k, v in (("ca", "ca.pem"), ("cert", "c.pem"), ("key", "c.key"))}
+    assert data["executor"]["scheduler"] == "tls://10.0.0.5:8786"  # played on the ladder's cluster
+    # Read from the results folder, where the final's file lies, it finds them all the same.
+    final = ladder.folder / "ladder-final.yaml"
+    final.write_text(final_text(ladder, final_entries(store, [])))
+    config = load_config(final)
+    assert config.executor.kind.value == "dask" and config.executor.security is not None
