@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import subprocess
 import threading
 import time
 from dataclasses import asdict, dataclass
@@ -181,7 +182,7 @@ class FinalLoop:
         self.store = store
         self._wake = threading.Event()
         self._stop = threading.Event()
-        self._proc: Any = None
+        self._proc: subprocess.Popen[bytes] | None = None
         self._held = contextlib.ExitStack()
         self._holding = False
         self._retry_at = 0.0
