@@ -81,3 +81,35 @@ def test_the_final_page_shows_the_deadline_and_the_report_is_for_organisers(ladd
     assert "submissions are closed: the deadline (2020-01-01 00:00:00 UTC) has passed" in ladder.request("GET", "/ladder").text
     assert ladder.request("GET", "/final/report.html", "alice").status_code == 403
     assert ladder.request("GET", "/final/report.html", "org").status_code == 404  # none yet
+
+
+def test_the_final_page_shows_the_field_its_standings_and_crosstable(ladder: Ladder) -> None:
+    import json
+
+    from arena.ladder.final import ENTRIES_KEY, FinalEntry
+    from arena.ladder.folders import final_folder
+
+    entries = [
+        FinalEntry("bob", "bee", 2, 7, 1, 1, ("python3", "bot.py")),
+        FinalEntry("alice", "ant", 1, 3, 2, None, ("python3", "bot.py")),
+    ]
+    ladder.store.keep(ENTRIES_KEY, json.dumps([{**e.__dict__, "command": list(e.command)} for e in entries]))
+    folder = final_folder(ladder.ladder.folder)
+    folder.mkdir()
+    cell = {"games": 4, "points": 3.0, "wdl": [3, 0, 1]}
+    rows = [
+        {"rank": 1, "bot": "alice", "mu": 27.0, "sigma": 1.0, "games": 4, "wdl": [3, 0, 1], "points": 0.75},
+        {"rank": 2, "bot": "bob", "mu": 23.0, "sigma": 1.0, "games": 4, "wdl": [1, 0, 3], "points": 0.25},
+    ]
+    crosstable = {"alice": {"bob": cell}, "bob": {"alice": {"games": 4, "points": 1.0, "wdl": [1, 0, 3]}}}
+    (folder / "standings.json").write_text(json.dumps({"games": 4, "players": 2, "rows": rows, "crosstable": crosstable}))
+    page = ladder.request("GET", "/final").text
+    assert "alice (ant.v1)" in page and "bob (bee.v2)" in page and 'href="/bots/bee/v2"' in page
+    assert page.index("alice (ant.v1)") < page.index("bob (bee.v2)")  # in the final's order, not the seeds'
+    assert "<td class=\"num\">3/4</td>" in page and "<td class=\"num\">1/4</td>" in page
+    state = ladder.request("GET", "/api/final").json()
+    assert [(r["author"], r["bot"], r["version"], r["points"]) for r in state["standings"]] == [
+        ("alice", "ant", 1, 0.75),
+        ("bob", "bee", 2, 0.25),
+    ]
+    assert [(e["seed"], e["author"], e["ladder_rank"]) for e in state["entries"]] == [(1, "bob", 1), (2, "alice", None)]
