@@ -34,7 +34,13 @@ CONSOLE_LINE_CHARS = 2000
 @click.option("--add-author", "add_author", metavar="NAME", help="Add an author, print their token once, and exit.")
 @click.option("--admin", is_flag=True, help="With --add-author: an organiser (may submit without quotas, sees every report).")
 @click.option("--ban", metavar="NAME", help="Ban an author (their token is refused from then on), and exit.")
-def serve_cmd(ladder_file: Path, host: str, port: int, add_author: str | None, admin: bool, ban: str | None) -> None:
+@click.option(
+    "--final",
+    "final",
+    is_flag=True,
+    help="Close submissions and start the final tournament (the service running, or the next one, plays it), and exit.",
+)
+def serve_cmd(ladder_file: Path, host: str, port: int, add_author: str | None, admin: bool, ban: str | None, final: bool) -> None:
     """Serve the ladder of LADDER_FILE, where authors submit bots.
 
     Each version sent is unpacked under the ladder's limits, built in the sandbox and
@@ -54,7 +60,14 @@ def serve_cmd(ladder_file: Path, host: str, port: int, add_author: str | None, a
     /login with a token, then /submit; an author sees their own bots' logs there.
     Admin tokens also: POST /api/ladder/pause|resume, POST|DELETE /api/authors/NAME/ban,
     POST /api/bots/BOT/retire, POST|DELETE /api/bots/BOT/ban, GET /api/log (every action
-    with its author).
+    with its author), POST /api/deadline, POST /api/final.
+
+    \b
+    The contest's end (see docs/ladder.md): after the ladder file's 'deadline' (or the one
+    POST /api/deadline sets) submissions are refused. --final (or POST /api/final) starts
+    the final tournament: each author's last passing version, seeded by the standings, in
+    a round robin (or gauntlet) of ladder.final.rounds, results in RESULTS-final, shown on
+    /final; 'arena standings RESULTS-final --format csv' exports them.
     Everything is kept in the league's results folder (ladder.sqlite, submissions/):
     a restart takes up the submissions left half checked.
     """
@@ -65,9 +78,18 @@ def serve_cmd(ladder_file: Path, host: str, port: int, add_author: str | None, a
     ladder = load_ladder(ladder_file)
     if admin and add_author is None:
         raise click.UsageError("--admin goes with --add-author NAME")
-    if add_author is not None or ban is not None:
+    if add_author is not None or ban is not None or final:
         store = LadderStore.open(ladder.folder)
         try:
+            if final:
+                from arena.ladder.deadline import ask_final
+                from arena.ladder.folders import final_folder
+
+                asked = ask_final(store, by=None)
+                click.echo(
+                    ("final tournament asked for: submissions are closed" if asked else "the final was asked for already")
+                    + f"; it starts once every version has its verdict, results in {final_folder(ladder.folder)}"
+                )
             if add_author is not None:
                 token = store.add_author(check_author_name(add_author), admin)
                 click.echo(f"{'admin' if admin else 'author'} {add_author!r} added; their token (shown only this once):", err=True)

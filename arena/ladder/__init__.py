@@ -14,6 +14,9 @@ A ladder file is a tournament file with a ``ladder:`` section.  The modules:
   and checks them, each in a process of its own (``job``), handed a typed job and giving back
   a typed result (``jobfiles``);
 - ``league``, ``roster``, ``league_job``: the league that keeps playing the versions passed;
+- ``contest``: the ladder file's ``deadline`` and ``final`` keys as values; ``deadline``: when
+  submissions close (the file's deadline, the organiser's, the final); ``final``: the final
+  tournament of each author's last passing version, its file and the loop that plays it;
 - ``client``: what ``arena submit`` does over HTTP.
 
 The web service, from the bottom up (a contract in ``pyproject.toml`` keeps the order and
@@ -31,7 +34,8 @@ forbids any circle among the ladder's modules):
 - ``intake``: a new version, from an upload to a numbered version waiting for its check,
   for both doors below (what can be refused before the body is read is refused then);
 - the doors: ``api`` (JSON), ``pages`` (the read-only pages), ``forms`` (signing in and
-  out, the upload form);
+  out, the upload form); above them ``final_pages``: ``/final``, ``/api/final`` and
+  ``/api/deadline``;
 - ``app``: the one routing table, and the application's startup and shutdown;
 - ``serving``: how ``arena serve`` holds its connections (a deadline for each request's
   headers, keep-alive, connections at once).

@@ -19,7 +19,7 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from arena.ladder import api, forms, kits, pages
+from arena.ladder import api, final_pages, forms, kits, pages
 from arena.ladder.service import Refused, Service
 from arena.ladder.settings import Ladder
 from arena.ladder.store import LadderStore
@@ -44,6 +44,12 @@ def routes(service: Service) -> list[BaseRoute]:
         route("/api/bots/{bot}/retire", api.retire_bot, "POST"),
         route("/api/bots/{bot}/ban", api.ban_bot, "POST", "DELETE"),
         route("/api/log", api.action_log, "GET"),
+        # The deadline and the final tournament.
+        route("/api/deadline", final_pages.post_deadline, "POST"),
+        route("/api/final", final_pages.start_final, "POST"),
+        route("/api/final", final_pages.final_json, "GET"),
+        route("/final", final_pages.final_page, "GET"),
+        route("/final/report.html", final_pages.final_report, "GET"),
         # The pages, and the two JSON answers they and monitors poll.
         route("/", pages.standings_page, "GET"),
         route("/api/standings", pages.standings_json, "GET"),

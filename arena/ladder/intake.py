@@ -3,7 +3,7 @@
 One use case for its two doors, ``POST /api/bots`` (:mod:`arena.ladder.api`, a bearer
 token) and the upload form (:mod:`arena.ladder.forms`, a session), in this order:
 
-1. before the body is read: the ladder's ``submit`` setting, a place among the uploads being
+1. before the body is read: the deadline (and the final), the ladder's ``submit`` setting, a place among the uploads being
    received (a few of one author's, and of everyone's, at once), and the author's quota (the
    author's uploads being received count in it, and ``Content-Length`` in its bytes);
 2. the form, read as it arrives (:mod:`arena.ladder.upload`), its archive written straight to
@@ -19,6 +19,7 @@ refuses is a :class:`~arena.ladder.service.Refused`.
 
 from __future__ import annotations
 
+import datetime as dt
 import shlex
 import shutil
 import tempfile
@@ -35,6 +36,7 @@ from arena.durations import describe_seconds
 from arena.errors import ArchiveRefused, ConfigError, LadderError
 from arena.game.convention import resolve
 from arena.ladder import folders
+from arena.ladder.deadline import closed
 from arena.ladder.folders import ARCHIVE_FILE, INCOMING_PREFIX, UNPACKED
 from arena.ladder.names import check_bot_name, version_of
 from arena.ladder.service import UPLOAD_RETRY_S, Place, Refused, Service
@@ -72,7 +74,11 @@ class Received:
 
 
 def may_submit(service: Service, author: Author) -> None:
-    """Refuse (403) an author the ladder's ``submit`` setting shuts out."""
+    """Refuse (403) every author once the deadline has passed or the final has started, and an
+    author the ladder's ``submit`` setting shuts out."""
+    why = closed(service.ladder, service.store, dt.datetime.now(dt.UTC))
+    if why is not None:
+        raise Refused(403, why)
     policy = service.ladder.settings.submit
     if policy is SubmitPolicy.NOBODY or (policy is SubmitPolicy.ADMINS and not author.admin):
         raise Refused(403, f"submissions are closed to {'everyone' if policy is SubmitPolicy.NOBODY else 'authors'}")

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.ladder.child import end_child, start_child
+from arena.ladder.deadline import final_asked
 from arena.ladder.folders import LEAGUE_LOG
 from arena.ladder.league_job import EXIT_ENDED, EXIT_INTERRUPTED
 from arena.ladder.roster import league_text, roster, write_league_file
@@ -45,7 +46,7 @@ STOP_GRACE_S = 30.0  # from SIGINT to SIGKILL of the league's process
 class LeagueStatus:
     """What the league loop is doing, for the ladder's health."""
 
-    state: str  # "playing", "idle", "paused", "failed" or "stopped"
+    state: str  # "playing", "idle", "paused", "final", "failed" or "stopped"
     detail: str
     since: float
 
@@ -114,6 +115,11 @@ class LeagueLoop:
             if self._proc is not None:
                 self._halt()
             self._set("paused", "the organiser paused the ladder")
+            return
+        if final_asked(self.store):  # the final tournament has the machines from now on
+            if self._proc is not None:
+                self._halt()
+            self._set("final", "the ladder's league stopped for the final tournament (see /final)")
             return
         text = league_text(self.ladder, self.store)
         if self._proc is not None:

@@ -24,6 +24,8 @@ from starlette.responses import JSONResponse, Response
 
 from arena.errors import StoreError
 from arena.game.record import GameRecord
+from arena.ladder.contest import deadline_text
+from arena.ladder.deadline import closed, deadline
 from arena.ladder.names import version_of
 from arena.ladder.render import page, when
 from arena.ladder.results import (
@@ -502,8 +504,11 @@ def _ladder(service: Service, viewer: Viewer) -> dict[str, Any]:
         f"{q.versions_per_hour} an hour, {q.versions_per_day} a day, {q.bytes_per_day // mb} MB a day"
     )
     archive = f"at most {a.max_bytes // mb} MB, unpacking to {a.unpacked_bytes // mb} MB"
+    shut = closed(service.ladder, service.store, dt.datetime.now(dt.UTC))
+    until = deadline(service.ladder, service.store)
     limits = [
         ("who may submit", SUBMIT_POLICY_TEXT[settings.submit.value]),
+        ("submissions", shut or (f"open until {deadline_text(until)}" if until else "open (no deadline)")),
         ("versions per author", f"{per_author} (organisers: no quota)"),
         (
             "an archive",

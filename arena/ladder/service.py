@@ -3,8 +3,8 @@
 :class:`Service` is what every handler of the API, the pages and the forms is handed (see
 :mod:`arena.ladder.app`): the ladder file, its store, its check queue and league loop, the
 key that signs the pages' cookies, the standings reader, and who is looking
-(:class:`Viewer`).  :meth:`Service.start` and :meth:`Service.stop` run and end the queue's
-and the league's threads.
+(:class:`Viewer`).  :meth:`Service.start` and :meth:`Service.stop` run and end the queue's,
+the league's and the final tournament's threads.
 
 :class:`Refused` is every answer other than success, whoever gives it: its HTTP status, one
 line saying why, and its headers (``Retry-After``, ``WWW-Authenticate``, a redirect's
@@ -21,6 +21,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from arena.errors import LadderError
+from arena.ladder.final import FinalLoop
+from arena.ladder.folders import final_folder
 from arena.ladder.league import LeagueLoop
 from arena.ladder.queue import CheckQueue
 from arena.ladder.results import Owners, StandingsReader
@@ -135,9 +137,11 @@ class Service:
         self.ladder = ladder
         self.store = store
         self.league = LeagueLoop(ladder, store)
-        self.queue = CheckQueue(ladder, store, on_verdict=self.league.changed)
+        self.final = FinalLoop(ladder, store)
+        self.queue = CheckQueue(ladder, store, on_verdict=self._verdict)
         self.secret = store.session_secret()
         self.standings = StandingsReader(ladder.folder)
+        self.final_standings = StandingsReader(final_folder(ladder.folder))
         self.house = frozenset(b.name for b in ladder.league.bots)
         self.uploads = Uploads()
         self._running = False
@@ -148,6 +152,7 @@ class Service:
         with self._starting:
             self.queue.start()
             self.league.start()
+            self.final.start()
             self._running = True
 
     def stop(self) -> None:
@@ -159,6 +164,12 @@ class Service:
             self._running = False
         self.queue.stop()
         self.league.stop()
+        self.final.stop()
+
+    def _verdict(self) -> None:
+        """A version has its verdict: the league may grow, the final may start."""
+        self.league.changed()
+        self.final.changed()
 
     def owners(self) -> Owners:
         """Who owns each bot the league plays, as the store says now."""

@@ -6,6 +6,7 @@ the keys are documented in ``tournaments/README.md`` and ``tournaments/ladder.ya
 
 from __future__ import annotations
 
+import datetime as dt
 import enum
 import shlex
 from dataclasses import dataclass, field, replace
@@ -15,13 +16,14 @@ from arena import builtin_bots
 from arena.check import MIN_CONFORMANCE_GAMES, CheckOptions, SprtOptions
 from arena.game.sandbox.bwrap import SandboxPolicy
 from arena.ladder import folders
+from arena.ladder.contest import FINAL_KEYS, FinalSettings, read_deadline, read_final
 from arena.league.config import TournamentConfig, parse_config
 from arena.league.config.reader import Reader, beside
 from arena.league.config.yamlfile import load_nodes
 from arena.textfile import TOURNAMENT_FILE_MAX_BYTES, read_text
 
 LADDER_KEY = "ladder"
-LADDER_KEYS = {"check", "quotas", "archive", "submit"}
+LADDER_KEYS = {"check", "quotas", "archive", "submit", "deadline", "final"}
 CHECK_KEYS = {"conformance_games", "fail_fast", "against", "games", "min_points", "sprt", "concurrency", "timeout"}
 SPRT_KEYS = {"baseline", "elo0", "elo1", "alpha", "beta", "max_games"}
 QUOTA_KEYS = {"versions_per_hour", "versions_per_day", "mb_per_day"}
@@ -79,6 +81,8 @@ class LadderSettings:
     quotas: Quotas = field(default_factory=Quotas)
     archive: ArchiveLimits = field(default_factory=ArchiveLimits)
     submit: SubmitPolicy = SubmitPolicy.AUTHORS
+    deadline: dt.datetime | None = None  # when submissions close (UTC); the admin API may change it
+    final: FinalSettings = field(default_factory=FinalSettings)
 
 
 @dataclass(frozen=True)
@@ -172,6 +176,8 @@ def read_settings(section: Reader) -> LadderSettings:
         quotas=Quotas() if quotas is None else _read_quotas(quotas),
         archive=ArchiveLimits() if archive is None else _read_archive(archive),
         submit=SubmitPolicy(submit),
+        deadline=read_deadline(section),
+        final=read_final(section.child("final", FINAL_KEYS)),
     )
 
 

@@ -29,7 +29,7 @@ from arena.untrusted import printable
 LOCK_NAME = ".arena-run.lock"
 # What a run writes in its folder; anything else there means the folder is someone else's.
 # The ladder service (``arena serve``) adds its store and the submitted versions' folders.
-LADDER_NAMES = ("ladder.sqlite", "submissions", "ladder-league.yaml", "ladder-league.log")
+LADDER_NAMES = ("ladder.sqlite", "submissions", "ladder-league.yaml", "ladder-league.log", "ladder-final.yaml", "ladder-final.log")
 _OWN_NAMES = (STORE_NAME, "standings.md", "standings.json", "report.html", LOCK_NAME, ".seed-secret", *LADDER_NAMES)
 _OWN_PREFIXES = (
     f"{STORE_NAME}-",
@@ -39,6 +39,7 @@ _OWN_PREFIXES = (
     ".seed-secret.",
     "ladder.sqlite-",
     ".ladder-league.yaml.",
+    ".ladder-final.yaml.",
 )
 
 
