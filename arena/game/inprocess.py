@@ -66,6 +66,12 @@ class InProcessChannel:
     def wait(self, until: float) -> None:
         """Nothing to wait for: an answer is ready as soon as its line is sent."""
 
+    def pause(self) -> None:
+        """Nothing to freeze: it runs only while the referee asks it for an answer."""
+
+    def resume(self) -> None:
+        """Nothing was frozen."""
+
     def finish(self, goodbye: str) -> None:
         """Tell the bot the game has ended."""
         if not self.stopped and not self.finished:
