@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from arena.cli.common import main
-from arena.cli.tournament_cmds import _open_results
+from arena.cli.results_arg import open_results
 from arena.errors import ArenaError
 from arena.league.results_folder import write_atomic
 from arena.report import REPORT_NAME, report_page_parts, tournament_report
@@ -40,7 +40,7 @@ def report_cmd(results: Path, output: Path | None) -> None:
     (a hex board you step through with the arrow keys), and the settings.
     'arena run' keeps RESULTS/report.html current by itself.
     """
-    store, bots, rating = _open_results(results)
+    store, bots, rating = open_results(results)
     with store:  # open while the page is written: it reads the games a piece at a time
         data = tournament_report(store, bots, rating)
         target = output or store.path.parent / REPORT_NAME

@@ -19,6 +19,7 @@ from tabulate import tabulate
 from arena.cli.common import ArenaFailure, ExitCode, main
 from arena.cli.faults import fault_json, first_faults, print_fault_evidence
 from arena.cli.progress import Progress, game_line
+from arena.cli.results_arg import open_results
 from arena.errors import ConfigError, ResultsWriteError, StoreError
 from arena.game.record import FaultKind, GameRecord
 from arena.league.config import (
@@ -31,12 +32,11 @@ from arena.league.continuous import playing_rows, stored_pair_tests
 from arena.league.game_summary import GameSummary
 from arena.league.neighbours import PairTests
 from arena.league.standings import FORMATS, render
-from arena.league.store import STORE_NAME, ResultStore, store_path
+from arena.league.store import ResultStore, store_path
 from arena.league.stored import StoredLeague
 from arena.league.table import stored_standings
 from arena.league.tally import Standings
 from arena.rules import PLAYER_LETTERS
-from arena.stats.settings import RatingConfig
 from arena.tournament import RunState, run_league, without
 from arena.untrusted import printable
 
@@ -248,41 +248,6 @@ def _print_failures(state: RunState) -> None:
     )
 
 
-def _open_results(target: Path) -> tuple[ResultStore, list[str], RatingConfig]:
-    """A results folder, its store file, or the tournament file that wrote it."""
-    if target.suffix in (".yaml", ".yml"):
-        config = load_config(target)
-        if not store_path(config.output).is_file():
-            raise ConfigError(
-                f"{target}: tournament {config.name!r} has no results yet in {str(config.output)!r} "
-                f"(run 'arena run {target}')"
-            )
-        store = ResultStore.open(config.output)
-        try:
-            stored = StoredLeague.read(store)
-            if stored.name is not None and stored.name != config.name:
-                raise ConfigError(
-                    f"{target}: its output {str(config.output)!r} holds the results of tournament "
-                    f"{stored.name!r}, not of {config.name!r}"
-                )
-        except BaseException:
-            store.close()
-            raise
-        return store, stored.with_removed([b.name for b in config.bots]), config.rating
-    if target.is_file() and target.suffix != ".sqlite":
-        raise ConfigError(
-            f"{str(target)!r} is not results: give a results folder, its {STORE_NAME}, "
-            "or the tournament file (.yaml or .yml) that wrote it"
-        )
-    store = ResultStore.open(target)
-    try:
-        stored = StoredLeague.read(store)
-        return store, stored.bots(), stored.rating()
-    except BaseException:
-        store.close()
-        raise
-
-
 @main.command("standings", short_help="Print the standings of RESULTS (a results folder).")
 @click.argument("results", type=click.Path(exists=True, path_type=Path))
 @click.option(
@@ -336,7 +301,7 @@ def standings_cmd(results: Path, fmt: str, wide: bool) -> None:
     null), crosstable (bot -> opponent -> games, points, wdl, pentanomial)
     and seats (mean points and games per seat).
     """
-    store, bots, rating = _open_results(results)
+    store, bots, rating = open_results(results)
     with store:
         st = stored_standings(store, bots, rating, StoredLeague.read(store).retired())
         st = replace(st, pair_tests=_continuous_pairs(store, st))
@@ -418,7 +383,7 @@ def games_cmd(results: Path, bot: str | None, fault: str | None, fmt: str) -> No
 
     Replay one with: arena replay RESULTS GAME_ID
     """
-    store, bots, _ = _open_results(results)
+    store, bots, _ = open_results(results)
     with store:
         games: Iterator[GameSummary] = store.summaries()
         if bot is not None:
@@ -457,6 +422,6 @@ def _check_bot(bot: str, bots: list[str], results: Path) -> None:
 
 def load_from_results(target: Path, game_id: str) -> GameRecord:
     """One game's record from a results folder (or its store, or the tournament file)."""
-    store, _bots, _ = _open_results(target)
+    store, _bots, _ = open_results(target)
     with store:
         return store.record(game_id)
