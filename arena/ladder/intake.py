@@ -219,6 +219,10 @@ def _receive(
             except ConfigError as e:
                 raise Refused(400, f"no 'command' given, and {e}") from None
             command, build = found.command, build or found.build
+            # The form's bound holds for a bot.toml's command too: it is what a version adds
+            # to the league (issue 30).
+            if len(shlex.join(command)) > MAX_COMMAND_CHARS:
+                raise Refused(400, f"the archive's command must be at most {MAX_COMMAND_CHARS} characters")
         with service.queue.intake:
             # Again under the lock: two uploads at once must not both fit the last place.
             check_quota(service, author, upload.size, time.time(), place.others())

@@ -1,9 +1,11 @@
 """The ladder's league, played in a process of its own: ``python -m arena.ladder.league_job``.
 
-The service (:mod:`arena.ladder.league`) starts it on the league's file and stops it with
-SIGINT (like Ctrl-C ends ``arena run``: the games finished are kept, those in flight are
-abandoned) whenever the roster changes, then starts it again on the new file: the league
-resumes where it was, with the new bot added.  It dies with the service, a kill -9 too.
+The service (:mod:`arena.ladder.league`) starts it on a :class:`~arena.ladder.jobfiles.LeagueJob`
+(the ladder file and the league's budget) and stops it with SIGINT (like Ctrl-C ends
+``arena run``: the games finished are kept, those in flight are abandoned) whenever the roster
+changes, then starts it again: the league resumes where it was, with the new bot added.  The
+job makes its league from the ladder file and the roster it reads from ``ladder.sqlite``
+(:func:`arena.ladder.roster.league_config`), so no version's data passes through a file.  It dies with the service, a kill -9 too.
 Its output (the run's own lines) goes to ``ladder-league.log``.
 """
 
@@ -15,7 +17,11 @@ from pathlib import Path
 
 from arena.errors import ArenaError
 from arena.ladder.child import die_with_service
-from arena.league.config import load_config
+from arena.ladder.jobfiles import LeagueJob
+from arena.ladder.roster import league_config
+from arena.ladder.settings import parse_ladder
+from arena.ladder.store import LadderStore
+from arena.league.config import TournamentConfig
 from arena.tournament import play_held
 from arena.untrusted import printable
 
@@ -29,13 +35,23 @@ def _echo(line: str) -> None:
     print(f"{time.strftime('%Y-%m-%d %H:%M:%S')} {line}", flush=True)
 
 
+def league_of(job: LeagueJob) -> TournamentConfig:
+    """The league ``job`` plays: the ladder file's, with the versions ``ladder.sqlite`` holds."""
+    ladder = parse_ladder(job.ladder_text, job.ladder_path)
+    store = LadderStore.open(ladder.folder)
+    try:
+        return league_config(ladder, store, job.games_before)
+    finally:
+        store.close()
+
+
 def main(argv: list[str]) -> int:
-    """Play the league file ``argv[0]`` for the service of pid ``argv[1]``."""
+    """Play the league job ``argv[0]`` (a ``ladder-league.json``) for the service of pid ``argv[1]``."""
     watch = die_with_service(int(argv[1]))
     if watch is None:
         return EXIT_GONE
     try:
-        config = load_config(Path(argv[0]))
+        config = league_of(LeagueJob.read(Path(argv[0])))
         state = play_held(config, _echo)
     except KeyboardInterrupt:
         _echo("interrupted: finished games are saved")
