@@ -13,7 +13,7 @@ league writes):
 Beside the results folder, never in it (no sandbox is ever given a path inside the folder
 that holds the stores and the key): ``RESULTS-bots/ID/``, each version unpacked, built,
 checked and played.  A ladder of an older arena unpacked a version in its results folder,
-``submissions/ID/bot``: a version already there stays there.
+``submissions/ID/bot``: the service moves it beside at start (:mod:`arena.ladder.relocate`).
 
 It imports only the league's list of these names (:data:`arena.league.results_folder.LADDER_NAMES`,
 which must know each to take the folder for a results folder): every module of the ladder may

@@ -105,8 +105,8 @@ class Ladder:
 
     def version_folder(self, sid: int) -> Path:
         """The folder submission ``sid`` is unpacked, built, checked and played in.  A ladder
-        made by an older arena kept it in its results folder (``submissions/ID/bot``): a version
-        already there stays there, as the league stored it."""
+        made by an older arena kept it in its results folder (``submissions/ID/bot``), until the
+        service moves it beside at start (:mod:`arena.ladder.relocate`)."""
         return folders.version_folder(self.folder, sid)
 
     def check_options(self, command: tuple[str, ...], bot_cwd: Path, seed: int) -> CheckOptions:

@@ -101,7 +101,7 @@ def test_the_league_is_a_tournament_that_grows_only_at_its_end(tmp_path: Path) -
     assert league_config(ladder, store, 1234).continuous.max_games == 3234
 
 
-def test_a_version_an_older_arena_unpacked_in_the_results_folder_stays_there(tmp_path: Path) -> None:
+def test_a_version_an_older_arena_unpacked_in_the_results_folder_plays_there_until_it_is_moved(tmp_path: Path) -> None:
     ladder = load_ladder(ladder_file(tmp_path))
     store = LadderStore.open(ladder.folder)
     store.add_author("alice")
