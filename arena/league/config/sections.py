@@ -159,6 +159,13 @@ def read_continuous(top: Reader, fmt: Format) -> ContinuousConfig:
     return ContinuousConfig(confidence, max_games, min_meetings, indifference)
 
 
+def first_phase_games(min_meetings: int, players: int, seat_mode: str, active: int) -> int:
+    """The games a continuous league of ``active`` bots plays before it chooses: every meeting,
+    ``min_meetings`` sets of each (the least ``max_games`` it takes)."""
+    set_size = len(seat_orders_of([str(i) for i in range(players)], seat_mode))
+    return math.comb(active, players) * set_size * min_meetings
+
+
 def check_first_phase(
     top: Reader, continuous: ContinuousConfig, players: int, seat_mode: str, active: int
 ) -> None:
@@ -166,7 +173,7 @@ def check_first_phase(
     that would spend itself on the file's first bots (or, below one set, play nothing)."""
     meetings = math.comb(active, players)
     set_size = len(seat_orders_of([str(i) for i in range(players)], seat_mode))
-    needed = meetings * set_size * continuous.min_meetings
+    needed = first_phase_games(continuous.min_meetings, players, seat_mode, active)
     top.check(
         "max_games",
         continuous.max_games >= needed,
