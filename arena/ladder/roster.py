@@ -30,6 +30,7 @@ from arena.ladder.settings import Ladder
 from arena.ladder.store import LadderStore, Submission
 from arena.league.config import TournamentConfig, parse_config
 from arena.league.config.reader import beside
+from arena.league.config.sections import first_phase_games
 
 
 def league_name(sub: Submission) -> str:
@@ -78,11 +79,16 @@ def league_data(ladder: Ladder, entries: list[Entry], games_before: int = 0) -> 
     The ladder's ``max_games`` is a budget per roster: the league plays at most that many
     games more than the ``games_before`` it had when the roster last changed, so a ladder that
     spent its budget on two bots it cannot tell apart still plays the next version's games.
+    It is never less than the league's first phase (every meeting of the bots playing, once):
+    however many bots the authors send (one author may send many), the league can start.
     """
-    data = dict(ladder.league.raw)
+    league = ladder.league
+    data = dict(league.raw)
     data["output"] = str(ladder.folder)
     data["cwd"] = str(ladder.cwd)
-    data["max_games"] = games_before + ladder.league.continuous.max_games
+    active = sum(not b.retired for b in league.bots) + sum(e.active for e in entries)
+    first = first_phase_games(league.continuous.min_meetings, league.players, league.seat_orders, active)
+    data["max_games"] = max(games_before + league.continuous.max_games, first)
     # The versions' folders lie outside the results folder: masked in every sandbox as a whole
     # (the house bots' folder may hold it), versions checked but not playing included.
     written = [str(beside(ladder.league.path.parent, p)) for p in data.get("hidden") or []]
@@ -120,6 +126,8 @@ def league_config(ladder: Ladder, store: LadderStore, games_before: int = 0) -> 
 
 def roster_key(ladder: Ladder, store: LadderStore) -> str:
     """A digest of the league as the store stands now (its budget aside): it changes exactly
-    when the league must be started again on a new roster.  Cheap enough to take every poll."""
-    data = league_data(ladder, roster(store))
-    return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
+    when the league must be started again on a new roster.  Cheap enough to take every poll:
+    a version's name and command never change, so its id, whether it plays and its folder say
+    all the league takes from it."""
+    versions = [(e.sub.id, e.active, str(ladder.version_folder(e.sub.id))) for e in roster(store)]
+    return hashlib.sha256(json.dumps(versions).encode()).hexdigest()

@@ -110,3 +110,39 @@ def test_a_ladder_folder_of_the_older_arena_keeps_its_league_unchanged(tmp_path:
     LeagueJob(ladder.league.path, ladder.text, 5).write(ladder.folder)
     claim_folder(ladder.folder, "ladder.yaml")  # no file in it is foreign (no results.sqlite yet)
     assert json.loads((ladder.folder / "ladder-league.json").read_text())["games_before"] == 5
+
+
+def test_the_roster_key_the_service_polls_changes_exactly_when_the_league_does(tmp_path: Path) -> None:
+    ladder = load_ladder(ladder_file(tmp_path))
+    store = LadderStore.open(ladder.folder)
+    _passed_versions(store, 2)
+    key = roster_key(ladder, store)
+    assert roster_key(ladder, store) == key
+    store.add_author("bob")
+    assert roster_key(ladder, store) == key  # not the league's business
+    store.set_bot_banned("bot0", True, by="org")  # bot0.v1 retired
+    retired = roster_key(ladder, store)
+    assert retired != key
+    who = store.authors()[0]
+    sub = store.add_submission(who, "bot1", ("python3", "bot.py"), None, ("bot.tar.gz", 10, "00"))
+    assert roster_key(ladder, store) == retired  # not passed yet
+    store.set_state(sub.id, State.PASSED)
+    assert roster_key(ladder, store) != retired
+
+
+def test_many_bots_of_one_author_raise_the_budget_to_the_first_phase_and_never_fail_the_league(tmp_path: Path) -> None:
+    """A continuous league refuses a budget short of its first phase (every meeting once): the
+    ladder's max_games (here 2000) is raised to it, or 70 bots would fail the league for all."""
+    ladder = load_ladder(ladder_file(tmp_path))
+    store = LadderStore.open(ladder.folder)
+    store.add_author("alice")
+    who = store.authors()[0]
+    for i in range(70):
+        sub = store.add_submission(who, f"many{i}", ("python3", "bot.py"), None, ("bot.tar.gz", 10, "00"))
+        store.set_state(sub.id, State.PASSED)
+    config = league_config(ladder, store, games_before=10)
+    assert config.continuous.max_games == 72 * 71 // 2 * 2  # 72 bots, 2 games a meeting
+    store.set_bot_banned("many0", True, by="org")
+    assert league_config(ladder, store).continuous.max_games == 71 * 70  # retired: not in the first phase
+    store.add_submission(who, "late", ("python3", "bot.py"), None, ("bot.tar.gz", 10, "00"))
+    assert league_config(ladder, store, games_before=9000).continuous.max_games == 11000  # the budget, when more
