@@ -5,8 +5,9 @@ The service (:mod:`arena.ladder.league`) starts it on a :class:`~arena.ladder.jo
 ``arena run``: the games finished are kept, those in flight are abandoned) whenever the roster
 changes, then starts it again: the league resumes where it was, with the new bot added.  The
 job makes its league from the ladder file and the roster it reads from ``ladder.sqlite``
-(:func:`arena.ladder.roster.league_config`), so no version's data passes through a file.  It dies with the service, a kill -9 too.
-Its output (the run's own lines) goes to ``ladder-league.log``.
+(:func:`arena.ladder.roster.league_config`), so no version's data passes through a file.
+It dies with the service, a kill -9 too.  Its output (the run's own lines) goes to
+``ladder-league.log``.
 """
 
 from __future__ import annotations
