@@ -92,7 +92,7 @@ def test_a_bot_toml_command_longer_than_the_forms_limit_is_refused(tmp_path: Pat
             tar.addfile(info, io.BytesIO(data))
     r = ladder.request("POST", "/api/bots", "alice", data={"name": "kit"}, files={"archive": ("b.tgz", buf.getvalue())})
     assert r.status_code == 400, r.text
-    assert r.json()["error"] == "the archive's command must be at most 4096 characters"
+    assert r.json()["error"] == "the archive's command must be at most 4096 characters, with no NUL"
     assert ladder.store.passed() == [] and ladder.store.bot_owner("kit") is None
 
 
@@ -146,3 +146,28 @@ def test_many_bots_of_one_author_raise_the_budget_to_the_first_phase_and_never_f
     assert league_config(ladder, store).continuous.max_games == 71 * 70  # retired: not in the first phase
     store.add_submission(who, "late", ("python3", "bot.py"), None, ("bot.tar.gz", 10, "00"))
     assert league_config(ladder, store, games_before=9000).continuous.max_games == 11000  # the budget, when more
+
+
+def test_a_command_holding_a_nul_character_is_refused_at_the_door(tmp_path: Path) -> None:
+    """The league's reader refuses a NUL in any value: a version holding one would fail the
+    league for everyone, so no version takes one in."""
+    ladder = Ladder(tmp_path)
+    r = ladder.submit("alice", _archive({"bot.py": b"print('hi')\n"}), command="python3 bot.py a\x00b")
+    assert r.status_code == 400 and r.json()["error"] == "'command' holds a NUL character"
+    toml = b'command = ["python3", "bot.py", "a\\u0000b"]\n'
+    r = ladder.request(
+        "POST", "/api/bots", "alice", data={"name": "kit"},
+        files={"archive": ("b.tgz", _archive({"bot.py": b"print('hi')\n", "bot.toml": toml}))},
+    )  # fmt: skip
+    assert r.status_code == 400 and "with no NUL" in r.json()["error"]
+    assert ladder.store.bot_owner("kit") is None and ladder.store.bot_owner("greedy") is None
+
+
+def _archive(files: dict[str, bytes]) -> bytes:
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
+        for name, data in files.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return buf.getvalue()
