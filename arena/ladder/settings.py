@@ -114,8 +114,11 @@ class Ladder:
         gate = self.settings.check
         default = self.league.bots[0]
         # The opponents start in the league's folder (the shipped ladder's: the repository's
-        # root): the results and the versions are masked there, as in the league.
-        hidden = (str(self.folder), str(self.versions_folder))
+        # root): the results and the versions are masked there, as in the league.  The version
+        # checked lies in the versions' folder, so the other versions in it are masked one by one
+        # (where a sandbox shows the folder around them, as /opt).
+        others = sorted(str(p) for p in _entries(self.versions_folder) if p != bot_cwd)
+        hidden = (str(self.folder), str(self.versions_folder), *others)
         sandbox = replace(
             SandboxPolicy(), mode=default.sandbox.mode, tmp_mb=default.sandbox.tmp_mb, hidden=hidden, never_shown=hidden
         )
@@ -136,6 +139,13 @@ class Ladder:
             fail_fast=gate.fail_fast,
             opponents_cwd=self.cwd,
         )
+
+
+def _entries(folder: Path) -> list[Path]:
+    try:
+        return list(folder.iterdir())
+    except OSError:  # not made yet
+        return []
 
 
 def load_ladder(path: str | Path) -> Ladder:

@@ -3,8 +3,8 @@
 The attack: a submitted version's build (in the sandbox of the ladder's check) and every bot
 of the league (in the sandbox a league game starts it in: house bots and versions) try to
 read ``ladder.sqlite`` (which holds the session key), its ``-wal`` (another author's build
-log), ``results.sqlite`` and its ``-wal``, and look for the key's text in every file of the
-folder around the results folder.  The layouts: the results folder inside the house bots'
+log), ``results.sqlite`` and its ``-wal``, and the other version's folder, and look for the
+key's text in every file of the folder around the results folder.  The layouts: the results folder inside the house bots'
 folder, inside a folder every sandbox shows read-only (``/opt``), under ``/tmp``, and
 elsewhere.  Each has a version unpacked as the ladder does now (beside the results folder)
 and one an older arena unpacked inside it (``submissions/ID/bot``), which the service moves
@@ -154,19 +154,24 @@ def test_no_build_and_no_league_bot_reads_the_ladders_stores_or_key_in_any_layou
             (base / BESIDE).write_text("beside the results\n")
             os.chmod(base / BESIDE, 0o644)
             args = [key, str(base), *map(str, [*targets, base / BESIDE])]
+            # And each version tries the other's folder (another author's code).
+            other = {new_id: ladder.version_folder(old_id), old_id: ladder.version_folder(new_id)}
 
             seen: dict[str, str] = {}
             for sid in (new_id, old_id):
                 folder = ladder.version_folder(sid)
                 assert folder.is_relative_to(ladder.versions_folder)
                 opts = ladder.check_options(("sh", "attack.sh"), folder, seed=1)
-                built = run_build(["sh", "attack.sh", *args], folder, opts.sandbox, 60)
+                built = run_build(["sh", "attack.sh", *args, str(other[sid] / CONTROL)], folder, opts.sandbox, 60)
                 assert built.sandboxed and built.ok, built.why + built.output
                 seen[f"build of version {sid}"] = built.output
             config = league_of(LeagueJob(ladder.league.path, ladder.text, 0))
             for bot in config.bots:
                 if not bot.name.startswith("house"):
-                    seen[f"league bot {bot.name}"] = _run_as_league_bot(bot, ["sh", "attack.sh", *args])
+                    sid = new_id if bot.name.startswith("fresh") else old_id
+                    seen[f"league bot {bot.name}"] = _run_as_league_bot(
+                        bot, ["sh", "attack.sh", *args, str(other[sid] / CONTROL)]
+                    )
                 else:  # a house bot reads from its own folder: the script is handed by its text
                     seen[f"house bot {bot.name}"] = _run_as_league_bot(bot, ["sh", "-c", ATTACK, "attack", *args])
     finally:
