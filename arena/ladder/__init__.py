@@ -13,7 +13,10 @@ A ladder file is a tournament file with a ``ladder:`` section.  The modules:
 - ``queue``: the fair order of the submissions waiting, and the worker that unpacks, builds
   and checks them, each in a process of its own (``job``), handed a typed job and giving back
   a typed result (``jobfiles``);
-- ``league``, ``roster``, ``league_job``: the league that keeps playing the versions passed;
+- ``league``, ``roster``, ``league_job``: the league that keeps playing the versions passed,
+  made from the ladder file and the roster in ``ladder.sqlite``;
+- ``relocate``: the versions an older arena unpacked inside the results folder, moved
+  beside it at start (no sandbox is given a path inside the folder of the stores and key);
 - ``contest``: the ladder file's ``deadline`` and ``final`` keys as values; ``deadline``: when
   submissions close (the file's deadline, the organiser's, the final); ``final``: the final
   tournament of each author's last passing version, its file and the loop that plays it;

@@ -143,6 +143,8 @@ def _words(fields: dict[str, str], key: str, required: bool) -> tuple[str, ...] 
         return None
     if len(value) > MAX_COMMAND_CHARS:
         raise Refused(400, f"{key!r} must be a command of at most {MAX_COMMAND_CHARS} characters")
+    if "\x00" in value:  # no program takes one, and the league's file reader refuses it
+        raise Refused(400, f"{key!r} holds a NUL character")
     try:
         words = tuple(shlex.split(value))
     except ValueError as e:
@@ -225,6 +227,12 @@ def _receive(
             except ConfigError as e:
                 raise Refused(400, f"no 'command' given, and {e}") from None
             command, build = found.command, build or found.build
+            # The form's bound holds for a bot.toml's command too: it is what a version adds
+            # to the league (issue 30).
+            if len(shlex.join(command)) > MAX_COMMAND_CHARS or any("\x00" in w for w in command):
+                raise Refused(
+                    400, f"the archive's command must be at most {MAX_COMMAND_CHARS} characters, with no NUL"
+                )
         with service.queue.intake:
             # Again under the lock: two uploads at once must not both fit the last place.
             check_quota(service, author, upload.size, time.time(), place.others())

@@ -7,6 +7,11 @@ frozen dataclass with ``to_json`` and ``from_json``: no module knows the other's
 
 The job carries the ladder file's text as the service read it, so that a version is checked
 under the settings the service shows, even if the file was edited since.
+
+The league's process (:mod:`arena.ladder.league_job`) is handed a :class:`LeagueJob` the same
+way, as ``ladder-league.json`` in the results folder: the ladder file and the league's budget,
+never the roster (which it reads from ``ladder.sqlite``), so that the file stays as small as
+the ladder file however many versions have played.
 """
 
 from __future__ import annotations
@@ -17,8 +22,9 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import LadderError
-from arena.ladder.folders import JOB_FILE, RESULT_FILE
+from arena.ladder.folders import JOB_FILE, LEAGUE_JOB_FILE, RESULT_FILE
 from arena.ladder.store import State
+from arena.league.results_folder import write_atomic
 
 
 def _strings(value: Any, what: str) -> tuple[str, ...]:
@@ -132,3 +138,41 @@ class CheckResult:
     def read(cls, folder: Path) -> CheckResult:
         """The result of ``folder/result.json``."""
         return cls.from_json(_object(folder / RESULT_FILE))
+
+
+@dataclass(frozen=True)
+class LeagueJob:
+    """The league to play: the ladder file (its path and its text, as the service read it) and
+    the games the league had when its roster last changed (its ``max_games`` counts from there)."""
+
+    ladder_path: Path
+    ladder_text: str
+    games_before: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"ladder": str(self.ladder_path), "ladder_text": self.ladder_text, "games_before": self.games_before}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> LeagueJob:
+        """The job :meth:`to_json` wrote; LadderError naming the key that is wrong."""
+        try:
+            path, text, before = data["ladder"], data["ladder_text"], data["games_before"]
+        except KeyError as e:
+            raise LadderError(f"league job: no {e.args[0]!r}") from None
+        for key, value in (("ladder", path), ("ladder_text", text)):
+            if not isinstance(value, str):
+                raise LadderError(f"league job {key!r}: a string expected, got {value!r:.80}")
+        if not isinstance(before, int) or isinstance(before, bool) or before < 0:
+            raise LadderError(f"league job 'games_before': a whole number expected, got {before!r:.80}")
+        return cls(Path(path), text, before)
+
+    def write(self, folder: Path) -> Path:
+        """Write it as ``folder/ladder-league.json``, in one step; return its path."""
+        path = folder / LEAGUE_JOB_FILE
+        write_atomic(path, json.dumps(self.to_json()))
+        return path
+
+    @classmethod
+    def read(cls, path: Path) -> LeagueJob:
+        """The job of the file ``path``."""
+        return cls.from_json(_object(path))

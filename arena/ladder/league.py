@@ -4,7 +4,7 @@ A thread watches the roster (:mod:`arena.ladder.roster`): the versions that pass
 checks, which of them are retired, whether the ladder is paused.  While the league has
 games to play it runs in a child process (:mod:`arena.ladder.league_job`); when the roster
 changes the child is stopped like Ctrl-C stops ``arena run`` (finished games kept) and
-started again on the new league file, so the new version plays next: the league gives every
+started again on the new roster, so the new version plays next: the league gives every
 new meeting its first sets before it goes back to the least sure pairs.  When the league
 stops by itself (every adjacent pair settled, or its budget spent) the loop is idle until
 the roster changes.  A league that fails (a house bot that does not build, a ladder file
@@ -16,7 +16,6 @@ again (or ends by itself), so that a monitor never sees a league that cannot pla
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import re
 import signal
@@ -28,9 +27,10 @@ from pathlib import Path
 
 from arena.ladder.child import end_child, start_child
 from arena.ladder.deadline import final_asked
-from arena.ladder.folders import LEAGUE_LOG
+from arena.ladder.folders import LEAGUE_FILE, LEAGUE_LOG
+from arena.ladder.jobfiles import LeagueJob
 from arena.ladder.league_job import EXIT_ENDED, EXIT_INTERRUPTED
-from arena.ladder.roster import league_text, roster, write_league_file
+from arena.ladder.roster import roster, roster_key
 from arena.ladder.settings import Ladder
 from arena.ladder.store import LadderStore
 from arena.league.store import STORE_NAME, ResultStore
@@ -60,9 +60,11 @@ class LeagueLoop:
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._proc: subprocess.Popen[bytes] | None = None
+        # Each roster is known by its key (roster.roster_key): the one playing, the one the
+        # league last stopped on by itself, the one that failed (and when to try it again).
         self._running_text: str | None = None
-        self._ended_text: str | None = None  # the file the league last stopped on by itself
-        self._failed: tuple[str, float] | None = None  # the file that failed, and when to retry
+        self._ended_text: str | None = None
+        self._failed: tuple[str, float] | None = None
         # Why the league last failed, until it finishes a game again (or ends by itself): a
         # league tried again is not called playing before it has shown it can play.
         self._failure: str | None = None
@@ -76,6 +78,9 @@ class LeagueLoop:
 
     def start(self) -> None:
         """Start the loop: the league resumes (or stays idle if it had ended on this roster)."""
+        # The league's file of an older arena: the roster is read from the store now.
+        with contextlib.suppress(OSError):
+            (self.ladder.folder / LEAGUE_FILE).unlink(missing_ok=True)
         self._thread.start()
 
     def changed(self) -> None:
@@ -121,7 +126,7 @@ class LeagueLoop:
                 self._halt()
             self._set("final", "the ladder's league stopped for the final tournament (see /final)")
             return
-        text = league_text(self.ladder, self.store)
+        text = roster_key(self.ladder, self.store)
         if self._proc is not None:
             code = self._proc.poll()
             if code is None:
@@ -139,7 +144,8 @@ class LeagueLoop:
         self._launch(text)
 
     def _launch(self, text: str) -> None:
-        path = write_league_file(self.ladder, league_text(self.ladder, self.store, self._budget_base(text)))
+        job = LeagueJob(self.ladder.league.path, self.ladder.text, self._budget_base(text))
+        path = job.write(self.ladder.folder)
         log = self.ladder.folder / LEAGUE_LOG
         _trim(log)
         with log.open("ab") as out:
@@ -157,10 +163,10 @@ class LeagueLoop:
         versions = [e.name for e in roster(self.store) if e.active]
         return f"the league is playing: {len(house)} house bots and {len(versions)} versions"
 
-    def _budget_base(self, text: str) -> int:
-        """The games the league had when its roster became ``text`` (kept across restarts):
-        the ladder's ``max_games`` counts from there."""
-        digest = hashlib.sha256(text.encode()).hexdigest()
+    def _budget_base(self, key: str) -> int:
+        """The games the league had when its roster became the one of ``key`` (kept across
+        restarts): the ladder's ``max_games`` counts from there."""
+        digest = key
         if self.store.kept("league.roster") == digest:
             return int(self.store.kept("league.games_before") or 0)
         base = 0

@@ -25,6 +25,7 @@ from arena.ladder.final import FinalLoop
 from arena.ladder.folders import final_folder
 from arena.ladder.league import LeagueLoop
 from arena.ladder.queue import CheckQueue
+from arena.ladder.relocate import move_old_versions
 from arena.ladder.results import Owners, StandingsReader
 from arena.ladder.session import MAX_COOKIE_CHARS, SESSION_S, new_session_token, session_hash
 from arena.ladder.settings import Ladder
@@ -148,8 +149,10 @@ class Service:
         self._starting = threading.Lock()
 
     def start(self) -> None:
-        """Start checking versions and playing the league."""
+        """Start checking versions and playing the league, once every version of an older
+        arena is out of the results folder (no sandbox is given a path inside it)."""
         with self._starting:
+            move_old_versions(self.ladder.folder, self.store)
             self.queue.start()
             self.league.start()
             self.final.start()

@@ -109,8 +109,8 @@ class Ladder:
 
     def version_folder(self, sid: int) -> Path:
         """The folder submission ``sid`` is unpacked, built, checked and played in.  A ladder
-        made by an older arena kept it in its results folder (``submissions/ID/bot``): a version
-        already there stays there, as the league stored it."""
+        made by an older arena kept it in its results folder (``submissions/ID/bot``), until the
+        service moves it beside at start (:mod:`arena.ladder.relocate`)."""
         return folders.version_folder(self.folder, sid)
 
     def check_options(self, command: tuple[str, ...], bot_cwd: Path, seed: int) -> CheckOptions:
@@ -118,8 +118,11 @@ class Ladder:
         gate = self.settings.check
         default = self.league.bots[0]
         # The opponents start in the league's folder (the shipped ladder's: the repository's
-        # root): the results and the versions are masked there, as in the league.
-        hidden = (str(self.folder), str(self.versions_folder))
+        # root): the results and the versions are masked there, as in the league.  The version
+        # checked lies in the versions' folder, so the other versions in it are masked one by one
+        # (where a sandbox shows the folder around them, as /opt).
+        others = sorted(str(p) for p in _entries(self.versions_folder) if p != bot_cwd)
+        hidden = (str(self.folder), str(self.versions_folder), *others)
         sandbox = replace(
             SandboxPolicy(), mode=default.sandbox.mode, tmp_mb=default.sandbox.tmp_mb, hidden=hidden, never_shown=hidden
         )
@@ -140,6 +143,13 @@ class Ladder:
             fail_fast=gate.fail_fast,
             opponents_cwd=self.cwd,
         )
+
+
+def _entries(folder: Path) -> list[Path]:
+    try:
+        return list(folder.iterdir())
+    except OSError:  # not made yet
+        return []
 
 
 def load_ladder(path: str | Path) -> Ladder:

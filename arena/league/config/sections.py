@@ -161,6 +161,13 @@ def _check_continuous(top: Reader, key: str, value: float) -> None:
     top.check(key, problem is None, problem or "")
 
 
+def first_phase_games(min_meetings: int, players: int, seat_mode: str, active: int) -> int:
+    """The games a continuous league of ``active`` bots plays before it chooses: every meeting,
+    ``min_meetings`` sets of each (the least ``max_games`` it takes)."""
+    set_size = len(seat_orders_of([str(i) for i in range(players)], seat_mode))
+    return math.comb(active, players) * set_size * min_meetings
+
+
 def check_first_phase(
     top: Reader, continuous: ContinuousConfig, players: int, seat_mode: str, active: int
 ) -> None:
@@ -168,7 +175,7 @@ def check_first_phase(
     that would spend itself on the file's first bots (or, below one set, play nothing)."""
     meetings = math.comb(active, players)
     set_size = len(seat_orders_of([str(i) for i in range(players)], seat_mode))
-    needed = meetings * set_size * continuous.min_meetings
+    needed = first_phase_games(continuous.min_meetings, players, seat_mode, active)
     top.check(
         "max_games",
         continuous.max_games >= needed,

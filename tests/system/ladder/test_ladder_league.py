@@ -1,4 +1,4 @@
-"""The ladder's league: which versions play (the roster), the league file it writes, the
+"""The ladder's league: which versions play (the roster), the league it plays, the
 store's upgrade, and for real: versions that pass join the league served by ``arena serve``,
 retire their previous version, and nothing is lost to a kill -9 or a SIGTERM.
 
@@ -16,11 +16,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from arena.ladder.league import LeagueLoop
 from arena.ladder.settings import load_ladder
 from arena.ladder.store import LadderStore
+from arena.league.store import ResultStore
 from tests.support.ladder_helpers import (
     ARENA,
     REPO,
@@ -38,6 +38,13 @@ from tests.support.ladder_helpers import (
 def _games(results: Path) -> int:
     with sqlite3.connect(f"file:{results / 'results.sqlite'}?mode=ro", uri=True, timeout=30) as c:
         return int(c.execute("SELECT count(*) FROM games").fetchone()[0])
+
+
+def _league_played(results: Path) -> dict[str, Any]:
+    """The league's tournament as its process last stored it (the service writes no file of it)."""
+    with ResultStore.open(results) as store:
+        config: dict[str, Any] = store.get_meta("config")
+    return config
 
 
 def _league(url: str) -> dict[str, object]:
@@ -83,7 +90,7 @@ def test_passed_versions_join_the_served_league_and_survive_kill_9_and_sigterm(
     assert "FAILED: legal-moves: fail: illegal_move" in refused.stdout
     replay = next(line for line in refused.stdout.splitlines() if "replay it: " in line)
     assert "arena:random" in replay and "--cwd" not in replay and str(home) not in replay and str(REPO) not in replay, replay
-    assert "broken.v1" not in yaml.safe_load((results / "ladder-league.yaml").read_text())["bots"][-1]["name"]
+    assert "broken.v1" not in [b["name"] for b in _league_played(results)["bots"]]
 
     send("rnd")
     rows = wait_until(lambda: standings_rows(results), lambda r: r.get("rnd.v1", {}).get("games", 0) > 0, 300)
@@ -93,7 +100,7 @@ def test_passed_versions_join_the_served_league_and_survive_kill_9_and_sigterm(
     assert rows["rnd.v2"]["games"] > 0 and rows["rnd.v1"]["retired"] is True, rows
     v1_games = rows["rnd.v1"]["games"]
     assert v1_games > 0  # its games keep counting
-    league_file = yaml.safe_load((results / "ladder-league.yaml").read_text())
+    league_file = _league_played(results)
     assert [(b["name"], b.get("retired", False)) for b in league_file["bots"][2:]] == [("rnd.v1", True), ("rnd.v2", False)]
     assert league_file["max_games"] > 400  # the budget counts from the games before rnd.v2 joined
 

@@ -13,7 +13,7 @@ from arena.errors import LadderError
 from arena.ladder import folders
 from arena.ladder.jobfiles import CheckJob, CheckResult
 from arena.ladder.store import State
-from arena.league.results_folder import LADDER_NAMES
+from arena.league.results_folder import LADDER_NAMES, claim_folder
 
 JOB = CheckJob(
     ladder_path=Path("/srv/ladder.yaml"),
@@ -79,9 +79,12 @@ def test_a_result_that_is_not_one_is_refused_naming_its_key(change: dict[str, ob
         CheckResult.read(tmp_path)
 
 
-def test_the_league_knows_every_name_the_ladder_adds_to_its_results_folder() -> None:
-    # results_folder refuses a folder holding names it does not know: the two lists must agree.
-    assert set(folders.RESULTS_NAMES) <= set(LADDER_NAMES)
+def test_the_league_takes_a_folder_holding_every_name_the_ladder_adds_for_a_results_folder(tmp_path: Path) -> None:
+    # results_folder refuses a folder holding names it does not know.
+    for name in (*folders.RESULTS_NAMES, f"{folders.LADDER_STORE}-wal", ".ladder-league.json.x1.tmp"):
+        (tmp_path / name).write_text("")
+    assert claim_folder(tmp_path, "ladder.yaml")[0] == tmp_path.resolve()
+    assert folders.LEAGUE_JOB_FILE in LADDER_NAMES
 
 
 def test_a_version_lives_beside_the_results_folder_unless_an_older_arena_put_it_inside(tmp_path: Path) -> None:

@@ -11,15 +11,13 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-import yaml
 
 from arena.errors import LadderError
 from arena.ladder.names import version_of
-from arena.ladder.roster import league_name, league_text, roster, write_league_file
+from arena.ladder.roster import league_config, league_data, league_name, roster
 from arena.ladder.settings import load_ladder
 from arena.ladder.store import SCHEMA_VERSION, LadderStore, State, Submission
 from arena.league.changes import compare_files
-from arena.league.config import load_config
 from tests.support.ladder_helpers import (
     ladder_file,
 )
@@ -78,13 +76,12 @@ def test_league_names_carry_the_version_and_house_names_have_none(store: LadderS
     assert version_of("x.v") is None
 
 
-def test_the_league_file_is_a_tournament_file_that_grows_only_at_its_end(tmp_path: Path) -> None:
+def test_the_league_is_a_tournament_that_grows_only_at_its_end(tmp_path: Path) -> None:
     ladder = load_ladder(ladder_file(tmp_path))
     store = LadderStore.open(ladder.folder)
     store.add_author("alice")
     _submit(store, "alice", "ant")
-    first = write_league_file(ladder, league_text(ladder, store))
-    config = load_config(first)
+    config = league_config(ladder, store)
     assert [b.name for b in config.bots] == ["house-a", "house-b", "ant.v1"]
     assert config.output == ladder.folder
     ant = config.bots[2]
@@ -92,29 +89,29 @@ def test_the_league_file_is_a_tournament_file_that_grows_only_at_its_end(tmp_pat
     # and the house bots (started from the repository's root) see none of the versions' folders.
     assert ant.cwd == tmp_path / "results-bots" / "1" and ant.command == ("python3", "bot.py")
     assert str(tmp_path / "results-bots") in config.bots[0].sandbox.hidden
-    before = yaml.safe_load(first.read_text())["bots"]
+    before = league_data(ladder, roster(store))["bots"]
     _submit(store, "alice", "ant")
-    after = yaml.safe_load(write_league_file(ladder, league_text(ladder, store)).read_text())["bots"]
+    after = league_data(ladder, roster(store))["bots"]
     # Only the retire of v1 and the new bot at the end: the stored games stay comparable.
     assert after[:2] == before[:2] and after[2] == {**before[2], "retired": True}
     assert after[3]["name"] == "ant.v2" and len(after) == 4
-    assert [b.name for b in load_config(first).bots if not b.retired] == ["house-a", "house-b", "ant.v2"]
+    assert [b.name for b in league_config(ladder, store).bots if not b.retired] == ["house-a", "house-b", "ant.v2"]
     # max_games is a budget per roster: it counts from the games the league had when it changed.
-    assert yaml.safe_load(league_text(ladder, store))["max_games"] == 2000
-    assert load_config(write_league_file(ladder, league_text(ladder, store, 1234))).continuous.max_games == 3234
+    assert league_data(ladder, roster(store))["max_games"] == 2000
+    assert league_config(ladder, store, 1234).continuous.max_games == 3234
 
 
-def test_a_version_an_older_arena_unpacked_in_the_results_folder_stays_there(tmp_path: Path) -> None:
+def test_a_version_an_older_arena_unpacked_in_the_results_folder_plays_there_until_it_is_moved(tmp_path: Path) -> None:
     ladder = load_ladder(ladder_file(tmp_path))
     store = LadderStore.open(ladder.folder)
     store.add_author("alice")
     old, new = _submit(store, "alice", "ant"), _submit(store, "alice", "bee")
     (ladder.folder / "submissions" / str(old.id) / "bot").mkdir(parents=True)  # as it was unpacked
-    ant, bee = load_config(write_league_file(ladder, league_text(ladder, store))).bots[2:]
+    ant, bee = league_config(ladder, store).bots[2:]
     assert ant.cwd == ladder.folder / "submissions" / str(old.id) / "bot"  # as the league stored it
     assert bee.cwd == ladder.versions_folder / str(new.id)
     # The league file an older arena wrote had no 'hidden': adding it replays nothing.
-    now = yaml.safe_load(league_text(ladder, store))
+    now = league_data(ladder, roster(store))
     assert compare_files({k: v for k, v in now.items() if k != "hidden"}, now).refused == []
 
 
@@ -152,7 +149,7 @@ def test_a_version_2_ladder_store_is_upgraded_with_sessions_and_everything_kept(
     s.close()
 
 
-def test_a_command_of_any_text_reaches_the_league_file_unchanged(tmp_path: Path) -> None:
+def test_a_command_of_any_text_reaches_the_league_unchanged(tmp_path: Path) -> None:
     """An author's command words (YAML's own characters, a newline, a terminal escape) are data."""
     ladder = load_ladder(ladder_file(tmp_path))
     store = LadderStore.open(ladder.folder)
@@ -161,7 +158,7 @@ def test_a_command_of_any_text_reaches_the_league_file_unchanged(tmp_path: Path)
     words = ("python3", "bot.py", "key: value", "- item", "# not a comment", "line\nbreak", "\x1b[2J", "{a: [b]}", "*alias")
     sub = store.add_submission(who, "ant", words, None, ("bot.tar.gz", 10, "00"))
     store.set_state(sub.id, State.PASSED)
-    config = load_config(write_league_file(ladder, league_text(ladder, store)))
+    config = league_config(ladder, store)
     assert config.bots[-1].name == "ant.v1" and config.bots[-1].command == words
 
 
