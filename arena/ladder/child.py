@@ -81,10 +81,33 @@ class ServiceWatch:
         os.killpg(group, signal.SIGKILL)
 
     def end_group_if_gone(self) -> None:
-        """At the child's end: if the service is gone, take the whole group (this process
-        too) now rather than leave a pool worker or a bot waiting on the deadline."""
-        if self.gone.is_set():
-            os.killpg(os.getpgrp(), signal.SIGKILL)
+        """At the child's end: if the service is gone, end the rest of the group (SIGTERM: a
+        pool worker then ends its game, its bots thawed and killed), and kill the whole group,
+        this process too, once they are gone or ``GONE_GRACE_S`` has passed."""
+        if not self.gone.is_set():
+            return
+        group = os.getpgrp()
+        os.killpg(group, signal.SIGTERM)  # this process's own handler only wakes the thread
+        deadline = time.monotonic() + GONE_GRACE_S
+        while group_members(group) - {os.getpid()} and time.monotonic() < deadline:
+            time.sleep(0.05)
+        os.killpg(group, signal.SIGKILL)
+
+
+def group_members(group: int) -> set[int]:
+    """The pids of the live processes in process group ``group`` now (zombies are left out)."""
+    found = set()
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat", "rb") as f:
+                fields = f.read().rsplit(b")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == group and fields[0] != b"Z":
+            found.add(int(entry.name))
+    return found
 
 
 def die_with_service(service: int) -> ServiceWatch | None:

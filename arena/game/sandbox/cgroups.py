@@ -142,8 +142,38 @@ def support() -> CgroupSupport | None:
                 found.create(CgroupLimits(memory_mb=64, tasks=8, cpus=1)).remove()
             except OSError:
                 found = None
+        if found is not None:
+            sweep_orphans(found)
         _support = found
     return _support if isinstance(_support, CgroupSupport) else None
+
+
+def sweep_orphans(found: CgroupSupport) -> list[str]:
+    """Empty and remove the bot cgroups whose arena process is gone; their names.
+
+    A process that kept bots (a league's worker) and was killed with SIGKILL left their
+    cgroups behind, and a bot frozen in one (between its turns, or between games) stays there
+    for good: a frozen process takes no signal, its sandbox's SIGKILL included, until thawed.
+    Each arena process looks once, when it first needs cgroups.  A cgroup is named after the
+    pid of the process that made it (see :meth:`CgroupSupport.create`): one whose pid is
+    running may be another's that was given the pid again, and is left for a later look.
+    """
+    names: set[str] = set()
+    for parent in found.parents.values():
+        with contextlib.suppress(OSError):
+            names.update(p.name for p in parent.iterdir() if p.name.startswith(PREFIX))
+    swept = []
+    for name in sorted(names):
+        owner = name[len(PREFIX) :].split("-")[0]
+        if not owner.isdigit() or os.path.exists(f"/proc/{owner}"):
+            continue
+        group = BotCgroup(found, name)
+        group.made = [d for d in group.dirs.values() if d.is_dir()]
+        with contextlib.suppress(OSError):
+            group.kill_all()
+            group.remove()
+            swept.append(name)
+    return swept
 
 
 class BotCgroup:
