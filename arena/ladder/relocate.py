@@ -22,6 +22,7 @@ from arena.errors import LadderError
 from arena.ladder.folders import OLD_BOT_FOLDER, SUBMISSIONS, versions_folder
 from arena.ladder.store import LadderStore
 from arena.league.store import STORE_NAME, ResultStore
+from arena.league.stored import move_bot_folder
 
 
 def move_old_versions(results: Path, store: LadderStore) -> list[int]:
@@ -60,14 +61,4 @@ def _tell_league(results: Path, old: Path, new: Path) -> None:
     if not (results / STORE_NAME).is_file():
         return
     with ResultStore.create(results) as league:  # the store there, opened to write
-        config = league.get_meta("config")
-        bots = config.get("bots") if isinstance(config, dict) else None
-        if not isinstance(bots, list):
-            return
-        changed = False
-        for bot in bots:
-            if isinstance(bot, dict) and bot.get("cwd") == str(old):
-                bot["cwd"] = str(new)
-                changed = True
-        if changed:
-            league.set_meta(config=config)
+        move_bot_folder(league, str(old), str(new))

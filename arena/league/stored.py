@@ -152,3 +152,21 @@ def record_league(
         retired=list(removed),
         schedule_version=schedule_version,
     )
+
+
+def move_bot_folder(store: ResultStore, old: str, new: str) -> bool:
+    """Say in the stored file that the bots of folder ``old`` now play from ``new`` (a folder
+    moved by hand or by the ladder); whether any bot was.  Nothing else of the file changes,
+    so the league resumes as it was."""
+    file = StoredLeague.read(store).file
+    bots = file.get("bots") if isinstance(file, dict) else None
+    if not isinstance(bots, list):
+        return False
+    moved = False
+    for bot in bots:
+        if isinstance(bot, dict) and bot.get("cwd") == old:
+            bot["cwd"] = new
+            moved = True
+    if moved:
+        store.set_meta(config=file)
+    return moved
