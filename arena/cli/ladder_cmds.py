@@ -18,6 +18,7 @@ import click
 
 from arena.cli.common import ExitCode, echo_printable, main
 from arena.errors import ConfigError
+from arena.game.sandbox import cgroups
 from arena.league import results_folder
 from arena.league.config.sections import is_loopback_host
 from arena.untrusted import printable
@@ -100,6 +101,9 @@ def serve_cmd(ladder_file: Path, host: str, port: int, add_author: str | None, a
         finally:
             store.close()
         return
+    # Bots a service killed with kill -9 left frozen between their turns take no signal until
+    # thawed: the first arena process that looks at the cgroups ends them (see sweep_orphans).
+    cgroups.support()
     _serve(ladder, ladder_file, host, port)
 
 

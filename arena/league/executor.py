@@ -34,6 +34,7 @@ from arena.game.clock import TimeControl
 from arena.game.proctree import Held, adopt_orphans, child_group_leaders
 from arena.game.record import GameRecord
 from arena.game.referee import BotHost, BotSpec, GameSetup, play_game
+from arena.game.sandbox import cgroups
 from arena.league.pool import Pool, PoolRun, arena_error, bots_text
 from arena.league.schedule import ScheduledGame
 from arena.rules import Board, Params, random_board
@@ -176,10 +177,12 @@ def _terminate(slot: _Slot) -> None:
 def _reap(slots: Sequence[_Slot], grace_s: float) -> None:
     """Wait up to ``grace_s`` for the workers to exit; SIGKILL the rest, and their bots."""
     deadline = time.monotonic() + grace_s
+    killed = False
     for slot in slots:
         proc = slot.proc
         proc.join(max(0.0, deadline - time.monotonic()))
         if proc.is_alive() and proc.pid is not None:
+            killed = True
             # Its bots each lead a group of their own, killed by the group's id, which is safe
             # only while the leader is unreaped: so the worker, which would reap them, is
             # stopped first, and its bots found and killed before it is (after, they are init's).
@@ -190,6 +193,11 @@ def _reap(slots: Sequence[_Slot], grace_s: float) -> None:
             slot.held.signal(signal.SIGKILL)
             proc.join()
         slot.held.close()
+    found = cgroups.support() if killed else None
+    if found is not None:
+        # A bot frozen between its turns takes no SIGKILL until thawed: the killed worker's
+        # cgroups are orphans now, thawed and emptied here.
+        cgroups.sweep_orphans(found)
 
 
 def _seconds(s: float) -> str:
