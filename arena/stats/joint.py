@@ -202,16 +202,7 @@ def _tilted(
     lo = min(centre - SPAN * sd, 0.0 - sd)
     hi = max(centre + SPAN * sd, 0.0 + sd)
     d = np.linspace(lo, hi, GRID)
-    scale = math.sqrt(noise)
-    log_p = -0.5 * (d - cav_mean) ** 2 / cav_var
-    with np.errstate(divide="ignore"):
-        if games.wins:
-            log_p += games.wins * log_cdf((d - margin) / scale)
-        if games.losses:
-            log_p += games.losses * log_cdf((-d - margin) / scale)
-        if games.draws:
-            inside = np.exp(log_cdf((margin - d) / scale)) - np.exp(log_cdf((-margin - d) / scale))
-            log_p += games.draws * np.log(np.maximum(inside, 0.0))
+    log_p = -0.5 * (d - cav_mean) ** 2 / cav_var + _log_likelihood(d, games, margin, noise)
     top = float(np.max(log_p))
     if not math.isfinite(top):
         return _gaussian(centre, var)
