@@ -113,3 +113,31 @@ def test_the_final_page_shows_the_field_its_standings_and_crosstable(ladder: Lad
         ("bob", "bee", 2, 0.25),
     ]
     assert [(e["seed"], e["author"], e["ladder_rank"]) for e in state["entries"]] == [(1, "bob", 1), (2, "alice", None)]
+
+
+def test_the_final_page_and_api_escape_every_name_an_author_controls(ladder: Ladder) -> None:
+    import json
+
+    from arena.ladder.final import ENTRIES_KEY, FinalEntry
+    from arena.ladder.folders import final_folder
+    from tests.support.untrusted_output import HOSTILE
+
+    names = [n for n in HOSTILE if "\ud800" not in n]  # names are stored as UTF-8 text
+    entries = [FinalEntry(n, n, 1, i + 1, i + 1, None, ("python3", n)) for i, n in enumerate(names)]
+    ladder.store.keep(ENTRIES_KEY, json.dumps([{**e.__dict__, "command": list(e.command)} for e in entries]))
+    folder = final_folder(ladder.ladder.folder)
+    folder.mkdir()
+    rows = [
+        {"rank": i + 1, "bot": n, "mu": 25.0, "sigma": 1.0, "games": 1, "wdl": [1, 0, 0], "points": 1.0}
+        for i, n in enumerate(names)
+    ]
+    cell = {"games": 1, "points": 1.0, "wdl": [1, 0, 0]}
+    crosstable = {a: {b: cell for b in names if b != a} for a in names}
+    (folder / "standings.json").write_text(json.dumps({"games": 1, "players": 2, "rows": rows, "crosstable": crosstable}))
+    page = ladder.request("GET", "/final").text
+    for raw in ("<script>alert(1)</script>", "<img src=x", "\u202e", "\x1b", "\x00", "\x07", "\x9b"):
+        assert raw not in page, repr(raw)
+    assert "&lt;script&gt;" in page  # shown, as text
+    state = ladder.request("GET", "/api/final")
+    assert state.headers["content-type"].startswith("application/json")
+    assert {e["author"] for e in state.json()["entries"]} == set(names)  # JSON carries them as data
