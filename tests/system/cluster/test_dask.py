@@ -380,6 +380,7 @@ def test_ctrl_c_keeps_finished_games_and_the_same_command_resumes(
     assert stored_games(store_file) == 12
 
 
+@pytest.mark.slow
 def test_losing_the_scheduler_mid_league_says_so_keeps_the_games_and_a_rerun_resumes(
     tmp_path: Path, marker: str
 ) -> None:
@@ -425,6 +426,7 @@ def test_losing_the_scheduler_mid_league_says_so_keeps_the_games_and_a_rerun_res
     assert all(s.fault is None for r in recs for s in r.seats)  # no bot charged for the lost scheduler
 
 
+@pytest.mark.slow
 def test_a_local_cluster_with_uploaded_bots_built_on_each_worker_matches_the_local_executor(
     tmp_path: Path, marker: str
 ) -> None:
