@@ -84,9 +84,11 @@ def parse_roster(data: bytes, source: str) -> list[RosterRow]:
     seen: dict[tuple[str, str], int] = {}
     admin_of: dict[str, tuple[bool, int]] = {}
     header: list[str] | None = None
+    ended = 0  # the line the last row ended on (a quoted field may hold line breaks)
     try:
         for fields in reader:
-            where = f"{source}: line {reader.line_num}"
+            line, ended = ended + 1, reader.line_num
+            where = f"{source}: line {line}"
             if not any(f.strip() for f in fields):
                 continue  # a blank line
             if header is None:
@@ -113,17 +115,17 @@ def parse_roster(data: bytes, source: str) -> list[RosterRow]:
             admin = _admin(cell.get("admin", ""), where)
             if (team, member) in seen:
                 raise ConfigError(f"{where}: member {member!r} of team {team!r} is on line {seen[team, member]} already")
-            seen[team, member] = reader.line_num
+            seen[team, member] = line
             if admin is not None:
-                said = admin_of.setdefault(team, (admin, reader.line_num))
+                said = admin_of.setdefault(team, (admin, line))
                 if said[0] != admin:
                     raise ConfigError(
                         f"{where}: team {team!r} is {'not ' if not admin else ''}an admin here but "
                         f"{'' if said[0] else 'not '}one on line {said[1]}"
                     )
-            rows.append(RosterRow(team, member, admin, reader.line_num))
+            rows.append(RosterRow(team, member, admin, line))
     except csv.Error as e:
-        raise ConfigError(f"{source}: line {reader.line_num}: {e}") from None
+        raise ConfigError(f"{source}: line {ended + 1}: {e}") from None
     if header is None:
         raise ConfigError(f"{source}: empty; give a header team,member[,admin] and a line per member")
     if not rows:
