@@ -58,7 +58,7 @@ NOT_FINAL_KEYS = frozenset({LADDER_KEY, "name", "format", "rounds", "challengers
 
 @dataclass(frozen=True)
 class FinalEntry:
-    """One author in the final: the version that plays for them, and its seed."""
+    """One author (a team) in the final: the version that plays for it, its seed, its members."""
 
     author: str  # also its name in the final's standings
     bot: str
@@ -67,6 +67,7 @@ class FinalEntry:
     seed: int  # 1: the ladder's best
     ladder_rank: int | None  # its place in the ladder's standings (None: no game there yet)
     command: tuple[str, ...]
+    members: tuple[str, ...] = ()  # the team's members whose token stood when the field froze
 
     @property
     def version_name(self) -> str:
@@ -83,7 +84,16 @@ def final_entries(store: LadderStore, ladder_rows: list[dict[str, Any]]) -> list
     ranks = {str(r.get("bot")): i + 1 for i, r in enumerate(ladder_rows)}
     subs = sorted(newest.values(), key=lambda s: (ranks.get(version_name(s.bot, s.version), len(ranks) + 1), s.id))
     return [
-        FinalEntry(s.author, s.bot, s.version, s.id, seed, ranks.get(version_name(s.bot, s.version)), tuple(s.command))
+        FinalEntry(
+            s.author,
+            s.bot,
+            s.version,
+            s.id,
+            seed,
+            ranks.get(version_name(s.bot, s.version)),
+            tuple(s.command),
+            tuple(m.name for m in store.members_of(s.author) if not m.revoked),
+        )
         for seed, s in enumerate(subs, 1)
     ]
 
@@ -144,7 +154,10 @@ def kept_entries(store: LadderStore) -> list[FinalEntry]:
     kept = store.kept(ENTRIES_KEY)
     if not kept:
         return []
-    return [FinalEntry(**{**e, "command": tuple(e["command"])}) for e in json.loads(kept)]
+    return [
+        FinalEntry(**{**e, "command": tuple(e["command"]), "members": tuple(e.get("members") or ())})
+        for e in json.loads(kept)
+    ]
 
 
 @dataclass(frozen=True)

@@ -75,13 +75,21 @@ def final_state(service: Service) -> dict[str, Any]:
         "games_done": progress.done,
         "games_total": progress.total,
         "entries": [
-            {"seed": e.seed, "author": e.author, "bot": e.bot, "version": e.version, "ladder_rank": e.ladder_rank}
+            {
+                "seed": e.seed,
+                "author": e.author,
+                "members": list(e.members),
+                "bot": e.bot,
+                "version": e.version,
+                "ladder_rank": e.ladder_rank,
+            }
             for e in entries
         ],
         "standings": [
             {
                 **{k: r.get(k) for k in STANDINGS_KEYS},
                 "author": str(r.get("bot")),
+                "members": list(by_author[str(r.get("bot"))].members),
                 "bot": by_author[str(r.get("bot"))].bot,
                 "version": by_author[str(r.get("bot"))].version,
             }

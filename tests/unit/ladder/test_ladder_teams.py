@@ -408,3 +408,46 @@ def test_revoke_member_and_new_token_on_the_command_line(ladder_file: Path) -> N
     assert bad.exit_code == 2 and "give TEAM/MEMBER" in bad.stderr
     lone = CliRunner().invoke(main, ["serve", str(ladder_file), "--tokens-file", "x.csv"])
     assert lone.exit_code == 2 and "--tokens-file goes with --add-authors" in lone.stderr
+
+
+# -- the final ----------------------------------------------------------------------------------------
+
+
+def test_the_final_plays_each_team_once_and_its_page_and_api_name_the_team_and_its_members(teams: Teams) -> None:
+    import json
+
+    from arena.ladder.final import ENTRIES_KEY, final_entries, kept_entries
+
+    teams.store.set_state(1, State.PASSED)
+    bees = teams.store.author_named("bees")
+    assert bees is not None
+    teams.store.add_submission(bees, "wasp", ("python3", "bot.py"), None, ("a.tar.gz", 1, "00"), State.PASSED)
+    teams.store.revoke_member("ants", "bob", by=None)  # revoked before the field froze: not listed
+    entries = final_entries(teams.store, [])
+    assert [(e.author, e.bot, e.members) for e in entries] == [("ants", "greedy", ("ann",)), ("bees", "wasp", ("cy",))]
+    teams.store.keep(ENTRIES_KEY, json.dumps([{**e.__dict__, "command": list(e.command)} for e in entries]))
+    page = teams.request("GET", "/final").text
+    assert re.search(r'<a href="/authors/ants">ants</a></td><td class="members">ann</td>', page), page
+    assert [(e["author"], e["members"]) for e in teams.request("GET", "/api/final").json()["entries"]] == [
+        ("ants", ["ann"]),
+        ("bees", ["cy"]),
+    ]
+    # A field an older arena froze, without members, still reads.
+    teams.store.keep(ENTRIES_KEY, json.dumps([{k: v for k, v in e.__dict__.items() if k != "members"} | {"command": []} for e in entries]))
+    assert [e.members for e in kept_entries(teams.store)] == [(), ()]
+    assert teams.request("GET", "/final").status_code == 200
+
+
+def test_member_names_an_older_store_holds_are_escaped_on_the_final_page(teams: Teams) -> None:
+    import json
+
+    from arena.ladder.final import ENTRIES_KEY, FinalEntry
+
+    names = tuple(n for n in HOSTILE if "\ud800" not in n)
+    entry = FinalEntry("ants", "greedy", 1, 1, 1, None, ("python3", "bot.py"), names)
+    teams.store.keep(ENTRIES_KEY, json.dumps([{**entry.__dict__, "command": list(entry.command), "members": list(names)}]))
+    page = teams.request("GET", "/final").text
+    assert "&lt;script&gt;" in page
+    for raw in ("<script>alert(1)</script>", "<img src=x", "\u202e", "\x1b", "\x00", "\x07", "\x9b"):
+        assert raw not in page, repr(raw)
+    assert teams.request("GET", "/api/final").json()["entries"][0]["members"] == list(names)  # data, in JSON
