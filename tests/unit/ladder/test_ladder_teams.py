@@ -451,3 +451,27 @@ def test_member_names_an_older_store_holds_are_escaped_on_the_final_page(teams: 
     for raw in ("<script>alert(1)</script>", "<img src=x", "\u202e", "\x1b", "\x00", "\x07", "\x9b"):
         assert raw not in page, repr(raw)
     assert teams.request("GET", "/api/final").json()["entries"][0]["members"] == list(names)  # data, in JSON
+
+
+def test_each_member_of_the_team_reads_its_bots_stderr_in_a_game_and_nobody_else(teams: Teams) -> None:
+    from dataclasses import replace
+
+    from arena.league.schedule import ScheduledGame
+    from arena.league.store import ResultStore
+    from tests.support.results_folder import record
+
+    rec = record("g1", 1)
+    seats = (replace(rec.seats[0], name="greedy.v1", stderr_tail="ANTS-STDERR"), replace(rec.seats[1], name="one", stderr_tail="HOUSE-STDERR"))
+    rec = replace(rec, seats=seats)
+    with ResultStore.create(teams.ladder.folder) as results:
+        results.set_meta(config={"name": "t", "bots": [{"name": "greedy.v1"}, {"name": "one"}]})
+        results.save_game(ScheduledGame(0, "g1", 1, ("greedy.v1", "one"), rec.seed), rec)
+    bob = teams.browser("ants/bob")
+    for who, browser in (("ants/ann", teams.browser("ants/ann")), ("ants/bob", bob)):
+        page = browser.request("GET", "/games/g1").text
+        assert "ANTS-STDERR" in page and "HOUSE-STDERR" not in page, who
+    assert "HOUSE-STDERR" in teams.browser("org/teach").request("GET", "/games/g1").text
+    page = teams.browser("bees/cy").request("GET", "/games/g1").text
+    assert "ANTS-STDERR" not in page and "HOUSE-STDERR" not in page
+    teams.store.revoke_member("ants", "bob", by=None)
+    assert "ANTS-STDERR" not in bob.request("GET", "/games/g1").text  # at once: the session ended
