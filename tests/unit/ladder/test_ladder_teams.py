@@ -334,10 +334,14 @@ def test_team_and_member_names_an_older_store_holds_are_escaped_on_every_page_an
     for i, name in enumerate(names):
         b = Browser(ladder)
         assert b.login(f"h{i}").status_code == 303
-        for url in ("/", "/bots", f"/bots/bot{i}"):
+        for url in ("/", "/bots", f"/bots/bot{i}", f"/bots/bot{i}/v1", "/login", "/submit", "/final"):
             page = b.request("GET", url).text
             for raw in ("<script>alert(1)</script>", "<img src=x", "\u202e", "\x1b", "\x00", "\x07", "\x9b", "\u200b"):
                 assert raw not in page, (url, name, raw)
+    team = ladder.request("GET", "/api/authors/ants")  # a fit name's team page: the hostile ones are no team's
+    assert team.status_code == 404
+    log = ladder.request("GET", "/api/log", "org").json()["actions"]
+    assert {a["subject"] for a in log if a["action"] == "add-author"} >= set(names)  # JSON: data, as it is
     for raw_url in ("/authors/%3Cscript%3E", "/authors/%E2%80%AEx", "/authors/%1B%5B2J"):
         r = ladder.request("GET", raw_url)
         assert r.status_code == 404 and "<script>" not in r.text and "\u202e" not in r.text and "\x1b" not in r.text
