@@ -20,6 +20,7 @@ from pathlib import Path
 
 from arena.errors import ConfigError
 from arena.ladder.names import check_author_name
+from arena.untrusted import csv_cell
 
 MAX_ROSTER_BYTES = 1024 * 1024
 MAX_ROSTER_ROWS = 5000  # members in one roster: a large course, not a name list to flood the store
@@ -146,5 +147,6 @@ def open_tokens_file(path: Path) -> int:
 
 def tokens_text(added: Sequence[tuple[str, str, str]]) -> str:
     """The tokens' file: ``team,member,token``, a line per member added (names are checked
-    ones: nothing in them needs quoting)."""
-    return "team,member,token\n" + "".join(f"{t},{m},{token}\n" for t, m, token in added)
+    ones: nothing in them needs quoting; one a spreadsheet would read as a formula, ``+1``,
+    is written as text)."""
+    return "team,member,token\n" + "".join(f"{csv_cell(t)},{csv_cell(m)},{token}\n" for t, m, token in added)

@@ -479,3 +479,19 @@ def test_each_member_of_the_team_reads_its_bots_stderr_in_a_game_and_nobody_else
     assert "ANTS-STDERR" not in page and "HOUSE-STDERR" not in page
     teams.store.revoke_member("ants", "bob", by=None)
     assert "ANTS-STDERR" not in bob.request("GET", "/games/g1").text  # at once: the session ended
+
+
+def test_the_finals_teams_csv_lists_each_team_with_its_members_escaped_for_a_spreadsheet() -> None:
+    import csv
+    import io
+
+    from arena.ladder.final import FinalEntry, teams_csv
+
+    entries = [
+        FinalEntry("ants", "greedy", 3, 7, 1, 1, ("python3", "bot.py"), ("ann", "bob")),
+        FinalEntry("+1+1", "wasp", 1, 8, 2, None, ("python3", "bot.py"), ("=cmd", "\x1b[2Jcy")),
+    ]
+    rows = list(csv.reader(io.StringIO(teams_csv(entries))))
+    assert rows[0] == ["team", "members", "version", "seed"]
+    assert rows[1] == ["ants", "ann bob", "greedy.v3", "1"]
+    assert rows[2][0] == "'+1+1" and rows[2][1].startswith("'=cmd") and "\x1b" not in rows[2][1]
