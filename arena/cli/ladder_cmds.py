@@ -32,7 +32,7 @@ CONSOLE_LINE_CHARS = 2000
 @click.argument("ladder_file", type=click.Path(dir_okay=False, exists=True, path_type=Path))
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on (loopback: put a reverse proxy with TLS in front).")
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True, help="Port (0: any free one, printed).")
-@click.option("--add-author", "add_author", metavar="NAME", help="Add an author, print their token once, and exit.")
+@click.option("--add-author", "add_author", metavar="NAME", help="Add an author: a team of one member of that name; print their token once, and exit.")
 @click.option("--admin", is_flag=True, help="With --add-author: an organiser (may submit without quotas, sees every report).")
 @click.option(
     "--add-authors",
@@ -103,9 +103,10 @@ def serve_cmd(
     \b
     The contest's end (see docs/ladder.md): after the ladder file's 'deadline' (or the one
     POST /api/deadline sets) submissions are refused. --final (or POST /api/final) starts
-    the final tournament: each author's last passing version, seeded by the standings, in
+    the final tournament: each team's last passing version, seeded by the standings, in
     a round robin (or gauntlet) of ladder.final.rounds, results in RESULTS-final, shown on
-    /final; 'arena standings RESULTS-final --format csv' exports them.
+    /final; 'arena standings RESULTS-final --format csv' exports them (a row per team),
+    RESULTS-final/teams.csv each team's members.
     Everything is kept in the league's results folder (ladder.sqlite, submissions/):
     a restart takes up the submissions left half checked.
     """
