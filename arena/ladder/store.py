@@ -271,17 +271,20 @@ class LadderStore:
         are committed (it writes them down: if it raises, nothing is added).  The teams and
         members added."""
         added: list[tuple[str, str, str]] = []
-        teams = 0
+        # A new team is an admin's when any of its rows says so (the roster's rows agree).
+        admin_of = {r.team: r.admin for r in rows if r.admin is not None}
+        made: set[str] = set()
         with self._tx() as c:
             for row in rows:
                 found = c.execute("SELECT id, admin FROM authors WHERE name=?", (row.team,)).fetchone()
                 if found is None:
-                    author_id = self._new_author(c, row.team, bool(row.admin))
-                    self._log(c, None, "add-author", row.team, "admin" if row.admin else "author")
-                    teams += 1
+                    admin = bool(admin_of.get(row.team))
+                    author_id = self._new_author(c, row.team, admin)
+                    self._log(c, None, "add-author", row.team, "admin" if admin else "author")
+                    made.add(row.team)
                 else:
                     author_id = int(found[0])
-                    if row.admin is not None and bool(found[1]) != row.admin:
+                    if row.team not in made and row.admin is not None and bool(found[1]) != row.admin:
                         raise LadderError(
                             f"line {row.line}: team {row.team!r} exists already as "
                             f"{'an admin' if found[1] else 'not an admin'}; leave its admin column empty"
@@ -291,7 +294,7 @@ class LadderStore:
                 added.append((row.team, row.member, self._new_member(c, author_id, row.member)))
                 self._log(c, None, "add-member", row.label, "")
             keep(added)
-        return teams, len(added)
+        return len(made), len(added)
 
     def _member_id(self, c: sqlite3.Connection, team: str, member: str) -> int:
         found = c.execute(

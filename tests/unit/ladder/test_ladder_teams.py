@@ -111,9 +111,14 @@ def test_a_roster_adds_teams_and_members_each_with_their_own_token(tmp_path: Pat
     tokens = _roster(store)
     assert sorted(tokens) == ["ants/ann", "ants/bob", "bees/cy", "org/teach"] and len(set(tokens.values())) == 4
     assert [(a.name, a.admin) for a in store.authors()] == [("ants", False), ("bees", False), ("org", True)]
+    assert store.add_roster([], lambda added: None) == (0, 0)
     for label, token in tokens.items():
         found = store.holder_by_token(token)
         assert found is not None and f"{found[0].name}/{found[1].name}" == label
+    # A team's admin flag may be on any of its rows.
+    _roster(store, b"team,member,admin\nstaff,amy,\nstaff,ben,yes\n")
+    staff = store.author_named("staff")
+    assert staff is not None and staff.admin
     # A later roster adds members to a team that exists, and new teams.
     more = _roster(store, b"team,member\nants,dan\ncows,eve\n")
     assert sorted(more) == ["ants/dan", "cows/eve"]
