@@ -87,7 +87,7 @@ def serve_cmd(
       GET  /api/standings          the standings; /api/health: games per hour, queue
     Web pages: / (the live standings), /bots, /games, /ladder (settings and health),
     /authors/TEAM (its members); /login with a member's token, then /submit; each member
-    of a team sees the team's bots' logs there.
+    of a team sees the team's bots' logs there; organisers also /log (the action log).
     Admin tokens also: POST /api/ladder/pause|resume, POST|DELETE /api/authors/NAME/ban,
     POST /api/bots/BOT/retire, POST|DELETE /api/bots/BOT/ban, GET /api/log (every action
     with its author and member), POST /api/deadline, POST /api/final,

@@ -59,6 +59,7 @@ def routes(service: Service) -> list[BaseRoute]:
         route("/api/health", pages.health_json, "GET"),
         route("/bots", pages.bots_page, "GET"),
         route("/authors/{name}", pages.author_page, "GET"),
+        route("/log", pages.log_page, "GET"),
         route("/bots/{bot}", pages.bot_page_handler, "GET"),
         route("/bots/{bot}/v{n}", pages.version_page, "GET"),
         route("/games", pages.games_page, "GET"),

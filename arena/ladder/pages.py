@@ -185,6 +185,21 @@ async def author_page(service: Service, request: Request) -> Response:
     return await _show(service, request, "author.html.j2", _author(request.path_params["name"]))
 
 
+LOG_ROWS = 500  # the newest actions the log page shows (GET /api/log has them all)
+
+
+def _log(service: Service, viewer: Viewer) -> dict[str, Any]:
+    if viewer.author is None or not viewer.author.admin:
+        raise Refused(403, "the action log is for the organisers: sign in with an admin's token")
+    actions = service.store.actions()
+    return {"actions": list(reversed(actions[-LOG_ROWS:])), "total": len(actions), "shown": min(len(actions), LOG_ROWS)}
+
+
+async def log_page(service: Service, request: Request) -> Response:
+    """``/log``: organisers only: the newest actions, each with the team and member who did it."""
+    return await _show(service, request, "log.html.j2", _log)
+
+
 def _crosstable(view: StandingsView | None, names: list[str], owners: Owners) -> list[dict[str, Any]]:
     """The crosstable rows of ``names``: against each opponent, games, points, W-D-L."""
     rows = []

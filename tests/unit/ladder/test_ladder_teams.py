@@ -500,3 +500,19 @@ def test_the_finals_teams_csv_lists_each_team_with_its_members_escaped_for_a_spr
     assert rows[0] == ["team", "members", "version", "seed"]
     assert rows[1] == ["ants", "ann bob", "greedy.v3", "1"]
     assert rows[2][0] == "'+1+1" and rows[2][1].startswith("'=cmd") and "\x1b" not in rows[2][1]
+
+
+def test_the_log_page_shows_the_organisers_who_did_what_and_nobody_else(teams: Teams) -> None:
+    teams.request("POST", "/api/ladder/pause", "org/teach")
+    teams.store.log("ants/ann", "note", "<script>alert(1)</script>", "\x1b[2J\u202edetail")
+    page = teams.browser("org/teach").request("GET", "/log")
+    assert page.status_code == 200
+    rows = re.findall(r"<tr><td>[^<]*</td><td>([^<]*)</td><td>([^<]*)</td>", page.text)
+    assert rows[:2] == [("ants/ann", "note"), ("org/teach", "pause")] and ("ants/ann", "submit") in rows
+    assert ("ladder", "failed") in rows  # the ladder's own verdict
+    for raw in ("<script>alert(1)</script>", "\x1b", "\u202e"):
+        assert raw not in page.text
+    for who in ("ants/ann", "bees/cy"):
+        refused = teams.browser(who).request("GET", "/log")
+        assert refused.status_code == 403 and "for the organisers" in refused.text and "<script>alert" not in refused.text
+    assert teams.request("GET", "/log").status_code == 403
