@@ -127,5 +127,8 @@ def test_the_deadline_closes_submissions_and_the_final_runs_resumes_after_kill_9
     rows = list(csv.DictReader(io.StringIO(out.stdout)))
     assert sorted(r["bot"] for r in rows) == sorted(AUTHORS)
     assert all(int(r["games"]) == 2 * 2 * ROUNDS for r in rows), rows
+    # Beside it, each team's members (an author added alone: a team of one), joined on the name.
+    teams = list(csv.DictReader(io.StringIO((final / "teams.csv").read_text())))
+    assert sorted((t["team"], t["members"]) for t in teams) == [(a, a) for a in sorted(AUTHORS)]
     assert second.stop(signal.SIGTERM) == 0
     assert not (final / ".arena-run.lock").exists()
