@@ -82,8 +82,11 @@ def league_games(results: Path) -> int:
     path = results / "results.sqlite"
     if not path.is_file():
         return 0
-    with sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30) as c:
-        return int(c.execute("SELECT COUNT(*) FROM games").fetchone()[0])
+    try:
+        with sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30) as c:
+            return int(c.execute("SELECT COUNT(*) FROM games").fetchone()[0])
+    except sqlite3.OperationalError:  # made, its tables not yet
+        return 0
 
 
 def main() -> None:

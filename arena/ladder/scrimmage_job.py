@@ -40,6 +40,8 @@ from arena.tournament import game_settings, prepare_bots, private_copies
 from arena.untrusted import printable
 
 PLAYERS = 2
+LINGER_S = 30.0  # with no game left, how long the process waits for the next request before it ends
+LINGER_POLL_S = 0.2
 FAILURE_CHARS = 2000  # of a failure's text, kept for the asker's page
 
 
@@ -90,10 +92,20 @@ def play_one(config: TournamentConfig, game: ScrimmageGame) -> tuple[GameRecord 
     return None, (given_up[0][1] if given_up else "the game was not played")[:FAILURE_CHARS]
 
 
-def play_all(ladder: Ladder, store: LadderStore, scrimmages: ScrimmageStore) -> int:
-    """Play every game asked for, one at a time; how many were played."""
+def _next(scrimmages: ScrimmageStore, linger_s: float) -> tuple[Scrimmage, ScrimmageGame] | None:
+    """The next game to play, waiting up to ``linger_s`` for one to be asked for: a request soon
+    after the last game is then played without starting this process again (seconds)."""
+    until = time.monotonic() + linger_s
+    while (nxt := scrimmages.next_game()) is None and time.monotonic() < until:
+        time.sleep(LINGER_POLL_S)
+    return nxt
+
+
+def play_all(ladder: Ladder, store: LadderStore, scrimmages: ScrimmageStore, linger_s: float = LINGER_S) -> int:
+    """Play every game asked for, one at a time, until none has been asked for ``linger_s``;
+    how many were played."""
     played = 0
-    while (nxt := scrimmages.next_game()) is not None:
+    while (nxt := _next(scrimmages, linger_s)) is not None:
         s, game = nxt
         try:
             record, failure = play_one(scrimmage_config(ladder, store, s), game)

@@ -1,8 +1,8 @@
 """The scrimmage loop of ``arena serve``: a thread that keeps the scrimmages' games playing.
 
 Whenever games are asked for and none is being played, it starts the scrimmages' process
-(:mod:`arena.ladder.scrimmage_job`), which plays them one at a time and ends when none is
-left.  That process runs beside the league's, never inside its pool: a scrimmage's first game
+(:mod:`arena.ladder.scrimmage_job`), which plays them one at a time and ends when none has
+been left for half a minute.  That process runs beside the league's, never inside its pool: a scrimmage's first game
 starts within a poll of the request (ahead of every rated game still to come), and the league
 keeps every worker it had, so scrimmages cost it at most one game's worth of the machine at a
 time (the pool's ``concurrency`` plus one) and never starve it.  While the organiser pauses the
@@ -106,6 +106,8 @@ class ScrimmageLoop:
         if self._proc is not None:
             code = self._proc.poll()
             if code is None:
+                left = self.scrimmages.unplayed()
+                self._set("playing", f"{left} scrimmage game(s) to play" if left else "waiting for the next request")
                 return
             self._proc = None
             if code != 0:
