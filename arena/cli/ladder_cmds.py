@@ -292,7 +292,7 @@ def _print_verdict(sub: dict[str, Any]) -> ExitCode:
 @click.option("--wait", is_flag=True, help="Follow the games to the end and print each result and the score.")
 @click.option("--timeout", default=DEFAULT_WAIT, show_default=True, help="With --wait: the longest to wait.")
 def scrimmage_cmd(url: str, version: str, opponent: str, games: int, token_file: Path | None, wait: bool, timeout: str) -> None:
-    """Ask the ladder at URL for unrated games between VERSION and OPPONENT.
+    """Ask the ladder at URL for a scrimmage (unrated games).
 
     VERSION is one of your versions, as BOT.vN (e.g. greedy.v3): one that passed its check,
     or failed it after building, retired or not. OPPONENT is a house bot, a version playing in

@@ -258,6 +258,8 @@ class ScrimmageStore:
 
     def finish(self, game: ScrimmageGame, record: str | None, points: Sequence[float] | None, failure: str | None, now: float) -> None:
         """Store how ``game`` ended: its record and points, or why it could not be played."""
+        if failure is not None:  # it may quote a bot: a lone surrogate is not text SQLite takes
+            failure = failure.encode("utf-8", "replace").decode("utf-8")
         with self._tx() as c:
             c.execute(
                 "UPDATE games SET record=?, points=?, failure=?, finished=? WHERE request=? AND n=? AND finished IS NULL",

@@ -299,3 +299,37 @@ def test_the_form_asks_with_its_csrf_token_and_shows_a_refusal(ladder: Ladder) -
     assert page.status_code == 200 and "waiting: 0 of 2 games over" in page.text
     mine = alice.request("GET", "/scrimmages").text
     assert f'href="/scrimmages/{found.group(1)}"' in mine
+
+
+def test_the_scrimmage_pages_escape_a_failure_and_show_its_traceback_to_organisers_only(ladder: Ladder) -> None:
+    rid = ask(ladder, "alice").json()["id"]
+    store = ScrimmageStore.open(ladder.ladder.folder)
+    s = store.get(rid)
+    assert s is not None
+    hostile = " ".join(HOSTILE).replace("\n", " ")
+    store.finish(s.games[0], None, None, f"arena error in game s{rid}-g1: {hostile}\nTraceback: /srv/secret/path.py", 1.0)
+    store.close()
+    alice = Browser(ladder)
+    alice.login("alice")
+    for url in (f"/scrimmages/{rid}", "/scrimmages"):
+        text = alice.request("GET", url).text
+        for raw in ("<script>alert(1)</script>", "<img src=x", "\u202e", "\x1b", "\x00", "\x07", "\x9b", "\u200b"):
+            assert raw not in text, (url, repr(raw))
+    page = alice.request("GET", f"/scrimmages/{rid}").text
+    assert "not played: arena error in game" in page and "/srv/secret" not in page
+    assert ladder.request("GET", f"/api/scrimmages/{rid}", "alice").json()["results"][0]["failure"].startswith("arena error")
+    assert "/srv/secret" in ladder.request("GET", f"/api/scrimmages/{rid}", "org").json()["results"][0]["failure"]
+    assert ladder.request("GET", f"/scrimmages/{rid}/games/1", "alice").status_code == 404  # no record: no replay
+
+
+def test_the_next_game_is_taken_from_the_scrimmage_with_the_fewest_played(ladder: Ladder) -> None:
+    first = ask(ladder, "alice", games=3).json()["id"]
+    second = ask(ladder, "bob", "bee.v1", "one", 2).json()["id"]
+    store = ScrimmageStore.open(ladder.ladder.folder)
+    order = []
+    while (nxt := store.next_game()) is not None:
+        s, g = nxt
+        order.append((s.id, g.n))
+        store.finish(g, None, None, "not played here", 1.0)
+    store.close()
+    assert order == [(first, 1), (second, 1), (first, 2), (second, 2), (first, 3)]
