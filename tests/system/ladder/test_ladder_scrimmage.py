@@ -100,6 +100,13 @@ def test_a_scrimmage_plays_shows_its_logs_to_the_asker_only_and_survives_kill_9(
     )  # fmt: skip
     assert sent.returncode == 0 and "PASSED" in sent.stdout, sent.stdout + sent.stderr
 
+    # A refusal is one line naming why, exit code 2.
+    refused = subprocess.run(
+        [*ARENA, "scrimmage", first.url, "chatty.v1", "house-a", "--games", "9"],
+        capture_output=True, text=True, env=run_env, timeout=120,
+    )  # fmt: skip
+    assert refused.returncode == 2 and "(scrimmage.max_games: 4)" in refused.stderr, refused.stderr
+
     # Two games with --wait: each printed as it ends, then the score.
     asked = subprocess.run(
         [*ARENA, "scrimmage", first.url, "chatty.v1", "house-a", "--games", "2", "--wait", "--timeout", "10m"],
