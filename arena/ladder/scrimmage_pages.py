@@ -104,7 +104,13 @@ def _choices(service: Service, viewer: Viewer) -> dict[str, Any]:
     playing = [e.name for e in roster(service.store) if e.active and e.sub.author != me]
     found = service.scrimmages.recent() if viewer.author.admin else service.scrimmages.of_author(me)
     s = service.ladder.settings.scrimmage
+    # Where the ladder shows them, the public replays of the games others asked against the viewer's bots.
+    against = [
+        {"version": x.other, "opponent": x.mine, "replays": [f"/scrimmages/{x.id}/games/{g.n}" for g in x.games if g.points is not None]}
+        for x in (service.scrimmages.against(me) if s.show_opponent_replays else [])
+    ]
     return {
+        "against": [a for a in against if a["replays"]],
         "mine": mine[::-1],
         "opponents": house + playing + mine[::-1],
         "max_games": s.max_games,

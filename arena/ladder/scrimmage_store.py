@@ -217,6 +217,10 @@ class ScrimmageStore:
         """The author's newest requests first."""
         return self._requests("WHERE author=? ORDER BY id DESC LIMIT ?", (author, limit))
 
+    def against(self, author: str, limit: int = 50) -> list[Scrimmage]:
+        """Other authors' newest requests against a version of ``author``'s first."""
+        return self._requests("WHERE other_author=? AND author<>? ORDER BY id DESC LIMIT ?", (author, author, limit))
+
     def recent(self, limit: int = 50) -> list[Scrimmage]:
         """Everyone's newest requests first (the organisers' view)."""
         return self._requests("ORDER BY id DESC LIMIT ?", (limit,))

@@ -228,6 +228,7 @@ def test_another_author_can_neither_see_nor_follow_a_scrimmage(ladder: Ladder) -
         r = bob.request("GET", url)
         assert r.status_code == 404 and "STDERR-OF" not in r.text and "ace.v1" not in r.text, url
     assert Browser(ladder).request("GET", f"/scrimmages/{rid}/games/1").status_code == 404  # nobody signed in
+    assert f"/scrimmages/{rid}/" not in bob.request("GET", "/scrimmages").text  # show_opponent_replays: false
 
 
 def test_the_asker_reads_their_own_bots_logs_and_not_the_opponents(ladder: Ladder) -> None:
@@ -257,6 +258,8 @@ def test_the_other_bots_author_sees_the_public_replay_only_when_the_ladder_allow
     page = bob.request("GET", f"/scrimmages/{rid}/games/1")
     assert page.status_code == 200 and "ace.v1" in page.text
     assert "OF-ace.v1" not in page.text and "OF-bee.v1" not in page.text  # no bot's logs: the public replay
+    listed = bob.request("GET", "/scrimmages").text
+    assert f'href="/scrimmages/{rid}/games/1"' in listed and f'href="/scrimmages/{rid}"' not in listed
     assert bob.request("GET", f"/scrimmages/{rid}").status_code == 404  # the request stays the asker's
     assert lad.request("GET", f"/api/scrimmages/{rid}", "bob").status_code == 404
     carol = Browser(lad)
