@@ -336,3 +336,25 @@ def test_the_next_game_is_taken_from_the_scrimmage_with_the_fewest_played(ladder
         store.finish(g, None, None, "not played here", 1.0)
     store.close()
     assert order == [(first, 1), (second, 1), (first, 2), (second, 2), (first, 3)]
+
+
+def test_a_scrimmage_is_a_two_player_game_of_its_two_bots_under_the_leagues_settings(tmp_path: Path) -> None:
+    from arena.ladder.scrimmage_job import scrimmage_config
+
+    four = LEAGUE.replace("players: 2", "players: 4").replace(
+        "  - {name: two,", "  - {name: three, command: python3 x.py}\n  - {name: four, command: python3 x.py}\n  - {name: two,"
+    )
+    lad = Ladder(tmp_path, four.replace("format: continuous", "format: continuous\ntime_control: {move: 150ms}"))
+    old = version(lad, "alice", "ace", State.PASSED)
+    version(lad, "alice", "ace", State.PASSED)  # ace.v2 retires ace.v1
+    rid = ask(lad, "alice", "ace.v2", "ace.v1").json()["id"]
+    s = ScrimmageStore.open(lad.ladder.folder).get(rid)
+    assert s is not None
+    config = scrimmage_config(lad.ladder, lad.store, s)
+    assert config.players == 2 and config.params.players == 2
+    assert [b.name for b in config.bots] == ["ace.v2", "ace.v1"] and not any(b.retired for b in config.bots)
+    assert config.bots[1].cwd == lad.ladder.version_folder(old.id)
+    assert config.time_control == lad.ladder.league.time_control
+    for bot in config.bots:  # the results (every log) and the other versions masked, as in the league
+        hidden = {Path(h) for h in bot.sandbox.hidden}
+        assert lad.ladder.folder in hidden and lad.ladder.versions_folder in hidden, bot.sandbox.hidden
