@@ -358,3 +358,20 @@ def test_a_scrimmage_is_a_two_player_game_of_its_two_bots_under_the_leagues_sett
     for bot in config.bots:  # the results (every log) and the other versions masked, as in the league
         hidden = {Path(h) for h in bot.sandbox.hidden}
         assert lad.ladder.folder in hidden and lad.ladder.versions_folder in hidden, bot.sandbox.hidden
+
+
+def test_an_authors_name_is_escaped_on_every_scrimmage_page(ladder: Ladder) -> None:
+    # Today's names are 1-64 of A-Z a-z 0-9 _ . + -; a store that holds another (a team's
+    # name, an older arena's) is still shown as text.
+    name = "<script>alert(1)</script>\u202eevil\x1b[2J"
+    ladder.tokens[name] = ladder.store.add_author(name)
+    version(ladder, name, "mal", State.PASSED)
+    rid = ask(ladder, name, "mal.v1", "ace.v1").json()["id"]
+    play(ladder, rid)
+    org = Browser(ladder)
+    org.login("org")
+    for url in ("/scrimmages", f"/scrimmages/{rid}", f"/scrimmages/{rid}/games/1"):
+        text = org.request("GET", url).text
+        assert "mal.v1" in text, url
+        for raw in ("<script>alert(1)</script>", "\u202e", "\x1b"):
+            assert raw not in text, (url, repr(raw))
