@@ -437,6 +437,7 @@ def health(service: Service) -> dict[str, Any]:
         "concurrency": league.concurrency,
         "executor": league.executor.kind.value,
         "check_concurrency": service.ladder.settings.check.concurrency,
+        "scrimmages": _scrimmages_health(service),
     }
     try:
         games, last_hour, last = recent_games(service.ladder.folder, since)
@@ -446,6 +447,12 @@ def health(service: Service) -> dict[str, Any]:
     if status.state == "failed":  # no version that passes its check plays until it is fixed
         answer |= {"ok": False, "error": f"the league cannot play: {printable(status.detail)}"}
     return answer
+
+
+def _scrimmages_health(service: Service) -> dict[str, Any]:
+    """What the scrimmages' loop is doing, and how many games wait (they never make the ladder unhealthy)."""
+    status = service.scrimmage_loop.status
+    return {"state": status.state, "detail": printable(status.detail), "since": status.since, "waiting": service.scrimmages.unplayed()}
 
 
 async def health_json(service: Service, request: Request) -> Response:

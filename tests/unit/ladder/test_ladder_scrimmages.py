@@ -113,12 +113,14 @@ def test_an_author_asks_for_games_against_a_house_bot_and_follows_them(ladder: L
     assert (body["version"], body["opponent"], body["games"], body["done"], body["state"]) == ("ace.v1", "one", 3, 0, "waiting")
     assert [g["seats"] for g in body["results"]] == [["ace.v1", "one"], ["one", "ace.v1"], ["ace.v1", "one"]]
     assert ladder.request("GET", body["status_url"], "alice").json()["games"] == 3
+    assert ladder.request("GET", "/api/health").json()["scrimmages"]["waiting"] == 3
     play(ladder, body["id"])
     followed = ladder.request("GET", body["status_url"], "alice").json()
     assert followed["state"] == "finished" and followed["done"] == 3
     assert followed["results"][0]["replay"] == f"/scrimmages/{body['id']}/games/1"
     assert sum(followed["score"].values()) == 3  # one point a game, shared between the two
     assert [s["id"] for s in ladder.request("GET", "/api/scrimmages", "alice").json()["scrimmages"]] == [body["id"]]
+    assert ladder.request("GET", "/api/health").json()["scrimmages"]["waiting"] == 0
 
 
 def test_a_scrimmage_never_touches_the_leagues_store(ladder: Ladder) -> None:
