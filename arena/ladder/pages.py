@@ -449,6 +449,15 @@ def health(service: Service) -> dict[str, Any]:
     return answer
 
 
+def _scrimmage_limits(service: Service) -> str:
+    sc = service.ladder.settings.scrimmage
+    shown = "the other bot's author sees the public replays" if sc.show_opponent_replays else "only the asker sees them"
+    return (
+        f"{sc.max_games} games a scrimmage, {sc.per_day} games a day, {sc.at_once} unfinished at a time "
+        f"(organisers: no quota); unrated; {shown}"
+    )
+
+
 def _scrimmages_health(service: Service) -> dict[str, Any]:
     """What the scrimmages' loop is doing, and how many games wait (they never make the ladder unhealthy)."""
     status = service.scrimmage_loop.status
@@ -521,6 +530,7 @@ def _ladder(service: Service, viewer: Viewer) -> dict[str, Any]:
             "an archive",
             f"{archive}, {a.files} entries, {a.depth} folders deep, compressed {a.ratio}:1 at most",
         ),
+        ("scrimmages per author", _scrimmage_limits(service)),
     ]
     return {"league": rows, "check": check, "limits": limits, "health": health(service)}
 

@@ -83,6 +83,9 @@ def test_the_scrimmage_keys_have_safe_defaults_and_are_read(tmp_path: Path) -> N
     )
     s = load_ladder(tmp_path / "b.yaml").settings.scrimmage
     assert (s.max_games, s.per_day, s.at_once, s.show_opponent_replays) == (3, 9, 2, True)
+    (tmp_path / "served").mkdir()
+    served = Ladder(tmp_path / "served", with_scrimmage("{max_games: 3, per_day: 9}"))
+    assert "3 games a scrimmage, 9 games a day, 1 unfinished at a time" in served.request("GET", "/ladder").text
 
 
 @pytest.mark.parametrize(
