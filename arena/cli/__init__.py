@@ -9,7 +9,7 @@ from __future__ import annotations
 from arena.cli.common import main
 
 main.add_lazy("arena.cli.check_cmds", "check")
-main.add_lazy("arena.cli.ladder_cmds", "serve", "submit")
+main.add_lazy("arena.cli.ladder_cmds", "serve", "submit", "scrimmage")
 main.add_lazy("arena.cli.new_cmds", "new")
 main.add_lazy("arena.cli.play_cmds", "play", "replay")
 main.add_lazy("arena.cli.report_cmds", "report")

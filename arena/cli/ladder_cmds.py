@@ -1,4 +1,5 @@
-"""``arena serve`` (the ladder service) and ``arena submit`` (a bot to a ladder)."""
+"""``arena serve`` (the ladder service), ``arena submit`` (a bot to a ladder) and ``arena
+scrimmage`` (unrated games on a ladder)."""
 
 from __future__ import annotations
 
@@ -376,4 +377,57 @@ def _print_verdict(sub: dict[str, Any]) -> ExitCode:
     return ExitCode.INCONCLUSIVE if report.get("inconclusive") else ExitCode.FAILED
 
 
-__all__ = ["listening_socket", "serve_cmd", "submit_cmd"]
+@main.command("scrimmage")
+@click.argument("url")
+@click.argument("version")
+@click.argument("opponent")
+@click.option("--games", type=click.IntRange(1, 100), default=2, show_default=True, help="How many games (the ladder's scrimmage.max_games bounds it).")
+@click.option("--token-file", type=click.Path(dir_okay=False, exists=True, path_type=Path), help=f"Read the token here (default: ${TOKEN_ENV}).")
+@click.option("--wait", is_flag=True, help="Follow the games to the end and print each result and the score.")
+@click.option("--timeout", default=DEFAULT_WAIT, show_default=True, help="With --wait: the longest to wait.")
+def scrimmage_cmd(url: str, version: str, opponent: str, games: int, token_file: Path | None, wait: bool, timeout: str) -> None:
+    """Ask the ladder at URL for a scrimmage (unrated games).
+
+    VERSION is one of your versions, as BOT.vN (e.g. greedy.v3): one that passed its check,
+    or failed it after building, retired or not. OPPONENT is a house bot, a version playing in
+    the ladder (BOT.vN), or another of your versions. Each bot moves first in half the games.
+
+    Scrimmages never count in the standings. Their replays, and your bot's stderr and info
+    lines turn by turn, are on the ladder's pages for you only (sign in, then /scrimmages).
+    The ladder bounds the games of one scrimmage and of a day, and refuses them after the
+    deadline. The token is read as by 'arena submit'.
+
+    Exit codes: 0 asked (with --wait: every game over), 2 a usage error or the ladder refused
+    the request (the message says why).
+    """
+    from arena.durations import parse_duration_ms
+    from arena.ladder.client import ask_scrimmage, follow_scrimmage
+
+    token = _token(token_file)
+    timeout_s = parse_duration_ms(timeout, "--timeout") / 1000
+    answer = ask_scrimmage(url, token, version, opponent, games)
+    base = url.rstrip("/")
+    echo_printable(
+        f"scrimmage {answer.get('id')}: {answer.get('games')} games, {answer.get('version')} vs "
+        f"{answer.get('opponent')}: {base}{answer.get('page')}"
+    )
+    if not wait:
+        return
+
+    def game_over(game: dict[str, Any]) -> None:
+        seats, points = game.get("seats") or [], game.get("points")
+        if points is None:
+            echo_printable(f"  game {game.get('game')}: not played: {game.get('failure')}")
+            return
+        score = " - ".join(f"{name} {p:g}" for name, p in zip(seats, points, strict=False))
+        echo_printable(f"  game {game.get('game')}: {score}  {base}{game.get('replay')}")
+
+    done = follow_scrimmage(url, token, str(answer.get("status_url")), timeout_s, game_over)
+    score = done.get("score") or {}
+    echo_printable(
+        f"FINISHED: {done.get('version')} {score.get('version', 0):g} - {score.get('opponent', 0):g} {done.get('opponent')}"
+        f" over {done.get('games')} games (unrated)"
+    )
+
+
+__all__ = ["listening_socket", "scrimmage_cmd", "serve_cmd", "submit_cmd"]

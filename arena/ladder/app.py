@@ -19,7 +19,7 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from arena.ladder import api, final_pages, forms, kits, pages
+from arena.ladder import api, final_pages, forms, kits, pages, scrimmage_pages
 from arena.ladder.service import Refused, Service
 from arena.ladder.settings import Ladder
 from arena.ladder.store import LadderStore
@@ -53,6 +53,14 @@ def routes(service: Service) -> list[BaseRoute]:
         route("/api/final", final_pages.final_json, "GET"),
         route("/final", final_pages.final_page, "GET"),
         route("/final/report.html", final_pages.final_report, "GET"),
+        # Scrimmages: unrated games an author asks for.
+        route("/api/scrimmages", scrimmage_pages.post_scrimmage, "POST"),
+        route("/api/scrimmages", scrimmage_pages.list_scrimmages, "GET"),
+        route("/api/scrimmages/{sid}", scrimmage_pages.get_scrimmage, "GET"),
+        route("/scrimmages", scrimmage_pages.scrimmages_page, "GET"),
+        route("/scrimmages", scrimmage_pages.scrimmage_form, "POST"),
+        route("/scrimmages/{sid}", scrimmage_pages.scrimmage_page, "GET"),
+        route("/scrimmages/{sid}/games/{n}", scrimmage_pages.scrimmage_game_page, "GET"),
         # The pages, and the two JSON answers they and monitors poll.
         route("/", pages.standings_page, "GET"),
         route("/api/standings", pages.standings_json, "GET"),

@@ -1,4 +1,5 @@
-"""What ``arena submit`` does: pack a bot's folder, send it to a ladder, follow its check."""
+"""What ``arena submit`` and ``arena scrimmage`` do: pack a bot's folder, send it to a ladder,
+follow its check; ask for a scrimmage and follow its games."""
 
 from __future__ import annotations
 
@@ -103,4 +104,55 @@ def wait_for_verdict(
                 return sub
             if time.monotonic() >= deadline:
                 raise LadderError(f"{endpoint}: still {state!r} after {timeout_s:g} s (it goes on on the server)")
+            time.sleep(POLL_S)
+
+
+def ask_scrimmage(url: str, token: str, version: str, opponent: str, games: int) -> dict[str, Any]:
+    """Ask for a scrimmage; the server's answer (``id``, ``status_url``, ``results``...)."""
+    endpoint = url.rstrip("/") + "/api/scrimmages"
+    try:
+        response = httpx.post(
+            endpoint,
+            headers={"Authorization": f"Bearer {token}"},
+            json={"version": version, "opponent": opponent, "games": games},
+            timeout=httpx.Timeout(REQUEST_TIMEOUT_S, connect=CONNECT_TIMEOUT_S),
+        )
+    except httpx.HTTPError as e:
+        raise LadderError(f"{endpoint}: cannot ask for the scrimmage: {e}") from None
+    return _answer(response, endpoint)
+
+
+def follow_scrimmage(
+    url: str, token: str, status_url: str, timeout_s: float, game_over: Callable[[dict[str, Any]], None] = lambda _g: None
+) -> dict[str, Any]:
+    """Poll the scrimmage until every game is over (or ``timeout_s``), telling ``game_over``
+    of each game as it ends; its last state.  A connection that fails (the service
+    restarting) is tried again until the deadline: the games go on on the server."""
+    endpoint = url.rstrip("/") + status_url
+    deadline = time.monotonic() + timeout_s
+    told: set[int] = set()
+    timeout = httpx.Timeout(REQUEST_TIMEOUT_S, connect=CONNECT_TIMEOUT_S)
+    with httpx.Client(headers={"Authorization": f"Bearer {token}"}, timeout=timeout) as client:
+        while True:
+            try:
+                scrimmage = _answer(client.get(endpoint), endpoint)
+            except httpx.TransportError as e:
+                if time.monotonic() >= deadline:
+                    raise LadderError(f"{endpoint}: {e}") from None
+                time.sleep(POLL_S)
+                continue
+            except httpx.HTTPError as e:
+                raise LadderError(f"{endpoint}: {e}") from None
+            for game in scrimmage.get("results") or []:
+                over = game.get("points") is not None or game.get("failure") is not None
+                if over and game.get("game") not in told:
+                    told.add(game.get("game"))
+                    game_over(game)
+            if scrimmage.get("state") == "finished":
+                return scrimmage
+            if time.monotonic() >= deadline:
+                raise LadderError(
+                    f"{endpoint}: {scrimmage.get('done')} of {scrimmage.get('games')} games over after "
+                    f"{timeout_s:g} s (the rest go on on the server)"
+                )
             time.sleep(POLL_S)

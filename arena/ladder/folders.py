@@ -10,7 +10,10 @@ league writes):
   ladder file and the league's budget: the roster it reads from ``ladder.sqlite``) and its log;
   ``ladder-league.yaml`` is the league's file an older arena wrote, removed at start;
 - ``ladder-final.yaml`` and ``ladder-final.log``: the final tournament's (``RESULTS-final``,
-  beside the results folder, holds its results).
+  beside the results folder, holds its results);
+- ``scrimmages/scrimmages.sqlite`` and ``ladder-scrimmage.log``: the scrimmages' requests and
+  their games (never the league's: :mod:`arena.ladder.scrimmage_store`) and the log of the
+  process that plays them.
 
 Beside the results folder, never in it (no sandbox is ever given a path inside the folder
 that holds the stores and the key): ``RESULTS-bots/ID/``, each version unpacked, built,
@@ -30,9 +33,12 @@ from arena.league.results_folder import LADDER_NAMES
 
 # What the ladder adds to a results folder: the league's own list, one home for both.  The
 # store, the submissions, the league's file of an older arena (now only its config's path),
-# what the league's process is handed, its log, and the final tournament's file and log.
+# what the league's process is handed, its log, the final tournament's file and log, and the
+# scrimmages' folder and log.
 RESULTS_NAMES = LADDER_NAMES
-LADDER_STORE, SUBMISSIONS, LEAGUE_FILE, LEAGUE_JOB_FILE, LEAGUE_LOG, FINAL_FILE, FINAL_LOG = RESULTS_NAMES
+(
+    LADDER_STORE, SUBMISSIONS, LEAGUE_FILE, LEAGUE_JOB_FILE, LEAGUE_LOG, FINAL_FILE, FINAL_LOG, SCRIMMAGES, SCRIMMAGE_LOG,
+) = RESULTS_NAMES  # fmt: skip
 ARCHIVE_FILE = "archive"  # a version's archive as uploaded, kept to redo its check
 JOB_FILE = "job.json"  # what the queue asks of the check's process
 RESULT_FILE = "result.json"  # what the check's process found

@@ -29,7 +29,7 @@ MAX_TOKEN_CHARS = 512
 CSRF_REFUSED = "this form's token is missing or out of date: reload the page and send the form again"
 
 
-async def _small_form(request: Request) -> dict[str, str]:
+async def small_form(request: Request) -> dict[str, str]:
     """A urlencoded form of at most :data:`SMALL_FORM_BYTES`, its fields' last values; a body
     of another type has no fields (so its CSRF token is missing: refused)."""
     if request.headers.get("content-type", "").split(";")[0].strip() != "application/x-www-form-urlencoded":
@@ -47,7 +47,7 @@ async def _small_form(request: Request) -> dict[str, str]:
         raise Refused(400, f"cannot read the form: {e}") from None
 
 
-def _check_csrf(service: Service, request: Request, viewer: Viewer, sent: Any) -> None:
+def check_csrf(service: Service, request: Request, viewer: Viewer, sent: Any) -> None:
     """Refuse (403) a form whose token is not the one of its page: bound to the viewer's
     session when signed in, else to the browser's form cookie."""
     bound_to = viewer.session or form_cookie_of(request)
@@ -69,8 +69,8 @@ async def login(service: Service, request: Request) -> Response:
     a new session of that member (and ends the one the browser held)."""
     viewer = await run_in_threadpool(viewer_of, service, request)
     try:
-        form = await _small_form(request)
-        _check_csrf(service, request, viewer, form.get(CSRF_FIELD))
+        form = await small_form(request)
+        check_csrf(service, request, viewer, form.get(CSRF_FIELD))
         token = form.get("token", "").strip()
         if not token or len(token) > MAX_TOKEN_CHARS:
             raise Refused(
@@ -97,8 +97,8 @@ async def logout(service: Service, request: Request) -> Response:
     """``POST /logout``: the session ends (the ladder forgets it) and its cookie is dropped."""
     viewer = await run_in_threadpool(viewer_of, service, request)
     try:
-        form = await _small_form(request)
-        _check_csrf(service, request, viewer, form.get(CSRF_FIELD))
+        form = await small_form(request)
+        check_csrf(service, request, viewer, form.get(CSRF_FIELD))
     except Refused as e:
         return refused_page(request, service, viewer, e, "error.html.j2", title="Not signed out")
     held = session_of(request)
@@ -149,7 +149,7 @@ async def submit(service: Service, request: Request) -> Response:
             service,
             viewer.author,
             request,
-            lambda fields: _check_csrf(service, request, viewer, fields.get(CSRF_FIELD)),
+            lambda fields: check_csrf(service, request, viewer, fields.get(CSRF_FIELD)),
             sent,
             viewer.actor,
         )

@@ -479,6 +479,7 @@ def health(service: Service) -> dict[str, Any]:
         "concurrency": league.concurrency,
         "executor": league.executor.kind.value,
         "check_concurrency": service.ladder.settings.check.concurrency,
+        "scrimmages": _scrimmages_health(service),
     }
     try:
         games, last_hour, last = recent_games(service.ladder.folder, since)
@@ -488,6 +489,21 @@ def health(service: Service) -> dict[str, Any]:
     if status.state == "failed":  # no version that passes its check plays until it is fixed
         answer |= {"ok": False, "error": f"the league cannot play: {printable(status.detail)}"}
     return answer
+
+
+def _scrimmage_limits(service: Service) -> str:
+    sc = service.ladder.settings.scrimmage
+    shown = "the other bot's author sees the public replays" if sc.show_opponent_replays else "only the asker sees them"
+    return (
+        f"{sc.max_games} games a scrimmage, {sc.per_day} games a day, {sc.at_once} unfinished at a time "
+        f"(organisers: no quota); unrated; {shown}"
+    )
+
+
+def _scrimmages_health(service: Service) -> dict[str, Any]:
+    """What the scrimmages' loop is doing, and how many games wait (they never make the ladder unhealthy)."""
+    status = service.scrimmage_loop.status
+    return {"state": status.state, "detail": printable(status.detail), "since": status.since, "waiting": service.scrimmages.unplayed()}
 
 
 async def health_json(service: Service, request: Request) -> Response:
@@ -556,6 +572,7 @@ def _ladder(service: Service, viewer: Viewer) -> dict[str, Any]:
             "an archive",
             f"{archive}, {a.files} entries, {a.depth} folders deep, compressed {a.ratio}:1 at most",
         ),
+        ("scrimmages per author", _scrimmage_limits(service)),
     ]
     return {"league": rows, "check": check, "limits": limits, "health": health(service)}
 

@@ -4,7 +4,7 @@
 :mod:`arena.ladder.app`): the ladder file, its store, its check queue and league loop, the
 key that signs the pages' cookies, the standings reader, and who is looking
 (:class:`Viewer`).  :meth:`Service.start` and :meth:`Service.stop` run and end the queue's,
-the league's and the final tournament's threads.
+the league's, the final tournament's and the scrimmages' threads.
 
 :class:`Refused` is every answer other than success, whoever gives it: its HTTP status, one
 line saying why, and its headers (``Retry-After``, ``WWW-Authenticate``, a redirect's
@@ -27,6 +27,8 @@ from arena.ladder.league import LeagueLoop
 from arena.ladder.queue import CheckQueue
 from arena.ladder.relocate import move_old_versions
 from arena.ladder.results import Owners, StandingsReader
+from arena.ladder.scrimmage_loop import ScrimmageLoop
+from arena.ladder.scrimmage_store import ScrimmageStore
 from arena.ladder.session import MAX_COOKIE_CHARS, SESSION_S, new_session_token, session_hash
 from arena.ladder.settings import Ladder
 from arena.ladder.store import Author, LadderStore, Member
@@ -151,6 +153,9 @@ class Service:
         self.store = store
         self.league = LeagueLoop(ladder, store)
         self.final = FinalLoop(ladder, store)
+        # The scrimmages' own store (never the league's) and the loop that plays them.
+        self.scrimmages = ScrimmageStore.open(ladder.folder)
+        self.scrimmage_loop = ScrimmageLoop(ladder, store, self.scrimmages)
         self.queue = CheckQueue(ladder, store, on_verdict=self._verdict)
         self.secret = store.session_secret()
         self.standings = StandingsReader(ladder.folder)
@@ -168,6 +173,7 @@ class Service:
             self.queue.start()
             self.league.start()
             self.final.start()
+            self.scrimmage_loop.start()
             self._running = True
 
     def stop(self) -> None:
@@ -180,6 +186,7 @@ class Service:
         self.queue.stop()
         self.league.stop()
         self.final.stop()
+        self.scrimmage_loop.stop()
 
     def _verdict(self) -> None:
         """A version has its verdict: the league may grow, the final may start."""

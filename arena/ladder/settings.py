@@ -17,13 +17,14 @@ from arena.check import MIN_CONFORMANCE_GAMES, CheckOptions, SprtOptions
 from arena.game.sandbox.bwrap import SandboxPolicy
 from arena.ladder import folders
 from arena.ladder.contest import FINAL_KEYS, FinalSettings, read_deadline, read_final
+from arena.ladder.scrimmage_keys import SCRIMMAGE_KEYS, ScrimmageSettings, read_scrimmage
 from arena.league.config import TournamentConfig, parse_config
 from arena.league.config.reader import Reader, beside
 from arena.league.config.yamlfile import load_nodes
 from arena.textfile import TOURNAMENT_FILE_MAX_BYTES, read_text
 
 LADDER_KEY = "ladder"
-LADDER_KEYS = {"check", "quotas", "archive", "submit", "deadline", "final"}
+LADDER_KEYS = {"check", "quotas", "archive", "submit", "deadline", "final", "scrimmage"}
 CHECK_KEYS = {"conformance_games", "fail_fast", "against", "games", "min_points", "sprt", "concurrency", "timeout"}
 SPRT_KEYS = {"baseline", "elo0", "elo1", "alpha", "beta", "max_games"}
 QUOTA_KEYS = {"versions_per_hour", "versions_per_day", "mb_per_day"}
@@ -83,6 +84,7 @@ class LadderSettings:
     submit: SubmitPolicy = SubmitPolicy.AUTHORS
     deadline: dt.datetime | None = None  # when submissions close (UTC); the admin API may change it
     final: FinalSettings = field(default_factory=FinalSettings)
+    scrimmage: ScrimmageSettings = field(default_factory=ScrimmageSettings)
 
 
 @dataclass(frozen=True)
@@ -188,6 +190,7 @@ def read_settings(section: Reader) -> LadderSettings:
         submit=SubmitPolicy(submit),
         deadline=read_deadline(section),
         final=read_final(section.child("final", FINAL_KEYS)),
+        scrimmage=read_scrimmage(section.child("scrimmage", SCRIMMAGE_KEYS)),
     )
 
 

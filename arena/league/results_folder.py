@@ -29,7 +29,8 @@ from arena.untrusted import printable
 LOCK_NAME = ".arena-run.lock"
 # What a run writes in its folder; anything else there means the folder is someone else's.
 # The ladder service (``arena serve``) adds its store, the submissions, its league's job and
-# log (and a league file of an older arena), and its final tournament's file and log: in this order, the names
+# log (and a league file of an older arena), its final tournament's file and log, and its scrimmages'
+# folder and log: in this order, the names
 # ``arena/ladder/folders.py`` gives them, its one home (the ladder sits above the league).
 LADDER_NAMES = (
     "ladder.sqlite",
@@ -39,6 +40,8 @@ LADDER_NAMES = (
     "ladder-league.log",
     "ladder-final.yaml",
     "ladder-final.log",
+    "scrimmages",
+    "ladder-scrimmage.log",
 )
 _OWN_NAMES = (STORE_NAME, "standings.md", "standings.json", "report.html", LOCK_NAME, ".seed-secret", *LADDER_NAMES)
 _OWN_PREFIXES = (

@@ -130,3 +130,12 @@ def test_submit_of_a_bot_folder_alone_sends_the_command_and_build_its_bot_toml_s
     assert done.output.splitlines()[0] == f"{bot}: bot.toml: build 'cargo build --offline', run \"'./target/release/my bot'\""
     assert CliRunner().invoke(main, ["submit", "http://ladder.test", str(bot), "--command", "./x"]).exit_code == 0
     assert sent[-1] == ("./x", None)  # a command given: the folder's bot.toml is not read
+
+
+def test_scrimmage_without_a_token_or_with_no_games_is_a_usage_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("ARENA_TOKEN", raising=False)
+    done = CliRunner().invoke(main, ["scrimmage", "http://127.0.0.1:9", "greedy.v1", "house-random"])
+    assert done.exit_code == 2 and "no token: set ARENA_TOKEN or give --token-file" in done.stderr
+    monkeypatch.setenv("ARENA_TOKEN", "t")
+    done = CliRunner().invoke(main, ["scrimmage", "http://127.0.0.1:9", "greedy.v1", "house-random", "--games", "0"])
+    assert done.exit_code == 2 and "--games" in done.stderr
