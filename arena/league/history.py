@@ -206,10 +206,11 @@ class RatingHistory:
         result = fit(table, table.names, self.cfg, joint=False)
         return {n: (float(r.mu), float(r.sigma)) for n, r in result.ratings.items()}
 
-    def games_by(self, moment: str) -> int:
-        """How many games had finished at ``moment`` (UTC, as the store writes it)."""
+    def games_by(self, moment: str, before: bool = False) -> int:
+        """How many games had finished at ``moment`` (UTC, as the store writes it); ``before``:
+        strictly before it (the games :meth:`before` fits)."""
         with self._lock:
-            return sum(1 for g in self._games if g.finished and g.finished <= moment)
+            return sum(1 for g in self._games if g.finished and (g.finished < moment if before else g.finished <= moment))
 
     def before(self, moment: str) -> dict[str, tuple[float, float]]:
         """The ratings of the bots that had played by ``moment`` (UTC, as the store writes it),

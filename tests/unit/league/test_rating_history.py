@@ -153,6 +153,7 @@ def test_the_ratings_at_a_moment_come_from_the_games_finished_before_it(tmp_path
         history.refresh(store)
         then = history.before("2026-01-01T10:12:00Z")  # the first 12 games
         assert history.games_by("2026-01-01T10:12:00Z") == 13
+        assert history.games_by("2026-01-01T10:12:00Z", before=True) == 12
         assert history.before("2026-01-01T10:12:00Z") is then  # fitted once
         assert history.before("2026-01-01T00:00:00Z") == {}
     expected = standings_of(records[:12])
