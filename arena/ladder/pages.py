@@ -470,9 +470,11 @@ def health(service: Service) -> dict[str, Any]:
     states = service.store.state_counts()
     league = service.ladder.league
     status = service.league.status
+    final = service.final.status
     answer: dict[str, Any] = {
         "ok": True,
         "league": {"state": status.state, "detail": printable(status.detail), "since": status.since},
+        "final": {"state": final.state, "detail": printable(final.detail), "since": final.since},
         "paused": service.store.paused(),
         "waiting": sum(n for s, n in states.items() if s.pending),
         "checking": states.get(State.CHECKING, 0),
@@ -488,6 +490,8 @@ def health(service: Service) -> dict[str, Any]:
     answer |= {"games": games, "games_last_hour": last_hour, "last_game_at": last}
     if status.state == "failed":  # no version that passes its check plays until it is fixed
         answer |= {"ok": False, "error": f"the league cannot play: {printable(status.detail)}"}
+    elif final.state == "failed":  # its child process ended badly (tried again a minute later)
+        answer |= {"ok": False, "error": f"the final tournament failed: {printable(final.detail)}"}
     return answer
 
 
