@@ -109,9 +109,21 @@ def _standings_rows(
 
 
 def _moves(service: Service, view: StandingsView | None) -> dict[str, dict[str, Any]]:
-    """Each row's move since 24 h ago (see :func:`arena.ladder.history.moves`), as JSON."""
-    found = moves(service.history, view.rows, dt.datetime.now(dt.UTC)) if view else {}
+    """Each row's move since 24 h ago (see :func:`arena.ladder.history.moves`), as JSON; none
+    while the league's store cannot be read (the standings are shown without them)."""
+    try:
+        found = moves(service.history, view.rows, dt.datetime.now(dt.UTC)) if view else {}
+    except StoreError:
+        return {}
     return {name: m.to_json() for name, m in found.items()}
+
+
+def _games_a_day_ago(service: Service) -> int:
+    """How many games had finished 24 h ago (the moves change when it does); -1: unknown."""
+    try:
+        return service.history.current().games_by(yesterday(dt.datetime.now(dt.UTC)), before=True)
+    except StoreError:
+        return -1
 
 
 def _standings(service: Service, viewer: Viewer) -> dict[str, Any]:
@@ -130,7 +142,7 @@ async def standings_json(service: Service, request: Request) -> Response:
     when the ``If-None-Match`` names the file as it is."""
     view, owners = await run_in_threadpool(lambda: (service.standings.read(), service.owners()))
     # The moves since yesterday change with the standings, and as games pass 24 h of age.
-    then = await run_in_threadpool(lambda: service.history.current().games_by(yesterday(dt.datetime.now(dt.UTC)), before=True))
+    then = await run_in_threadpool(_games_a_day_ago, service)
     etag = f'"{view.signature}-{then}"' if view else '"none"'
     if request.headers.get("if-none-match") == etag:
         return Response(status_code=304, headers={"ETag": etag})

@@ -69,7 +69,6 @@ class HistoryPoint:
 @dataclass(frozen=True)
 class _Game:
     key: tuple[int, str]  # (schedule place, game id): the store's order
-    row: int
     finished: str
     seats: Seats
 
@@ -99,7 +98,10 @@ class RatingHistory:
         self._row = 0  # the last store row read
         self._of: dict[str, list[int]] | None = None  # bot -> its games' positions (0-based)
         self._fits: dict[int, dict[str, tuple[float, float]]] = {}  # prefix length -> (mu, sigma) by bot
-        self._before: tuple[tuple[int, int], dict[str, tuple[float, float]]] | None = None
+        self._stamps: list[str] = []  # when each game finished, sorted (a moment's games by bisect)
+        # The ratings of the games before a moment, by how many there were: games are only
+        # added, so the same count is the same games.
+        self._before: tuple[int, dict[str, tuple[float, float]]] | None = None
         self.fitted = 0  # fits (or replays) made: how much the cache saved
 
     @property
@@ -112,12 +114,15 @@ class RatingHistory:
         with self._lock:
             if store.count() < len(self._games):
                 self._games, self._keys, self._row, self._fits, self._before = [], [], 0, {}, None
+                self._stamps = []
             for row, place, game_id, finished, seats in store.timed_games(self._row):
                 self._row = max(self._row, row)
-                game = _Game((place, game_id), row, finished, tuple(seats))
+                game = _Game((place, game_id), finished, tuple(seats))
                 at = bisect.bisect(self._keys, game.key)
                 self._keys.insert(at, game.key)
                 self._games.insert(at, game)
+                if finished:
+                    bisect.insort(self._stamps, finished)
                 # Every prefix from this place on now holds one more game: fitted again.
                 self._fits = {n: f for n, f in self._fits.items() if n <= at}
                 self._of = None
@@ -210,16 +215,16 @@ class RatingHistory:
         """How many games had finished at ``moment`` (UTC, as the store writes it); ``before``:
         strictly before it (the games :meth:`before` fits)."""
         with self._lock:
-            return sum(1 for g in self._games if g.finished and (g.finished < moment if before else g.finished <= moment))
+            return (bisect.bisect_left if before else bisect.bisect_right)(self._stamps, moment)
 
     def before(self, moment: str) -> dict[str, tuple[float, float]]:
         """The ratings of the bots that had played by ``moment`` (UTC, as the store writes it),
         from the games finished before it (by any rater: fitted once per set of games)."""
         with self._lock:
-            early = [g for g in self._games if g.finished and g.finished < moment]
-            key = (len(early), max((g.row for g in early), default=0))
+            key = bisect.bisect_left(self._stamps, moment)
             if self._before is not None and self._before[0] == key:
                 return self._before[1]
+            early = [g for g in self._games if g.finished and g.finished < moment]
             ratings: dict[str, tuple[float, float]] = {}
             if early:
                 batch = self.cfg.model == RatingModel.BATCH

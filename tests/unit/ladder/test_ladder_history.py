@@ -161,3 +161,17 @@ def test_the_standings_show_each_bot_s_move_since_yesterday(ladder: Ladder) -> N
     assert by_bot["two"]["move"]["rank_change"] == 1 and by_bot["two"]["shown"]["moved"].startswith("\u25b21")
     page = ladder.request("GET", "/").text
     assert "since yesterday" in page and 'data-moved="1"' in page and '<td class="moved">new</td>' in page
+
+
+def test_the_standings_show_without_moves_while_the_league_s_store_cannot_be_read(ladder: Ladder) -> None:
+    import json
+
+    records = [fake_game("g000", ["one", "two"], [1, 2])]
+    standings = compute_standings(records, ["one", "two"])
+    (ladder.ladder.folder / "standings.json").write_text(json.dumps(standings.to_json()))
+    (ladder.ladder.folder / "results.sqlite").write_bytes(b"not a database" * 100)
+    page = ladder.request("GET", "/")
+    assert page.status_code == 200 and '<td class="moved"></td>' in page.text
+    api = ladder.request("GET", "/api/standings")
+    assert api.status_code == 200 and [r["move"] for r in api.json()["rows"]] == [None, None]
+    assert ladder.request("GET", "/api/bots/one/history").status_code == 503
