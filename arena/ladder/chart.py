@@ -49,7 +49,7 @@ def history_svg(history: BotHistory) -> Markup:
     if not points:
         return Markup("")
     marks = [m for v in history.versions for m in (v.joined_position, v.retired_position) if m is not None]
-    x_low = min([p.position for p in points] + marks)
+    x_low = max(0, min([p.position for p in points] + marks) - 1)  # from just before its first game
     x_high = max([history.games, x_low + 1, *marks])
     y_low = min(p.mu_low for p in points)
     y_high = max(p.mu_high for p in points)
