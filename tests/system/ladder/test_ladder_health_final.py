@@ -32,4 +32,6 @@ def test_a_final_whose_process_fails_makes_health_fail_saying_so(tmp_path: Path,
     assert body["final"]["state"] == "failed", body  # waited for: the final's process failed
     assert health.status_code == 503 and body["ok"] is False
     assert body["error"].startswith("the final tournament failed: the final ended with exit code 1")
+    page = httpx.get(f"{server.url}/ladder", timeout=30).text
+    assert '<dd id="final-state" class="error">failed: the final ended with exit code 1' in page
     assert server.stop() == 0

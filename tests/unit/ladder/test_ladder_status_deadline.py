@@ -29,5 +29,8 @@ def test_the_ladder_summary_says_the_deadline_and_whether_submissions_are_closed
 
 
 def test_health_names_the_final_s_state(tmp_path: Path) -> None:
-    body = Ladder(tmp_path).request("GET", "/api/health").json()
+    ladder = Ladder(tmp_path)
+    body = ladder.request("GET", "/api/health").json()
     assert body["final"]["state"] == "not asked" and body["ok"] is True
+    page = ladder.request("GET", "/ladder").text
+    assert 'id="final-state">not asked: the organiser has not started the final' in page
