@@ -34,6 +34,7 @@ from arena.league.config import (
 )
 from arena.league.config.reader import did_you_mean
 from arena.league.executor import GamePool, GameSettings
+from arena.league.listener import Listener
 from arena.league.private_copies import BotFolder, make_copies
 from arena.league.resume import resume
 from arena.league.resume import schedule_for as schedule_for  # where the benches find it
@@ -78,7 +79,7 @@ def without(config: TournamentConfig, names: Sequence[str]) -> TournamentConfig:
     return replace(config, bots=bots, raw=raw)
 
 
-def build_bots(config: TournamentConfig, echo: Callable[[str], None]) -> None:
+def build_bots(config: TournamentConfig, listener: Listener) -> None:
     """Run each bot's build command once, in its sandbox; a failure names the bot and shows
     the tail of its output."""
     for bot in config.bots:
@@ -91,7 +92,7 @@ def build_bots(config: TournamentConfig, echo: Callable[[str], None]) -> None:
     failure = run_builds(
         builds,
         config.build_timeout_ms / 1000,
-        lambda b: echo(f"building {b.bot}: {' '.join(b.command)}"),
+        lambda b: listener.say(f"building {b.bot}: {' '.join(b.command)}"),
         config.build_mb,
     )
     if failure is not None:
@@ -159,7 +160,7 @@ def _bot_spec(b: BotConfig) -> BotSpec:
     )
 
 
-def game_pool(config: TournamentConfig, echo: Callable[[str], None]) -> GamePool | DaskGamePool:
+def game_pool(config: TournamentConfig, listener: Listener) -> GamePool | DaskGamePool:
     """Local worker processes, or a Dask cluster (``executor``): the same ``run`` either way."""
     settings = game_settings(config)
     if config.executor.kind == ExecutorKind.LOCAL:
@@ -171,7 +172,7 @@ def game_pool(config: TournamentConfig, echo: Callable[[str], None]) -> GamePool
             f"{config.executor.where}: executor {str(config.executor.kind)!r} needs Dask ({e}): "
             "pip install 'battle-sheep-arena[dask]'"
         ) from None
-    return DaskGamePool(settings, config.executor, placement_for(config), config.concurrency, echo)
+    return DaskGamePool(settings, config.executor, placement_for(config), config.concurrency, listener)
 
 
 @dataclass
@@ -193,13 +194,9 @@ class RunState:
     note: str = ""
 
 
-class RunListener(Protocol):
-    """What a run tells as it goes (fastchess's model: progress is an interface, with one
-    implementation per way of showing it; the CLI's is :class:`arena.cli.progress.Progress`)."""
-
-    def say(self, line: str) -> None:
-        """A line for the user: a warning, a build starting, a change to the file, a retry..."""
-        ...
+class RunListener(Listener, Protocol):
+    """What a run tells as it goes: its lines (:class:`arena.league.listener.Listener`) and
+    each game as it is stored; the CLI's is :class:`arena.cli.progress.Progress`."""
 
     def game_done(self, state: RunState, game: ScheduledGame, record: GameRecord) -> None:
         """A game finished and was stored; ``state`` is the run's so far."""
@@ -221,20 +218,19 @@ class EchoListener:
             self.on_progress(state, game, record)
 
 
-def open_store(config: TournamentConfig, restart: bool, echo: Callable[[str], None]) -> ResultStore:
-    """Open the results store, resuming, or growing the league when bots were added."""
+def open_store(config: TournamentConfig, restart: bool) -> tuple[ResultStore, list[str]]:
+    """Open the results store, resuming, or growing the league when bots were added; the
+    store, and the notes for the user of what was found (an upgraded store, a changed file)."""
     store = ResultStore.create(config.output)
     try:
-        if store.upgrade_note:
-            echo(store.upgrade_note)
+        notes = [store.upgrade_note] if store.upgrade_note else []
         if restart:
             store.reset()
-        for note in resume(store, config).notes:
-            echo(note)
+        notes += resume(store, config).notes
     except BaseException:
         store.close()
         raise
-    return store
+    return store, notes
 
 
 def run_tournament(
@@ -268,9 +264,12 @@ def play_held(config: TournamentConfig, echo: Callable[[str], None] = print) -> 
 def _play_tournament(config: TournamentConfig, restart: bool, listener: RunListener) -> RunState:
     """Everything of a run inside its held results folder: bots, pool, store, games."""
     with private_copies(config) as config:
-        prepare_bots(config, listener.say)
-        pool = game_pool(config, listener.say)
-        with open_store(config, restart, listener.say) as store:
+        prepare_bots(config, listener)
+        pool = game_pool(config, listener)
+        store, notes = open_store(config, restart)
+        with store:
+            for note in notes:
+                listener.say(note)
             return LeagueRun(config, store, listener).play(pool)
 
 
@@ -302,12 +301,12 @@ def private_copies(config: TournamentConfig) -> Iterator[TournamentConfig]:
             shutil.rmtree(root, ignore_errors=True)
 
 
-def prepare_bots(config: TournamentConfig, echo: Callable[[str], None]) -> None:
+def prepare_bots(config: TournamentConfig, listener: Listener) -> None:
     """Warn of each bot that will run unsandboxed; build the bots and check their programs."""
     for warning in sandbox_warnings(config):
-        echo(f"warning: {warning}")
+        listener.say(f"warning: {warning}")
     if config.executor.bots == BotPlacement.SHARED:  # uploaded bots are built and checked on each worker
-        build_bots(config, echo)
+        build_bots(config, listener)
         check_programs(config)
 
 

@@ -12,8 +12,9 @@ from hypothesis import settings
 from tests.support.ladder_helpers import servers  # noqa: F401 (the ladder tests' fixture)
 from tests.support.process_helpers import kill_leftovers, wait_no_leftovers
 
-# Tests marked `exclusive` get the machine to themselves under pytest -n N.
-pytest_plugins = ["tests.support.exclusive"]
+# Tests marked `exclusive` get the machine to themselves under pytest -n N; those marked
+# `slow` start first.
+pytest_plugins = ["tests.support.exclusive", "tests.support.order"]
 
 # Property tests: in CI (the CI variable set, as GitHub Actions and most services do) every
 # run draws the same examples and keeps no example database, so a red build is the code's

@@ -5,7 +5,7 @@
 #
 # With no test paths it runs the whole system tier.  stress-ng (Debian package stress-ng)
 # keeps every core busy the whole time; it is installed with apt-get when missing.  The
-# runs use the README's parallelism (-n 2).  It exits 1 if any run had a failure.
+# runs use the README's parallelism (-n 3).  It exits 1 if any run had a failure.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:?usage: tests/stress.sh N [pytest args...]}
@@ -21,7 +21,7 @@ trap 'kill "$hog" 2>/dev/null; wait "$hog" 2>/dev/null' EXIT
 failed=0
 for i in $(seq 1 "$runs"); do
   out="$log/run-$i.txt"
-  python -m pytest -n 2 -q -p no:cacheprovider "$@" >"$out" 2>&1
+  python -m pytest -n 3 -q -p no:cacheprovider "$@" >"$out" 2>&1
   rc=$?
   echo "run $i/$runs: $(tail -n 1 "$out")"
   if [ "$rc" -ne 0 ]; then

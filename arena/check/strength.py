@@ -11,7 +11,7 @@ from __future__ import annotations
 import enum
 import shlex
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,6 +19,7 @@ from arena.check.plan import CheckOptions, PlannedGame, SprtOptions, strength_pl
 from arena.check.play import opponents_started, run_batches, run_plan
 from arena.check.results import CheckResult, CheckStatus
 from arena.game.record import GameRecord, game_points
+from arena.league.listener import Listener
 from arena.stats import sprt
 from arena.stats.stopped import StoppedElo, power_at_cap, stopped_elo
 
@@ -225,7 +226,7 @@ def cap_warning(sp: SprtOptions, max_games: int) -> str:
 CAP_SLACK = 0.02
 
 
-def run_sprt(opts: CheckOptions, sp: SprtOptions, echo: Callable[[str], None]) -> SprtRun:
+def run_sprt(opts: CheckOptions, sp: SprtOptions, listener: Listener) -> SprtRun:
     """Play batches against the baseline until the LLR leaves its bounds or the games run out.
 
     One pool plays every batch (its workers, and a kept candidate, stay from the first to
@@ -235,7 +236,7 @@ def run_sprt(opts: CheckOptions, sp: SprtOptions, echo: Callable[[str], None]) -
     max_games = sp.max_games or sprt.fitted_max_games(sp.elo0, sp.elo1)
     warning = cap_warning(sp, max_games)
     if warning:
-        echo(f"  sprt: {warning}")
+        listener.say(f"  sprt: {warning}")
     games = StrengthGames()
     batch = max(2, 2 * opts.concurrency)
     value = 0.0
@@ -246,7 +247,7 @@ def run_sprt(opts: CheckOptions, sp: SprtOptions, echo: Callable[[str], None]) -
         games.extend(scored(plan, records))
         counts = sprt.pair_counts(games.pairs)
         value = sprt.llr(counts, sp.elo0, sp.elo1)
-        echo(
+        listener.say(
             f"  sprt: {2 * len(games.pairs)} games ({len(games.pairs)} board pairs {counts}), "
             f"LLR {value:.2f} [{lower:.2f}, {upper:.2f}]"
         )
@@ -264,11 +265,11 @@ def run_sprt(opts: CheckOptions, sp: SprtOptions, echo: Callable[[str], None]) -
     )
 
 
-def sprt_strength(opts: CheckOptions, echo: Callable[[str], None]) -> Strength:
+def sprt_strength(opts: CheckOptions, listener: Listener) -> Strength:
     """The SPRT against ``opts.sprt``'s baseline; passes when the test accepts elo1 (H1)."""
     sp = opts.sprt
     assert sp is not None
-    run = run_sprt(opts, sp, echo)
+    run = run_sprt(opts, sp, listener)
     lower, upper = run.bounds
     counts = sprt.pair_counts(run.pairs)
     est = sprt.elo_estimate(counts)

@@ -42,6 +42,7 @@ from arena.game.clock import TimeControl
 from arena.game.limits import ResourceLimits
 from arena.game.sandbox.bwrap import SandboxPolicy
 from arena.league.config import find_program
+from arena.league.listener import Lines
 from arena.untrusted import printable, xml_text
 
 
@@ -298,7 +299,7 @@ def check_cmd(subject: Subject, opposition: Opposition, running: Running, output
     note = limits_note(opts.limits, opts.sandbox)
     if note:
         echo(note)
-    report = _build_failure(subject, running, opts) or run_check(opts, echo, _progress(outputs.quiet))
+    report = _build_failure(subject, running, opts) or run_check(opts, Lines(echo), _progress(outputs.quiet))
     _print_report(report)
     _write_reports(report, outputs)
     sys.exit(exit_code(report))

@@ -32,16 +32,44 @@ CONSOLE_LINE_CHARS = 2000
 @click.argument("ladder_file", type=click.Path(dir_okay=False, exists=True, path_type=Path))
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on (loopback: put a reverse proxy with TLS in front).")
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True, help="Port (0: any free one, printed).")
-@click.option("--add-author", "add_author", metavar="NAME", help="Add an author, print their token once, and exit.")
+@click.option("--add-author", "add_author", metavar="NAME", help="Add an author: a team of one member of that name; print their token once, and exit.")
 @click.option("--admin", is_flag=True, help="With --add-author: an organiser (may submit without quotas, sees every report).")
-@click.option("--ban", metavar="NAME", help="Ban an author (their token is refused from then on), and exit.")
+@click.option(
+    "--add-authors",
+    "roster_file",
+    metavar="ROSTER.csv",
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    help="Add a class: a CSV 'team,member[,admin]' (teams made as needed, members added to teams that exist), "
+    "all or nothing; the new tokens are written once to a file only you can read (--tokens-file), and exit.",
+)
+@click.option(
+    "--tokens-file",
+    "tokens_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="With --add-authors: where the tokens go (a new file, mode 0600; default: tokens-TIME.csv in the results folder).",
+)
+@click.option("--revoke-member", "revoke", metavar="TEAM/MEMBER", help="Refuse one member's token from now on and end their sessions, and exit.")
+@click.option("--new-token", "renew", metavar="TEAM/MEMBER", help="Give one member a new token (the old one is refused), print it once, and exit.")
+@click.option("--ban", metavar="NAME", help="Ban an author (every member's token is refused from then on), and exit.")
 @click.option(
     "--final",
     "final",
     is_flag=True,
     help="Close submissions and start the final tournament (the service running, or the next one, plays it), and exit.",
 )
-def serve_cmd(ladder_file: Path, host: str, port: int, add_author: str | None, admin: bool, ban: str | None, final: bool) -> None:
+def serve_cmd(
+    ladder_file: Path,
+    host: str,
+    port: int,
+    add_author: str | None,
+    admin: bool,
+    roster_file: Path | None,
+    tokens_file: Path | None,
+    revoke: str | None,
+    renew: str | None,
+    ban: str | None,
+    final: bool,
+) -> None:
     """Serve the ladder of LADDER_FILE, where authors submit bots.
 
     Each version sent is unpacked under the ladder's limits, built in the sandbox and
@@ -57,31 +85,55 @@ def serve_cmd(ladder_file: Path, host: str, port: int, add_author: str | None, a
       GET  /api/submissions/ID     a version's state; its author also sees the check's report
       GET  /api/ladder             paused or not, versions waiting
       GET  /api/standings          the standings; /api/health: games per hour, queue
-    Web pages: / (the live standings), /bots, /games, /ladder (settings and health);
-    /login with a token, then /submit; an author sees their own bots' logs there.
+    Web pages: / (the live standings), /bots, /games, /ladder (settings and health),
+    /authors/TEAM (its members); /login with a member's token, then /submit; each member
+    of a team sees the team's bots' logs there; organisers also /log (the action log).
     Admin tokens also: POST /api/ladder/pause|resume, POST|DELETE /api/authors/NAME/ban,
     POST /api/bots/BOT/retire, POST|DELETE /api/bots/BOT/ban, GET /api/log (every action
-    with its author), POST /api/deadline, POST /api/final.
+    with its author and member), POST /api/deadline, POST /api/final,
+    DELETE /api/authors/TEAM/members/MEMBER (revoke), POST .../MEMBER/token (a new one).
+
+    \b
+    Authors are teams of members, each member with their own token:
+      --add-author NAME            a team of one member NAME (token on stdout)
+      --add-authors roster.csv     a class at once: header team,member[,admin]
+      --revoke-member TEAM/MEMBER  that member's token refused, their sessions ended
+      --new-token TEAM/MEMBER      a new token for that member (printed once)
 
     \b
     The contest's end (see docs/ladder.md): after the ladder file's 'deadline' (or the one
     POST /api/deadline sets) submissions are refused. --final (or POST /api/final) starts
-    the final tournament: each author's last passing version, seeded by the standings, in
+    the final tournament: each team's last passing version, seeded by the standings, in
     a round robin (or gauntlet) of ladder.final.rounds, results in RESULTS-final, shown on
-    /final; 'arena standings RESULTS-final --format csv' exports them.
+    /final; 'arena standings RESULTS-final --format csv' exports them (a row per team),
+    RESULTS-final/teams.csv each team's members.
     Everything is kept in the league's results folder (ladder.sqlite, submissions/):
     a restart takes up the submissions left half checked.
     """
     from arena.ladder.names import check_author_name
     from arena.ladder.settings import load_ladder
     from arena.ladder.store import LadderStore
+    from arena.ladder.teams import split_label
 
     ladder = load_ladder(ladder_file)
     if admin and add_author is None:
-        raise click.UsageError("--admin goes with --add-author NAME")
-    if add_author is not None or ban is not None or final:
+        raise click.UsageError("--admin goes with --add-author NAME (in a roster: its admin column)")
+    if tokens_file is not None and roster_file is None:
+        raise click.UsageError("--tokens-file goes with --add-authors ROSTER.csv")
+    if any(x is not None for x in (add_author, roster_file, revoke, renew, ban)) or final:
         store = LadderStore.open(ladder.folder)
         try:
+            if roster_file is not None:
+                _add_roster(store, roster_file, tokens_file or _default_tokens_file(ladder.folder))
+            if revoke is not None:
+                team, member = split_label(revoke, "--revoke-member")
+                store.revoke_member(team, member, by=None)
+                click.echo(f"member {revoke!r} revoked: their token is refused and their sessions ended")
+            if renew is not None:
+                team, member = split_label(renew, "--new-token")
+                token = store.new_token(team, member, by=None)
+                click.echo(f"member {renew!r}: their new token (shown only this once; the old one is refused):", err=True)
+                click.echo(token)
             if final:
                 from arena.ladder.deadline import ask_final
                 from arena.ladder.folders import final_folder
@@ -105,6 +157,48 @@ def serve_cmd(ladder_file: Path, host: str, port: int, add_author: str | None, a
     # thawed: the first arena process that looks at the cgroups ends them (see sweep_orphans).
     cgroups.support()
     _serve(ladder, ladder_file, host, port)
+
+
+def _default_tokens_file(folder: Path) -> Path:
+    return folder / f"tokens-{time.strftime('%Y%m%d-%H%M%S')}.csv"
+
+
+def _add_roster(store: Any, roster_file: Path, tokens_file: Path) -> None:
+    """Add the roster's members, all or none, their tokens written once to ``tokens_file``
+    (a new file only the organiser can read: removed again if nothing is added)."""
+    from arena.errors import LadderError
+    from arena.ladder.teams import open_tokens_file, parse_roster, tokens_text
+
+    try:
+        data = roster_file.read_bytes()
+    except OSError as e:
+        raise ConfigError(f"--add-authors {str(roster_file)!r}: {e.strerror or e}") from None
+    rows = parse_roster(data, str(roster_file))
+    fd = open_tokens_file(tokens_file)
+    written = False
+
+    def keep(added: list[tuple[str, str, str]]) -> None:
+        nonlocal written
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            written = True
+            out.write(tokens_text(added))
+            out.flush()
+            os.fsync(out.fileno())
+
+    try:
+        teams, members = store.add_roster(rows, keep)
+    except LadderError as e:
+        if not written:
+            os.close(fd)
+        tokens_file.unlink(missing_ok=True)
+        raise ConfigError(f"{roster_file}: {e}; nothing was added") from None
+    except BaseException:
+        if not written:
+            os.close(fd)
+        tokens_file.unlink(missing_ok=True)
+        raise
+    click.echo(f"{teams} team(s) and {members} member(s) added from {roster_file}")
+    click.echo(f"their tokens, written once (only you can read the file): {tokens_file}")
 
 
 def _draining_server_class() -> type:
@@ -178,7 +272,7 @@ def _print_action(action: dict[str, Any]) -> None:
     """One line on the console per action the ladder logs: versions, verdicts, the league."""
     when = time.strftime("%H:%M:%S", time.localtime(action["at"]))
     detail = f": {action['detail']}" if action["detail"] else ""
-    line = printable(f"{when} {action['author'] or 'ladder'}: {action['action']} {action['subject']}{detail}")
+    line = printable(f"{when} {action.get('member') or action['author'] or 'ladder'}: {action['action']} {action['subject']}{detail}")
     click.echo(line[:CONSOLE_LINE_CHARS])  # bounded after escaping, which lengthens a line
     sys.stdout.flush()
 

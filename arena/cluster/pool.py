@@ -29,7 +29,7 @@ import time
 import uuid
 import weakref
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,6 +42,7 @@ from arena.errors import ClusterError, ConfigError
 from arena.game.record import GameRecord
 from arena.league.config import ExecutorConfig, scheduler_problem
 from arena.league.executor import GameSettings
+from arena.league.listener import Lines, Listener
 from arena.league.pool import Pool, PoolRun, arena_error, bots_text
 from arena.league.schedule import ScheduledGame
 
@@ -183,10 +184,10 @@ class Roster:
     fit workers already there (one game per core: no oversubscription).
     """
 
-    def __init__(self, client: Client, key: str, echo: Callable[[str], None]) -> None:
+    def __init__(self, client: Client, key: str, listener: Listener) -> None:
         self.client = client
         self.key = key
-        self.echo = echo
+        self.listener = listener
         self.fit: set[str] = set()
         self.unfit: dict[str, str] = {}
         self.hosts: dict[str, str] = {}  # fit worker -> its machine (boot id, not host name)
@@ -205,7 +206,7 @@ class Roster:
             raise ConnectionError(f"the connection to it closed (client {status})")
         alive = set(self.client.scheduler_info(n_workers=-1).get("workers", ()))
         for address in sorted(self.fit - alive):
-            self.echo(f"worker {address} left the cluster: its game, if any, is played again elsewhere")
+            self.listener.say(f"worker {address} left the cluster: its game, if any, is played again elsewhere")
             self.fit.discard(address)
             self.hosts.pop(address, None)
         self.unfit = {a: why for a, why in self.unfit.items() if a in alive}
@@ -232,7 +233,7 @@ class Roster:
             elif per_host[f["machine"]] >= f["cores"]:
                 if address not in self.noted:
                     self.noted.add(address)
-                    self.echo(
+                    self.listener.say(
                         f"worker {address} waits: its machine {f['host']!r} has {f['cores']} core(s), "
                         "each already playing for another worker (one game per core)"
                     )
@@ -240,11 +241,11 @@ class Roster:
                 self.fit.add(address)
                 self.hosts[address] = f["machine"]
                 per_host[f["machine"]] += 1
-                self.echo(f"worker {address} ready ({f['host']}, {f['id']})")
+                self.listener.say(f"worker {address} ready ({f['host']}, {f['id']})")
 
     def _reject(self, address: str, why: str) -> None:
         self.unfit[address] = why
-        self.echo(f"worker {address} takes no games: {why}")
+        self.listener.say(f"worker {address} takes no games: {why}")
 
     def why_none(self) -> str:
         """Why no worker plays, for the error that ends a run without any."""
@@ -268,7 +269,7 @@ class DaskGamePool(Pool):
         executor: ExecutorConfig,
         placement: Placement,
         workers: int,
-        echo: Callable[[str], None] = print,
+        listener: Listener | None = None,
     ) -> None:
         if executor.kind == "dask" and not executor.scheduler:
             raise ConfigError(
@@ -279,7 +280,7 @@ class DaskGamePool(Pool):
         self.executor = executor
         self.placement = placement
         self.workers = workers  # LocalCluster size for ``dask-local`` without its own
-        self.echo = echo
+        self.listener: Listener = Lines() if listener is None else listener
         # How long the run waits with no fit worker (and none preparing) before it gives up.
         self.no_worker_s = executor.connect_timeout_ms / 1000
 
@@ -319,7 +320,7 @@ class _Run:
         self.pool = pool
         self.run = run
         self.queue = run.queue
-        self.roster = Roster(client, key, pool.echo)
+        self.roster = Roster(client, key, pool.listener)
         self.inflight: dict[Future[Any], _Task] = {}
         self.done: queue.SimpleQueue[Future[Any]] = queue.SimpleQueue()  # filled by the client's thread
         self.submitted = 0

@@ -9,7 +9,8 @@ roster), seeded by the ladder's standings.  The final is an ordinary tournament 
 ``ladder-final.yaml`` in the ladder's results folder, with the ladder's league settings (the
 executor, pool or Dask cluster, the clock, the limits, the sandbox), each author's version
 as one bot named after its author, and its own results folder beside the ladder's,
-``RESULTS-final`` (so ``arena standings RESULTS-final --format csv`` has a row per author).
+``RESULTS-final`` (so ``arena standings RESULTS-final --format csv`` has a row per author,
+each team, and ``teams.csv`` there its members).
 It is played like the league, in a child process (:mod:`arena.ladder.league_job`): a
 restart, a kill -9 too, resumes it from its store, every game finished kept and none
 played twice.
@@ -18,6 +19,8 @@ played twice.
 from __future__ import annotations
 
 import contextlib
+import csv
+import io
 import json
 import subprocess
 import threading
@@ -42,7 +45,9 @@ from arena.league.config import CONTINUOUS_KEYS
 from arena.league.config.reader import beside
 from arena.league.results_folder import write_atomic
 from arena.league.store import STORE_NAME, ResultStore
+from arena.untrusted import csv_cell
 
+TEAMS_FILE = "teams.csv"  # in the final's results folder: each team's members, to grade from
 ENTRIES_KEY = "final.entries"  # the field, frozen when the final's file is written
 ENDED_KEY = "final.ended"  # when the final's league ended by itself
 POLL_S = 2.0
@@ -58,7 +63,7 @@ NOT_FINAL_KEYS = frozenset({LADDER_KEY, "name", "format", "rounds", "challengers
 
 @dataclass(frozen=True)
 class FinalEntry:
-    """One author in the final: the version that plays for them, and its seed."""
+    """One author (a team) in the final: the version that plays for it, its seed, its members."""
 
     author: str  # also its name in the final's standings
     bot: str
@@ -67,6 +72,7 @@ class FinalEntry:
     seed: int  # 1: the ladder's best
     ladder_rank: int | None  # its place in the ladder's standings (None: no game there yet)
     command: tuple[str, ...]
+    members: tuple[str, ...] = ()  # the team's members whose token stood when the field froze
 
     @property
     def version_name(self) -> str:
@@ -83,9 +89,29 @@ def final_entries(store: LadderStore, ladder_rows: list[dict[str, Any]]) -> list
     ranks = {str(r.get("bot")): i + 1 for i, r in enumerate(ladder_rows)}
     subs = sorted(newest.values(), key=lambda s: (ranks.get(version_name(s.bot, s.version), len(ranks) + 1), s.id))
     return [
-        FinalEntry(s.author, s.bot, s.version, s.id, seed, ranks.get(version_name(s.bot, s.version)), tuple(s.command))
+        FinalEntry(
+            s.author,
+            s.bot,
+            s.version,
+            s.id,
+            seed,
+            ranks.get(version_name(s.bot, s.version)),
+            tuple(s.command),
+            tuple(m.name for m in store.members_of(s.author) if not m.revoked),
+        )
         for seed, s in enumerate(subs, 1)
     ]
+
+
+def teams_csv(entries: list[FinalEntry]) -> str:
+    """The final's ``teams.csv``: a line per team (its name is its bot's in the final's
+    standings, the key to join them on) with its members, its version and its seed."""
+    out = io.StringIO()
+    w = csv.writer(out, lineterminator="\n")
+    w.writerow(["team", "members", "version", "seed"])
+    for e in entries:
+        w.writerow([csv_cell(e.author), csv_cell(" ".join(e.members)), csv_cell(e.version_name), e.seed])
+    return out.getvalue()
 
 
 def needed(ladder: Ladder) -> int:
@@ -144,7 +170,10 @@ def kept_entries(store: LadderStore) -> list[FinalEntry]:
     kept = store.kept(ENTRIES_KEY)
     if not kept:
         return []
-    return [FinalEntry(**{**e, "command": tuple(e["command"])}) for e in json.loads(kept)]
+    return [
+        FinalEntry(**{**e, "command": tuple(e["command"]), "members": tuple(e.get("members") or ())})
+        for e in json.loads(kept)
+    ]
 
 
 @dataclass(frozen=True)
@@ -275,6 +304,7 @@ class FinalLoop:
         if not self._holding:  # held from the first start to the service's end
             self._held.enter_context(results_folder.hold(folder, str(path)))
             self._holding = True
+            write_atomic(folder / TEAMS_FILE, teams_csv(kept_entries(self.store)))
         log = self.ladder.folder / FINAL_LOG
         with log.open("ab") as out:
             self._proc = start_child("arena.ladder.league_job", [str(path)], out)

@@ -25,7 +25,7 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 
 from arena.errors import StoreError
-from arena.ladder.api import admin_of, author_of
+from arena.ladder.api import author_of, organiser_of
 from arena.ladder.contest import deadline_text, parse_deadline
 from arena.ladder.deadline import ask_final, closed, deadline, set_deadline
 from arena.ladder.final import FinalEntry, final_progress, kept_entries
@@ -75,13 +75,21 @@ def final_state(service: Service) -> dict[str, Any]:
         "games_done": progress.done,
         "games_total": progress.total,
         "entries": [
-            {"seed": e.seed, "author": e.author, "bot": e.bot, "version": e.version, "ladder_rank": e.ladder_rank}
+            {
+                "seed": e.seed,
+                "author": e.author,
+                "members": list(e.members),
+                "bot": e.bot,
+                "version": e.version,
+                "ladder_rank": e.ladder_rank,
+            }
             for e in entries
         ],
         "standings": [
             {
                 **{k: r.get(k) for k in STANDINGS_KEYS},
                 "author": str(r.get("bot")),
+                "members": list(by_author[str(r.get("bot"))].members),
                 "bot": by_author[str(r.get("bot"))].bot,
                 "version": by_author[str(r.get("bot"))].version,
             }
@@ -155,8 +163,8 @@ async def final_report(service: Service, request: Request) -> Response:
 
 async def start_final(service: Service, request: Request) -> JSONResponse:
     """``POST /api/final`` (admins): close submissions and start the final tournament."""
-    admin = admin_of(service, request)
-    asked = await run_in_threadpool(ask_final, service.store, admin.name)
+    admin = organiser_of(service, request)
+    asked = await run_in_threadpool(ask_final, service.store, admin.actor)
     service.league.changed()
     service.final.changed()
     state = await run_in_threadpool(final_state, service)
@@ -166,7 +174,7 @@ async def start_final(service: Service, request: Request) -> JSONResponse:
 async def post_deadline(service: Service, request: Request) -> JSONResponse:
     """``POST /api/deadline`` (admins): ``{"deadline": TIME}`` sets the deadline in force,
     ``{"deadline": null}`` removes it (the ladder file's too)."""
-    admin = admin_of(service, request)
+    admin = organiser_of(service, request)
     body = await request.body()
     if len(body) > MAX_DEADLINE_BODY:
         raise Refused(413, f"the body must be at most {MAX_DEADLINE_BODY} bytes")
@@ -183,7 +191,7 @@ async def post_deadline(service: Service, request: Request) -> JSONResponse:
             when = parse_deadline(written)
         except ValueError as e:
             raise Refused(400, f"deadline: {e}") from None
-    await run_in_threadpool(set_deadline, service.store, when, admin.name)
+    await run_in_threadpool(set_deadline, service.store, when, admin.actor)
     return JSONResponse(
         {
             "deadline": when.isoformat() if when else None,

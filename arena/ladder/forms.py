@@ -65,8 +65,8 @@ async def login_form(service: Service, request: Request) -> Response:
 
 
 async def login(service: Service, request: Request) -> Response:
-    """``POST /login``: a token of an author in good standing begins a new session (and ends
-    the one the browser held)."""
+    """``POST /login``: a member's token (not revoked, of an author in good standing) begins
+    a new session of that member (and ends the one the browser held)."""
     viewer = await run_in_threadpool(viewer_of, service, request)
     try:
         form = await _small_form(request)
@@ -76,14 +76,15 @@ async def login(service: Service, request: Request) -> Response:
             raise Refused(
                 401, "unknown token" if token else "give your token (the organiser gave it to you)"
             )
-        author = await run_in_threadpool(service.store.author_by_token, token)
-        if author is None:
+        found = await run_in_threadpool(service.store.holder_by_token, token)
+        if found is None:
             raise Refused(401, "unknown token")
+        author, member = found
         if author.banned:
             raise Refused(403, f"author {author.name!r} is banned from this ladder")
     except Refused as e:
         return refused_page(request, service, viewer, e, "login.html.j2")
-    session = await run_in_threadpool(service.sign_in, author, session_of(request))
+    session = await run_in_threadpool(service.sign_in, author, session_of(request), member)
     response = RedirectResponse("/submit", status_code=303)
     tls = secure(request)
     response.set_cookie(
@@ -145,7 +146,12 @@ async def submit(service: Service, request: Request) -> Response:
         if viewer.author is None:
             raise Refused(401, "sign in first: only an author's upload is taken")
         received = await intake.take(
-            service, viewer.author, request, lambda fields: _check_csrf(service, request, viewer, fields.get(CSRF_FIELD)), sent
+            service,
+            viewer.author,
+            request,
+            lambda fields: _check_csrf(service, request, viewer, fields.get(CSRF_FIELD)),
+            sent,
+            viewer.actor,
         )
     except Refused as e:
         context = await run_in_threadpool(_submit_context, service, viewer)

@@ -160,11 +160,12 @@ async def take(
     request: Request,
     check: Callable[[dict[str, str]], None] = lambda _fields: None,
     fields: dict[str, str] | None = None,
+    by: str | None = None,
 ) -> Received:
     """The version ``request`` uploads, by ``author``: admitted, read, checked, unpacked and
     numbered, and the queue told.  ``check(fields)`` (a form's CSRF token) runs once, on the
     fields sent before the archive (or on all of them, when none is sent); the fields go
-    into ``fields`` as they arrive."""
+    into ``fields`` as they arrive; ``by`` names the member who sent it in the log."""
     may_submit(service, author)
     limits = service.ladder.settings.archive
     with service.uploads.taking(author.name) as place:
@@ -192,7 +193,7 @@ async def take(
             command = _words(upload.fields, "command", required=False)  # None: the archive's bot.toml or main file says
             build = _words(upload.fields, "build", required=False)
             check_quota(service, author, upload.size, time.time(), place.others())
-            received = await run_in_threadpool(_receive, service, author, (name, command, build), upload, incoming, place)
+            received = await run_in_threadpool(_receive, service, author, (name, command, build), upload, incoming, place, by)
         finally:
             shutil.rmtree(incoming, ignore_errors=True)
     service.queue.wake()
@@ -206,6 +207,7 @@ def _receive(
     upload: Upload,
     incoming: Path,
     place: Place,
+    by: str | None = None,
 ) -> Received:
     """Unpack the archive kept in ``incoming`` in a fresh folder, then number the version
     (refused or received)."""
@@ -254,6 +256,7 @@ def _receive(
                     State.UNPACKED if refusal is None else State.REFUSED,
                     None if refusal is None else str(refusal),
                     move_into_place,
+                    by,
                 )
             except LadderError as e:
                 raise Refused(409, str(e)) from None

@@ -20,6 +20,7 @@ from arena.ladder.child import die_with_service
 from arena.ladder.jobfiles import CheckJob, CheckResult
 from arena.ladder.settings import parse_ladder
 from arena.ladder.store import State
+from arena.league.listener import Quiet
 
 BUILD_LOG_LINES = 40
 
@@ -51,7 +52,7 @@ def run_job(folder: Path) -> CheckResult:
     # From the bot's own folder, so the replay command of a failure is one its author can run
     # in theirs (it names no folder of this machine for the bot or a built-in opponent).
     os.chdir(bot)
-    report = run_check(opts, echo=lambda _line: None).to_dict()
+    report = run_check(opts, Quiet()).to_dict()
     passed = bool(report["passed"])
     reason = "passed the check" if passed else describe_failure(report)
     return CheckResult(State.PASSED if passed else State.FAILED, reason, report, build_log)

@@ -189,6 +189,48 @@ async def bots_page(service: Service, request: Request) -> Response:
     return await _show(service, request, "bots.html.j2", _bots)
 
 
+def _author(name: str) -> Gather:
+    def gather(service: Service, viewer: Viewer) -> dict[str, Any]:
+        author = service.store.author_named(name) if NAME_RE.fullmatch(name) else None
+        if author is None:
+            raise Refused(404, f"no author {name[:80]!r} on this ladder")
+        own = viewer.may_see(author.name)
+        members = [m for m in service.store.members_of(author.name) if own or not m.revoked]
+        return {
+            "team": author,
+            "members": [{"name": m.name, "revoked": m.revoked} for m in members],
+            "own": own,
+            "bots": [
+                {"bot": bot, "version": version, "state": state.value, "updated": updated}
+                for bot, owner, version, state, updated in service.store.latest_versions()
+                if owner == author.name
+            ],
+        }
+
+    return gather
+
+
+async def author_page(service: Service, request: Request) -> Response:
+    """``/authors/{name}``: a team (an author), its members' names (never their tokens) and
+    its bots; its own members and the organisers also see who is revoked."""
+    return await _show(service, request, "author.html.j2", _author(request.path_params["name"]))
+
+
+LOG_ROWS = 500  # the newest actions the log page shows (GET /api/log has them all)
+
+
+def _log(service: Service, viewer: Viewer) -> dict[str, Any]:
+    if viewer.author is None or not viewer.author.admin:
+        raise Refused(403, "the action log is for the organisers: sign in with an admin's token")
+    actions = service.store.actions()
+    return {"actions": list(reversed(actions[-LOG_ROWS:])), "total": len(actions), "shown": min(len(actions), LOG_ROWS)}
+
+
+async def log_page(service: Service, request: Request) -> Response:
+    """``/log``: organisers only: the newest actions, each with the team and member who did it."""
+    return await _show(service, request, "log.html.j2", _log)
+
+
 def _crosstable(view: StandingsView | None, names: list[str], owners: Owners) -> list[dict[str, Any]]:
     """The crosstable rows of ``names``: against each opponent, games, points, W-D-L."""
     rows = []

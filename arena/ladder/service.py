@@ -30,7 +30,8 @@ from arena.ladder.relocate import move_old_versions
 from arena.ladder.results import Owners, StandingsReader
 from arena.ladder.session import MAX_COOKIE_CHARS, SESSION_S, new_session_token, session_hash
 from arena.ladder.settings import Ladder
-from arena.ladder.store import Author, LadderStore
+from arena.ladder.store import Author, LadderStore, Member
+from arena.ladder.teams import member_label
 
 
 class Refused(LadderError):
@@ -46,17 +47,28 @@ class Refused(LadderError):
 
 @dataclass(frozen=True)
 class Viewer:
-    """Who asked: a signed-in author (maybe an organiser) and the token of their session (the
-    forms' CSRF tokens are bound to it), or nobody."""
+    """Who asked: a signed-in author (a team, maybe the organisers'), the token of their
+    session (the forms' CSRF tokens are bound to it) and the member of the team who signed
+    in (or sent the API's token), or nobody."""
 
     author: Author | None
     session: str | None = None
+    member: str | None = None
 
     def may_see(self, owner: str | None) -> bool:
         """Whether this viewer may read the private parts (stderr, info lines, build logs,
-        the check's evidence) of a bot of ``owner`` (None: a house bot, the organisers')."""
+        the check's evidence) of a bot of ``owner`` (None: a house bot, the organisers'):
+        every member of the owning team, and the organisers."""
         a = self.author
         return a is not None and (a.admin or (owner is not None and owner == a.name))
+
+    @property
+    def actor(self) -> str | None:
+        """Who the action log names for what this viewer does: ``team/member`` (the team
+        alone when no member is known; None: nobody signed in)."""
+        if self.author is None:
+            return None
+        return self.author.name if self.member is None else member_label(self.author.name, self.member)
 
 
 UPLOADS_PER_AUTHOR = 2  # one author's uploads received at once (each counts in their quota)
@@ -181,21 +193,23 @@ class Service:
         return Owners(self.store.bot_owners(), self.house)
 
     def viewer(self, session: str | None) -> Viewer:
-        """Who holds the session token ``session``: its author, if the session is one this
-        ladder began, it has not ended nor expired, and the author is in good standing (reads
-        the store: call it in a worker thread)."""
+        """Who holds the session token ``session``: its author and member, if the session is
+        one this ladder began, it has not ended nor expired, the member's token stands and the
+        author is in good standing (reads the store: call it in a worker thread)."""
         if not session or len(session) > MAX_COOKIE_CHARS:
             return Viewer(None)
-        author = self.store.session_author(session_hash(session), time.time(), SESSION_S)
-        return Viewer(None) if author is None or author.banned else Viewer(author, session)
+        found = self.store.session_holder(session_hash(session), time.time(), SESSION_S)
+        if found is None or found[0].banned:
+            return Viewer(None)
+        return Viewer(found[0], session, found[1].name)
 
-    def sign_in(self, author: Author, held: str | None) -> str:
-        """Begin a new session of ``author`` and end the one the browser held (``held``, maybe
-        someone else's): the new session's token."""
+    def sign_in(self, author: Author, held: str | None, member: Member | None = None) -> str:
+        """Begin a new session of ``member`` of ``author`` (None: the team's first member) and
+        end the one the browser held (``held``, maybe someone else's): the new session's token."""
         if held:
             self.sign_out(held)
         token = new_session_token()
-        self.store.begin_session(author, session_hash(token), time.time(), SESSION_S)
+        self.store.begin_session(author, session_hash(token), time.time(), SESSION_S, member)
         return token
 
     def sign_out(self, session: str) -> None:

@@ -25,73 +25,12 @@ from typing import Any
 
 from arena.errors import LadderError
 from arena.ladder.folders import LADDER_STORE, SUBMISSIONS
+from arena.ladder.store_schema import SCHEMA, SCHEMA_VERSION, UPGRADES, schema_of
+from arena.ladder.teams import MEMBER_SEP, RosterRow, member_label
 
 LADDER_STORE_NAME = LADDER_STORE
-SCHEMA_VERSION = 3
-# Version 2 added ``bots``: the organiser's retire and ban of a bot; version 3 ``sessions``:
-# the pages' sign-ins, kept so that signing out ends them (an older store is upgraded in
-# place: the new tables start empty).
 TOKEN_BYTES = 32
-SESSIONS_PER_AUTHOR = 16  # an author's sessions at once (browsers, machines); the oldest ends
-
-_BOTS_TABLE = """
-CREATE TABLE bots (
-    name TEXT PRIMARY KEY,
-    retired_through INTEGER NOT NULL DEFAULT 0,
-    banned INTEGER NOT NULL DEFAULT 0
-);
-"""
-
-_SESSIONS_TABLE = """
-CREATE TABLE sessions (
-    token_sha256 TEXT PRIMARY KEY,
-    author_id INTEGER NOT NULL REFERENCES authors(id),
-    began REAL NOT NULL
-);
-CREATE INDEX sessions_by_author ON sessions (author_id, began);
-"""
-# What upgrades a store of each older version to this one.
-_UPGRADES = {"1": _BOTS_TABLE + _SESSIONS_TABLE, "2": _SESSIONS_TABLE}
-
-_SCHEMA = """
-CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE authors (
-    id INTEGER PRIMARY KEY,
-    name TEXT NOT NULL UNIQUE,
-    token_sha256 TEXT NOT NULL,
-    admin INTEGER NOT NULL,
-    banned INTEGER NOT NULL DEFAULT 0,
-    created REAL NOT NULL
-);
-CREATE TABLE submissions (
-    id INTEGER PRIMARY KEY,
-    author_id INTEGER NOT NULL REFERENCES authors(id),
-    bot TEXT NOT NULL,
-    version INTEGER NOT NULL,
-    command TEXT NOT NULL,
-    build TEXT,
-    archive_name TEXT NOT NULL,
-    archive_bytes INTEGER NOT NULL,
-    archive_sha256 TEXT NOT NULL,
-    state TEXT NOT NULL,
-    reason TEXT,
-    report TEXT,
-    build_log TEXT,
-    received REAL NOT NULL,
-    updated REAL NOT NULL,
-    UNIQUE (bot, version)
-);
-CREATE INDEX submissions_by_state ON submissions (state, id);
-CREATE INDEX submissions_by_author ON submissions (author_id, received);
-CREATE TABLE actions (
-    id INTEGER PRIMARY KEY,
-    at REAL NOT NULL,
-    author TEXT,
-    action TEXT NOT NULL,
-    subject TEXT NOT NULL,
-    detail TEXT NOT NULL
-);
-""" + _BOTS_TABLE + _SESSIONS_TABLE
+SESSIONS_PER_AUTHOR = 16  # a member's sessions at once (browsers, machines); the oldest ends
 
 
 class State(enum.StrEnum):
@@ -117,12 +56,27 @@ _VERDICTS = (State.PASSED, State.FAILED, State.REFUSED)
 
 @dataclass(frozen=True)
 class Author:
-    """One author the organiser added."""
+    """One author the organiser added: a team of one or more members (see :class:`Member`)."""
 
     id: int
     name: str
     admin: bool
     banned: bool
+
+
+@dataclass(frozen=True)
+class Member:
+    """One member of an author's team, with their own token (``revoked``: refused from then on)."""
+
+    id: int
+    team: str
+    name: str
+    revoked: bool
+
+    @property
+    def label(self) -> str:
+        """``team/member``, as the log names them."""
+        return member_label(self.team, self.name)
 
 
 @dataclass(frozen=True)
@@ -183,30 +137,6 @@ class Submission:
         return text
 
 
-def _schema_of(conn: sqlite3.Connection, path: Path) -> str | None:
-    """The schema version of the store on ``conn`` (None: no tables yet, a new store), one this
-    arena reads (an older one it upgrades, or :data:`SCHEMA_VERSION`); LadderError for any
-    other file."""
-    try:
-        if conn.execute("SELECT 1 FROM sqlite_master WHERE type='table' LIMIT 1").fetchone() is None:
-            return None
-        row = conn.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
-    except sqlite3.DatabaseError as e:
-        raise LadderError(f"{str(path)!r} is not a ladder store: {e}") from None
-    version = str(row[0]) if row else None
-    if version in _UPGRADES or version == str(SCHEMA_VERSION):
-        return version
-    why = (
-        "newer than this arena"
-        if version is not None and version.isascii() and version.isdigit() and int(version) > SCHEMA_VERSION
-        else "unknown"
-    )
-    raise LadderError(
-        f"{str(path)!r}: ladder store schema version {version!r} is {why}; "
-        f"this arena reads version {SCHEMA_VERSION} (use the arena that wrote it)"
-    )
-
-
 def token_hash(token: str) -> str:
     """The SHA-256 of a token, as stored."""
     return hashlib.sha256(token.encode("utf-8", "surrogateescape")).hexdigest()
@@ -263,21 +193,21 @@ class LadderStore:
                 raise LadderError(f"{str(path)!r}: cannot open the ladder store: {e}") from None
             except sqlite3.DatabaseError as e:  # not SQLite at all
                 raise LadderError(f"{str(path)!r} is not a ladder store: {e}") from None
-            _schema_of(conn, path)
+            schema_of(conn, path)
         finally:
             conn.close()
 
     def _prepare(self) -> None:
-        version = _schema_of(self._conn, self.path)
+        version = schema_of(self._conn, self.path)
         if version is None:
             # One script, one transaction: a store is made whole or not at all.
             self._conn.executescript(
-                f"BEGIN; {_SCHEMA} INSERT INTO meta VALUES ('schema', '{SCHEMA_VERSION}'); COMMIT;"
+                f"BEGIN; {SCHEMA} INSERT INTO meta VALUES ('schema', '{SCHEMA_VERSION}'); COMMIT;"
             )
-        elif version in _UPGRADES:
+        elif version in UPGRADES:
             # The tables added since, in one transaction (a crash leaves the older version).
             self._conn.executescript(
-                f"BEGIN; {_UPGRADES[version]} UPDATE meta SET value='{SCHEMA_VERSION}' WHERE key='schema'; COMMIT;"
+                f"BEGIN; {UPGRADES[version]} UPDATE meta SET value='{SCHEMA_VERSION}' WHERE key='schema'; COMMIT;"
             )
 
     def close(self) -> None:
@@ -310,35 +240,131 @@ class LadderStore:
     # Authors ----------------------------------------------------------------------------
 
     def add_author(self, name: str, admin: bool = False) -> str:
-        """Add ``name`` and return its new token (shown once; only its hash is kept)."""
-        token = secrets.token_urlsafe(TOKEN_BYTES)
+        """Add ``name``, a team of one member also called ``name``, and return the member's new
+        token (shown once; only its hash is kept)."""
         with self._tx() as c:
             if c.execute("SELECT 1 FROM authors WHERE name=?", (name,)).fetchone():
                 raise LadderError(f"author {name!r} exists already")
-            c.execute(
-                "INSERT INTO authors (name, token_sha256, admin, created) VALUES (?, ?, ?, ?)",
-                (name, token_hash(token), int(admin), time.time()),
-            )
+            author_id = self._new_author(c, name, admin)
+            token = self._new_member(c, author_id, name)
             self._log(c, None, "add-author", name, "admin" if admin else "author")
         return token
 
+    def _new_author(self, c: sqlite3.Connection, name: str, admin: bool) -> int:
+        cur = c.execute("INSERT INTO authors (name, admin, created) VALUES (?, ?, ?)", (name, int(admin), time.time()))
+        return int(cur.lastrowid or 0)
+
+    def _new_member(self, c: sqlite3.Connection, author_id: int, name: str) -> str:
+        token = secrets.token_urlsafe(TOKEN_BYTES)
+        c.execute(
+            "INSERT INTO members (author_id, name, token_sha256, created) VALUES (?, ?, ?, ?)",
+            (author_id, name, token_hash(token), time.time()),
+        )
+        return token
+
+    def add_roster(
+        self, rows: Sequence[RosterRow], keep: Callable[[list[tuple[str, str, str]]], None]
+    ) -> tuple[int, int]:
+        """Add each row's member to its team (the team made by its first row), all or none:
+        LadderError naming the row's line for a member present already or a team whose admin
+        flag the row contradicts.  ``keep`` is handed every (team, member, token) before they
+        are committed (it writes them down: if it raises, nothing is added).  The teams and
+        members added."""
+        added: list[tuple[str, str, str]] = []
+        # A new team is an admin's when any of its rows says so (the roster's rows agree).
+        admin_of = {r.team: r.admin for r in rows if r.admin is not None}
+        made: set[str] = set()
+        with self._tx() as c:
+            for row in rows:
+                found = c.execute("SELECT id, admin FROM authors WHERE name=?", (row.team,)).fetchone()
+                if found is None:
+                    admin = bool(admin_of.get(row.team))
+                    author_id = self._new_author(c, row.team, admin)
+                    self._log(c, None, "add-author", row.team, "admin" if admin else "author")
+                    made.add(row.team)
+                else:
+                    author_id = int(found[0])
+                    if row.team not in made and row.admin is not None and bool(found[1]) != row.admin:
+                        raise LadderError(
+                            f"line {row.line}: team {row.team!r} exists already as "
+                            f"{'an admin' if found[1] else 'not an admin'}; leave its admin column empty"
+                        )
+                    if c.execute("SELECT 1 FROM members WHERE author_id=? AND name=?", (author_id, row.member)).fetchone():
+                        raise LadderError(f"line {row.line}: member {row.member!r} of team {row.team!r} is present already")
+                added.append((row.team, row.member, self._new_member(c, author_id, row.member)))
+                self._log(c, None, "add-member", row.label, "")
+            keep(added)
+        return len(made), len(added)
+
+    def _member_id(self, c: sqlite3.Connection, team: str, member: str) -> int:
+        found = c.execute(
+            "SELECT m.id FROM members m JOIN authors a ON a.id=m.author_id WHERE a.name=? AND m.name=?", (team, member)
+        ).fetchone()
+        if found is None:
+            raise LadderError(f"no member {member_label(team, member)!r}")
+        return int(found[0])
+
+    def revoke_member(self, team: str, member: str, by: str | None) -> None:
+        """Refuse ``team/member``'s token from now on and end their sessions (the team and its
+        other members go on)."""
+        with self._tx() as c:
+            mid = self._member_id(c, team, member)
+            if c.execute("UPDATE members SET token_sha256=NULL WHERE id=? AND token_sha256 IS NOT NULL", (mid,)).rowcount != 1:
+                raise LadderError(f"member {member_label(team, member)!r} is revoked already")
+            c.execute("DELETE FROM sessions WHERE member_id=?", (mid,))
+            self._log(c, by, "revoke-member", member_label(team, member), "")
+
+    def new_token(self, team: str, member: str, by: str | None) -> str:
+        """Give ``team/member`` a new token (a revoked member too): the old one is refused and
+        their sessions end.  The new token, shown once."""
+        token = secrets.token_urlsafe(TOKEN_BYTES)
+        with self._tx() as c:
+            mid = self._member_id(c, team, member)
+            c.execute("UPDATE members SET token_sha256=? WHERE id=?", (token_hash(token), mid))
+            c.execute("DELETE FROM sessions WHERE member_id=?", (mid,))
+            self._log(c, by, "new-token", member_label(team, member), "")
+        return token
+
     def set_banned(self, name: str, banned: bool, by: str | None) -> None:
-        """Ban (or unban) an author: their token is refused from then on."""
+        """Ban (or unban) an author: their members' tokens are refused from then on."""
         with self._tx() as c:
             if c.execute("UPDATE authors SET banned=? WHERE name=?", (int(banned), name)).rowcount != 1:
                 raise LadderError(f"no author {name!r}")
             self._log(c, by, "ban" if banned else "unban", name, "")
 
-    def author_by_token(self, token: str) -> Author | None:
-        """The author whose token this is, or None; every stored hash is compared, in constant time."""
+    _HOLDER = "a.id, a.name, a.admin, a.banned, m.id, m.name, m.token_sha256 IS NULL"
+
+    @staticmethod
+    def _holder(r: Sequence[Any]) -> tuple[Author, Member]:
+        return Author(r[0], r[1], bool(r[2]), bool(r[3])), Member(r[4], r[1], r[5], bool(r[6]))
+
+    def holder_by_token(self, token: str) -> tuple[Author, Member] | None:
+        """The author (team) and member whose token this is, or None; every stored hash is
+        compared, in constant time (a revoked member's is none)."""
         wanted = token_hash(token)
-        found: Author | None = None
-        for id_, name, stored, admin, banned in self._rows(
-            "SELECT id, name, token_sha256, admin, banned FROM authors"
+        found: tuple[Author, Member] | None = None
+        for r in self._rows(
+            f"SELECT {self._HOLDER}, m.token_sha256 FROM members m JOIN authors a ON a.id=m.author_id "
+            "WHERE m.token_sha256 IS NOT NULL"
         ):
-            if hmac.compare_digest(wanted, stored):
-                found = Author(id_, name, bool(admin), bool(banned))
+            if hmac.compare_digest(wanted, r[7]):
+                found = self._holder(r)
         return found
+
+    def author_by_token(self, token: str) -> Author | None:
+        """The author (team) of the member whose token this is, or None."""
+        found = self.holder_by_token(token)
+        return None if found is None else found[0]
+
+    def members_of(self, team: str) -> list[Member]:
+        """The members of ``team``, in the order they were added (revoked ones too)."""
+        return [
+            self._holder(r)[1]
+            for r in self._rows(
+                f"SELECT {self._HOLDER} FROM members m JOIN authors a ON a.id=m.author_id WHERE a.name=? ORDER BY m.id",
+                (team,),
+            )
+        ]
 
     def authors(self) -> list[Author]:
         """Every author, in the order they were added."""
@@ -359,12 +385,14 @@ class LadderStore:
         state: State = State.RECEIVED,
         reason: str | None = None,
         place: Callable[[int], None] = lambda _sid: None,
+        by: str | None = None,
     ) -> Submission:
         """Number a new version of ``bot`` in ``state``; refuse a bot name another author owns.
 
         ``place(id)`` runs before the version is committed: it moves the version's files into
         place, so a crash (a kill -9) leaves no numbered version without its folder.  If it
-        raises, the version is not numbered.
+        raises, the version is not numbered.  ``by``: who sent it (``team/member``; None: the
+        author's name).
         """
         name, size, digest = archive
         now = time.time()
@@ -397,7 +425,7 @@ class LadderStore:
             sid = int(cur.lastrowid or 0)
             if reason is not None:
                 c.execute("UPDATE submissions SET reason=? WHERE id=?", (reason, sid))
-            self._log(c, author.name, "submit", f"{bot} v{number}", f"submission {sid}, {size} bytes")
+            self._log(c, by or author.name, "submit", f"{bot} v{number}", f"submission {sid}, {size} bytes")
             if state in _VERDICTS:
                 self._log(c, None, state.value, f"submission {sid}", reason or "")
             place(sid)
@@ -559,20 +587,27 @@ class LadderStore:
 
     def _log(self, c: sqlite3.Connection, who: str | None, action: str, subject: str, detail: str) -> None:
         at = time.time()
+        # ``team/member`` names the member; a name alone, the team (no name holds the '/').
+        author = None if who is None else who.partition(MEMBER_SEP)[0]
+        member = who if who is not None and MEMBER_SEP in who else None
         c.execute(
-            "INSERT INTO actions (at, author, action, subject, detail) VALUES (?,?,?,?,?)",
-            (at, who, action, subject, detail),
+            "INSERT INTO actions (at, author, action, subject, detail, member) VALUES (?,?,?,?,?,?)",
+            (at, author, action, subject, detail, member),
         )
-        self._logged.append({"at": at, "author": who, "action": action, "subject": subject, "detail": detail})
+        self._logged.append(
+            {"at": at, "author": author, "member": member, "action": action, "subject": subject, "detail": detail}
+        )
 
     def log(self, who: str | None, action: str, subject: str, detail: str = "") -> None:
-        """Record that ``who`` (None: the ladder itself) did ``action`` to ``subject``."""
+        """Record that ``who`` (``team/member``; a team's name alone; None: the ladder itself)
+        did ``action`` to ``subject``."""
         with self._tx() as c:
             self._log(c, who, action, subject, detail)
 
     def actions(self) -> list[dict[str, Any]]:
-        """The action log, oldest first."""
-        keys = ("at", "author", "action", "subject", "detail")
+        """The action log, oldest first: each action's author (the team) and member
+        (``team/member``; None: the ladder, the command line, or an older arena's entry)."""
+        keys = ("at", "author", "member", "action", "subject", "detail")
         return [
             dict(zip(keys, r, strict=True))
             for r in self._rows(f"SELECT {', '.join(keys)} FROM actions ORDER BY id")
@@ -588,28 +623,48 @@ class LadderStore:
             value = c.execute("SELECT value FROM meta WHERE key='session_secret'").fetchone()[0]
         return bytes.fromhex(str(value))
 
-    def begin_session(self, author: Author, digest: str, now: float, lasts_s: float) -> None:
-        """Keep a new session of ``author`` (its token's SHA-256 ``digest``), begun ``now``;
-        forget the sessions over ``lasts_s`` old, and the author's oldest past
-        :data:`SESSIONS_PER_AUTHOR`."""
+    def begin_session(
+        self, author: Author, digest: str, now: float, lasts_s: float, member: Member | None = None
+    ) -> None:
+        """Keep a new session of ``member`` of ``author`` (None: the team's first member whose
+        token stands), its token's SHA-256 ``digest``, begun ``now``; forget the sessions over
+        ``lasts_s`` old, and the member's oldest past :data:`SESSIONS_PER_AUTHOR`."""
         with self._tx() as c:
+            if member is None:
+                row = c.execute(
+                    "SELECT id FROM members WHERE author_id=? AND token_sha256 IS NOT NULL ORDER BY id LIMIT 1", (author.id,)
+                ).fetchone()
+                if row is None:
+                    raise LadderError(f"author {author.name!r} has no member whose token stands")
+                mid = int(row[0])
+            else:
+                mid = member.id
             c.execute("DELETE FROM sessions WHERE began < ?", (now - lasts_s,))
-            c.execute("INSERT INTO sessions (token_sha256, author_id, began) VALUES (?, ?, ?)", (digest, author.id, now))
             c.execute(
-                "DELETE FROM sessions WHERE author_id=? AND token_sha256 NOT IN "
-                "(SELECT token_sha256 FROM sessions WHERE author_id=? ORDER BY began DESC, rowid DESC LIMIT ?)",
-                (author.id, author.id, SESSIONS_PER_AUTHOR),
+                "INSERT INTO sessions (token_sha256, author_id, began, member_id) VALUES (?, ?, ?, ?)",
+                (digest, author.id, now, mid),
+            )
+            c.execute(
+                "DELETE FROM sessions WHERE member_id=? AND token_sha256 NOT IN "
+                "(SELECT token_sha256 FROM sessions WHERE member_id=? ORDER BY began DESC, rowid DESC LIMIT ?)",
+                (mid, mid, SESSIONS_PER_AUTHOR),
             )
 
-    def session_author(self, digest: str, now: float, lasts_s: float) -> Author | None:
-        """The author of the session whose token's SHA-256 is ``digest``, if it began less than
-        ``lasts_s`` before ``now`` and has not ended."""
+    def session_holder(self, digest: str, now: float, lasts_s: float) -> tuple[Author, Member] | None:
+        """The author and member of the session whose token's SHA-256 is ``digest``, if it
+        began less than ``lasts_s`` before ``now`` and has not ended (a revoked member's
+        sessions ended with the token)."""
         rows = self._rows(
-            "SELECT a.id, a.name, a.admin, a.banned FROM sessions s JOIN authors a ON a.id=s.author_id "
-            "WHERE s.token_sha256=? AND s.began >= ?",
+            f"SELECT {self._HOLDER} FROM sessions s JOIN members m ON m.id=s.member_id "
+            "JOIN authors a ON a.id=m.author_id WHERE s.token_sha256=? AND s.began >= ? AND m.token_sha256 IS NOT NULL",
             (digest, now - lasts_s),
         )
-        return Author(rows[0][0], rows[0][1], bool(rows[0][2]), bool(rows[0][3])) if rows else None
+        return self._holder(rows[0]) if rows else None
+
+    def session_author(self, digest: str, now: float, lasts_s: float) -> Author | None:
+        """The author (team) of :meth:`session_holder`."""
+        found = self.session_holder(digest, now, lasts_s)
+        return None if found is None else found[0]
 
     def end_session(self, digest: str) -> None:
         """Forget the session whose token's SHA-256 is ``digest`` (signed out)."""

@@ -10,6 +10,7 @@ import pytest
 
 from arena.errors import ConfigError
 from arena.league.config import load_config
+from arena.league.listener import Quiet
 from arena.tournament import build_bots, check_programs
 
 REPO = Path(__file__).resolve().parents[2]
@@ -39,6 +40,6 @@ def write(tmp_path: Path, text: str) -> Path:
 def error_of(tmp_path: Path, text: str) -> str:
     with pytest.raises(ConfigError) as err:
         cfg = load_config(write(tmp_path, text))
-        build_bots(cfg, lambda _s: None)
+        build_bots(cfg, Quiet())
         check_programs(cfg)
     return str(err.value)

@@ -5,6 +5,7 @@ bots) reads another worker's games as its own slowness.  Each test holds a lock 
 file for the run: shared for an ordinary test, exclusive for a marked one.  A turnstile
 taken before either keeps a waiting exclusive test from being starved by ordinary tests
 that keep taking the shared lock.  Without xdist (one process) the lock is never taken.
+The two files are removed when the run ends (by xdist's controller, once every worker is down).
 """
 
 from __future__ import annotations
@@ -64,3 +65,20 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
     finally:
         os.close(main)  # closing drops the locks
         os.close(turnstile)
+
+
+_left: set[str] = set()  # the controller's: the files its workers said they used
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    workeroutput = getattr(session.config, "workeroutput", None)
+    files = _files()
+    if workeroutput is not None and files is not None:  # a worker: tell the controller
+        workeroutput["arena_exclusive_files"] = [str(f) for f in files]
+        return
+    for name in _left:  # the controller, after every worker is down: no lock is held
+        Path(name).unlink(missing_ok=True)
+
+
+def pytest_testnodedown(node: object, error: object) -> None:
+    _left.update(getattr(node, "workeroutput", {}).get("arena_exclusive_files", []))

@@ -38,9 +38,13 @@ def ladder_file(
     max_games: int = 2000,
     house_b: str = f"{sys.executable} sample_bots/random_bot.py",
     move: str = "3s",
+    strength_games: int | None = None,
 ) -> Path:
     """A 2-player ladder in ``folder`` whose league stops after ``max_games``, ``move`` a move;
-    the house bots start at the repository's root."""
+    the house bots start at the repository's root.  With ``strength_games``, the check plays
+    that many games of its strength part and passes any score (for tests whose point is not
+    the gate: each check costs a few games instead of twenty)."""
+    gate = "" if strength_games is None else f", games: {strength_games}, min_points: 0"
     path = folder / "ladder.yaml"
     path.write_text(
         f"""\
@@ -55,7 +59,7 @@ bots:
   - {{name: house-a, command: {sys.executable} sample_bots/random_bot.py}}
   - {{name: house-b, command: {house_b}}}
 ladder:
-  check: {{conformance_games: 23, concurrency: 2, timeout: 10m}}
+  check: {{conformance_games: 23, concurrency: 2, timeout: 10m{gate}}}
 """
     )
     return path

@@ -9,6 +9,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[3]
 
 # Each ordinary test leaves a file while it runs; the exclusive test looks for one when it
@@ -46,6 +48,7 @@ def test_ordinary(n):
 '''
 
 
+@pytest.mark.slow
 def test_an_exclusive_test_runs_with_no_other_test_beside_it(tmp_path: Path) -> None:
     (tmp_path / "pytest.ini").write_text(
         "[pytest]\nmarkers =\n    exclusive: runs alone\naddopts = -p tests.support.exclusive\n"

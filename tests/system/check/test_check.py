@@ -201,6 +201,7 @@ def test_a_check_never_exercised_is_skipped_not_passed() -> None:
     assert checks["exits"] == "SKIP", out
 
 
+@pytest.mark.slow
 def test_strength_gate_passes_for_mcts_against_random_and_fails_the_other_way() -> None:
     mcts, rnd = f"{PY} sample_bots/mcts_bot.py", f"{PY} sample_bots/random_bot.py"
     common = ["--skip-conformance", "--games", "6", "--min-points", "0.6", "--move-time", "250ms"]

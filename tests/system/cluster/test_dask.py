@@ -34,6 +34,7 @@ from arena.game.limits import ResourceLimits
 from arena.game.referee import BotSpec
 from arena.game.sandbox.bwrap import SandboxPolicy, unavailable_reason
 from arena.league.config import ExecutorConfig
+from arena.league.listener import Lines, Quiet
 from arena.league.schedule import make_schedule
 from arena.league.store import ResultStore
 from arena.rules import Params
@@ -380,6 +381,7 @@ def test_ctrl_c_keeps_finished_games_and_the_same_command_resumes(
     assert stored_games(store_file) == 12
 
 
+@pytest.mark.slow
 def test_losing_the_scheduler_mid_league_says_so_keeps_the_games_and_a_rerun_resumes(
     tmp_path: Path, marker: str
 ) -> None:
@@ -425,6 +427,7 @@ def test_losing_the_scheduler_mid_league_says_so_keeps_the_games_and_a_rerun_res
     assert all(s.fault is None for r in recs for s in r.seats)  # no bot charged for the lost scheduler
 
 
+@pytest.mark.slow
 def test_a_local_cluster_with_uploaded_bots_built_on_each_worker_matches_the_local_executor(
     tmp_path: Path, marker: str
 ) -> None:
@@ -470,7 +473,7 @@ def test_an_arena_error_is_retried_then_reported_with_the_game_its_bots_and_the_
     executor = ExecutorConfig(kind="dask", scheduler=cli_cluster.address, where="test")
     results: list[str] = []
     failures: list[tuple[str, str, bool]] = []
-    pool = DaskGamePool(flaky(tmp_path / "once", "raise"), executor, Placement(), 1, echo=lambda _s: None)
+    pool = DaskGamePool(flaky(tmp_path / "once", "raise"), executor, Placement(), 1, Quiet())
     (tmp_path / "once").mkdir()
     failed = pool.run(
         games, lambda g, r: results.append(g.game_id), lambda g, why, retry: failures.append((g.game_id, why, retry)), 1
@@ -482,7 +485,7 @@ def test_an_arena_error_is_retried_then_reported_with_the_game_its_bots_and_the_
     assert " on worker tcp://127.0.0.1:" in first and first.endswith("RuntimeError: injected arena failure")
 
     (tmp_path / "never").mkdir()
-    pool = DaskGamePool(flaky(tmp_path / "never", "raise"), executor, Placement(), 1, echo=lambda _s: None)
+    pool = DaskGamePool(flaky(tmp_path / "never", "raise"), executor, Placement(), 1, Quiet())
     failed = pool.run(games[:1], lambda g, r: None, lambda g, why, retry: None, 0)
     assert [g.game_id for g, _ in failed] == ["r1-g001"]  # no retry left: reported, not dropped
     assert failed[0][1].startswith("arena error in game r1-g001 (bots: a, b) on worker tcp://127.0.0.1:")
@@ -499,7 +502,7 @@ def test_a_worker_that_dies_is_replaced_and_its_game_played_again_without_a_fail
     failures: list[str] = []
     said: list[str] = []
     try:
-        failed = DaskGamePool(flaky(tmp_path, "die"), executor, Placement(), 1, echo=said.append).run(
+        failed = DaskGamePool(flaky(tmp_path, "die"), executor, Placement(), 1, Lines(said.append)).run(
             games, lambda g, r: results.append(g.game_id), lambda g, why, retry: failures.append(why), 0
         )
     finally:

@@ -197,6 +197,7 @@ def test_network_reaches_outside_but_not_this_machine(tmp_path: Path, outside: d
     assert _no_helpers_left(), "slirp4netns outlived its sandbox"
 
 
+@pytest.mark.slow
 def test_host_addresses_are_all_fenced(tmp_path: Path, outside: dict[str, Any]) -> None:
     """Every address this machine has (eth0's too) is closed to the bot, not just the veth's."""
     addresses = subprocess.run(
@@ -209,6 +210,7 @@ def test_host_addresses_are_all_fenced(tmp_path: Path, outside: dict[str, Any]) 
     assert all(not v.startswith("connected") for v in got.values()), got
 
 
+@pytest.mark.slow
 def test_allow_lets_exactly_that_endpoint_through(tmp_path: Path, outside: dict[str, Any]) -> None:
     allowed = f"127.0.0.1:{outside['loopback']}"
     via = f"{network.HOST_LOOPBACK_ALIAS}:{outside['loopback']}"

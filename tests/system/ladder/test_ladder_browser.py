@@ -44,6 +44,7 @@ def _pack(folder: Path, archive: Path) -> Path:
     return archive
 
 
+@pytest.mark.slow
 def test_an_author_sends_a_version_from_the_page_and_follows_it_into_the_live_standings(
     tmp_path: Path,
     marker: str,

@@ -20,11 +20,12 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
 from tests.support.ladder_helpers import ARENA, Server, add_author, bot_folder, env, ladder_file, wait_until
 
 AUTHORS = ("ada", "bea", "cy")
-ROUNDS = 12  # 3 authors, 2 players: 3 meetings x 2 seat orders x 12 rounds = 72 games
+ROUNDS = 4  # 3 authors, 2 players: 3 meetings x 2 seat orders x 4 rounds = 24 games
 
 
 def _games(folder: Path) -> dict[str, str]:
@@ -48,12 +49,13 @@ def _submit(url: str, token: str, folder: Path, name: str, wait: bool) -> subpro
     )  # fmt: skip
 
 
+@pytest.mark.slow
 def test_the_deadline_closes_submissions_and_the_final_runs_resumes_after_kill_9_and_is_published(
     tmp_path: Path, marker: str, servers: list[Server]
 ) -> None:
     home = tmp_path / marker  # every process of the ladder names it: none may outlive the test
     home.mkdir()
-    ladder = ladder_file(home, max_games=30, move="2s")
+    ladder = ladder_file(home, max_games=30, move="2s", strength_games=2)
     ladder.write_text(ladder.read_text() + f"  final: {{rounds: {ROUNDS}}}\n")
     final = home / "results-final"
     tokens = {a: add_author(ladder, a) for a in AUTHORS}
@@ -125,5 +127,8 @@ def test_the_deadline_closes_submissions_and_the_final_runs_resumes_after_kill_9
     rows = list(csv.DictReader(io.StringIO(out.stdout)))
     assert sorted(r["bot"] for r in rows) == sorted(AUTHORS)
     assert all(int(r["games"]) == 2 * 2 * ROUNDS for r in rows), rows
+    # Beside it, each team's members (an author added alone: a team of one), joined on the name.
+    teams = list(csv.DictReader(io.StringIO((final / "teams.csv").read_text())))
+    assert sorted((t["team"], t["members"]) for t in teams) == [(a, a) for a in sorted(AUTHORS)]
     assert second.stop(signal.SIGTERM) == 0
     assert not (final / ".arena-run.lock").exists()

@@ -1,6 +1,7 @@
 """The ladder's league: which versions play (the roster), the league it plays, the
 store's upgrade, and for real: versions that pass join the league served by ``arena serve``,
-retire their previous version, and nothing is lost to a kill -9 or a SIGTERM.
+and nothing is lost to a kill -9 or a SIGTERM (a next version retiring the first is walked
+with the shipped ladder in tests/system/walks).
 
 The cases that start processes; the others are in tests/unit/ladder/test_ladder_league.py.
 """
@@ -54,12 +55,13 @@ def _league(url: str) -> dict[str, object]:
     return league
 
 
+@pytest.mark.slow
 def test_passed_versions_join_the_served_league_and_survive_kill_9_and_sigterm(
     tmp_path: Path, marker: str, servers: list[Server]
 ) -> None:
     home = tmp_path / marker  # every process of the ladder names it: none may outlive the test
     home.mkdir()
-    ladder = ladder_file(home, max_games=400, house_b=str(REPO / "sample_bots" / "c" / "greedy"))
+    ladder = ladder_file(home, max_games=400, house_b=str(REPO / "sample_bots" / "c" / "greedy"), strength_games=2)
     results = home / "results"
     author_env = {**env(), "ARENA_TOKEN": add_author(ladder, "alice")}
     first = Server(ladder)
@@ -92,17 +94,14 @@ def test_passed_versions_join_the_served_league_and_survive_kill_9_and_sigterm(
     assert "arena:random" in replay and "--cwd" not in replay and str(home) not in replay and str(REPO) not in replay, replay
     assert "broken.v1" not in [b["name"] for b in _league_played(results)["bots"]]
 
+    # (A second version retiring the first is the shipped ladder's walk: tests/system/walks.)
     send("rnd")
     rows = wait_until(lambda: standings_rows(results), lambda r: r.get("rnd.v1", {}).get("games", 0) > 0, 300)
     assert rows["rnd.v1"]["games"] > 0 and not rows["rnd.v1"]["retired"], rows.keys()
-    send("rnd")
-    rows = wait_until(lambda: standings_rows(results), lambda r: r.get("rnd.v2", {}).get("games", 0) > 0, 300)
-    assert rows["rnd.v2"]["games"] > 0 and rows["rnd.v1"]["retired"] is True, rows
     v1_games = rows["rnd.v1"]["games"]
-    assert v1_games > 0  # its games keep counting
     league_file = _league_played(results)
-    assert [(b["name"], b.get("retired", False)) for b in league_file["bots"][2:]] == [("rnd.v1", True), ("rnd.v2", False)]
-    assert league_file["max_games"] > 400  # the budget counts from the games before rnd.v2 joined
+    assert [(b["name"], b.get("retired", False)) for b in league_file["bots"][2:]] == [("rnd.v1", False)]
+    assert league_file["max_games"] > 400  # the budget counts from the games before rnd.v1 joined
 
     # The organiser's console shows what happened, a line each.
     console = "\n".join(first.lines)
@@ -116,8 +115,8 @@ def test_passed_versions_join_the_served_league_and_survive_kill_9_and_sigterm(
     second = Server(ladder)
     servers.append(second)
     assert _games(results) >= before
-    states = [submission(second.url, sid, author_env["ARENA_TOKEN"])["state"] for sid in (1, 2, 3)]
-    assert states == ["failed", "passed", "passed"]
+    states = [submission(second.url, sid, author_env["ARENA_TOKEN"])["state"] for sid in (1, 2)]
+    assert states == ["failed", "passed"]
     more = wait_until(lambda: _games(results), lambda n: n > before, 300)
     assert more > before
     assert standings_rows(results)["rnd.v1"]["games"] >= v1_games

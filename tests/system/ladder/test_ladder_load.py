@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
 from arena.game.record import FaultKind
 from arena.ladder.results import open_results
@@ -110,6 +111,7 @@ def _finished(results: Path) -> dict[str, list[FaultKind]]:
         return {g.game_id: [s.fault.kind for s in g.seats if s.fault is not None] for g in store.summaries()}
 
 
+@pytest.mark.slow
 def test_many_readers_while_the_league_plays_get_right_answers_in_time_and_slow_no_game(
     tmp_path: Path, marker: str, servers: list[Server]
 ) -> None:

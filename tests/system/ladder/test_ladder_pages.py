@@ -234,7 +234,7 @@ def test_every_page_renders_with_the_bots_and_the_headers_of_a_page(site: Site) 
     expected = {
         "/": ["house-rnd", "house-forfeit", "alicebot.v1", "bobbot.v1", "games played"],
         "/bots": ["alicebot", "bobbot", "house-rnd", "alice", "bob"],
-        "/bots/alicebot": ["alicebot", "by alice", "alicebot.v1", "failed", "passed", "house-rnd"],
+        "/bots/alicebot": ["alicebot", 'by <a href="/authors/alice">alice</a>', "alicebot.v1", "failed", "passed", "house-rnd"],
         "/bots/house-rnd": ["a house bot", "alicebot.v1", "bobbot.v1"],
         "/bots/alicebot/v1": ["passed", "handshake", "hello and ready in 24 games"],
         "/bots/bobbot/v2": ["unpacked", "Not checked yet"],

@@ -7,11 +7,14 @@ import signal
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from tests.support.ladder_helpers import ARENA, Server, bot_folder, env, ladder_file
 from tests.support.ladder_helpers import submission as _state
 from tests.support.ladder_helpers import wait_for_state as _wait_for
 
 
+@pytest.mark.slow
 def test_a_served_ladder_checks_a_submission_and_redoes_one_cut_off_by_kill_9(
     tmp_path: Path, marker: str, servers: list[Server]
 ) -> None:

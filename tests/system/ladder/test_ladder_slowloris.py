@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import httpx
+import pytest
 
 from tests.support.ladder_helpers import Server, ladder_file, wait_until
 
@@ -71,6 +72,7 @@ def _trickle(url: str, lines: int, dropped: threading.Event) -> None:
             dropped.set()
 
 
+@pytest.mark.slow
 def test_held_half_sent_requests_are_dropped_and_others_are_served(tmp_path: Path, servers: list[Server]) -> None:
     ladder = ladder_file(tmp_path)
     server = Server(argv=["prlimit", "--nofile=512:512", "--", sys.executable, "-m", "arena", "serve", str(ladder), "--port", "0"])

@@ -162,6 +162,7 @@ def test_a_hung_game_is_stopped_by_the_watchdog_retried_and_reported(
     assert pool.slots == []
 
 
+@pytest.mark.slow
 def test_a_stopped_worker_is_recovered_by_the_watchdog(
     tmp_path: Path, no_leftovers: None, bounded: None
 ) -> None:

@@ -146,6 +146,7 @@ def has_played(seen: dict[str, Any]) -> bool:
     return seen["row"] is not None and seen["row"]["games"] > 0
 
 
+@pytest.mark.slow
 def test_the_shipped_ladder_takes_a_bot_plays_it_and_retires_it_for_its_next_version(
     tmp_path: Path, marker: str, servers: list[Server]
 ) -> None:
@@ -202,6 +203,7 @@ def test_the_shipped_ladder_takes_a_bot_plays_it_and_retires_it_for_its_next_ver
 # -- the main job ------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_the_main_job_runs_the_shipped_league_and_its_results_read_as_the_readme_says(
     tmp_path: Path, marker: str
 ) -> None:
@@ -298,6 +300,7 @@ def test_a_bot_made_as_the_quick_start_says_is_checked_plays_and_replays(tmp_pat
 # -- the CI recipe -----------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_the_ci_recipe_pins_a_commit_that_holds_the_action_and_its_steps_run(tmp_path: Path) -> None:
     from tests.system.check.test_ci_recipes import path_with_arena, run_action, sample_bot, workflow
 

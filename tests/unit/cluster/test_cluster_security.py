@@ -16,6 +16,7 @@ from click.testing import CliRunner
 from arena.cli import main
 from arena.errors import ConfigError
 from arena.league.config import ExecutorConfig, parse_config
+from arena.league.listener import Lines
 
 BASE = "bots:\n  - {name: a, command: python3 a.py}\n  - {name: b, command: python3 b.py}\n"
 
@@ -152,12 +153,12 @@ def test_workers_on_cloned_machines_with_one_host_name_all_play() -> None:
         for i in range(100)
     }
     said: list[str] = []
-    roster = Roster(_FakeClient(facts), "k", said.append)  # type: ignore[arg-type]
+    roster = Roster(_FakeClient(facts), "k", Lines(said.append))  # type: ignore[arg-type]
     roster.poll()
     assert len(roster.fit) == 100, said[:3]
     # ... while two workers on one machine with one core still share it: one waits.
     one = {a: {**f, "machine": "same-boot"} for a, f in list(facts.items())[:2]}
-    roster = Roster(_FakeClient(one), "k", said.append)  # type: ignore[arg-type]
+    roster = Roster(_FakeClient(one), "k", Lines(said.append))  # type: ignore[arg-type]
     roster.poll()
     assert len(roster.fit) == 1 and any("waits" in s for s in said)
 

@@ -21,6 +21,7 @@ from arena.league.changes import compare_files
 from tests.support.ladder_helpers import (
     ladder_file,
 )
+from tests.support.ladder_v3 import old_store
 
 
 def _submit(store: LadderStore, author: str, bot: str, state: State = State.PASSED) -> Submission:
@@ -117,15 +118,9 @@ def test_a_version_an_older_arena_unpacked_in_the_results_folder_plays_there_unt
 
 def test_a_version_1_ladder_store_is_upgraded_with_everything_kept(tmp_path: Path) -> None:
     folder = tmp_path / "results"
+    old_store(folder, 1, {"alice": "tok-alice"})
     s = LadderStore.open(folder)
-    token = s.add_author("alice")
-    s.close()
-    with sqlite3.connect(folder / "ladder.sqlite") as c:  # as version 1 wrote it
-        c.execute("DROP TABLE bots")
-        c.execute("DROP TABLE sessions")
-        c.execute("UPDATE meta SET value='1' WHERE key='schema'")
-    s = LadderStore.open(folder)
-    author = s.author_by_token(token)
+    author = s.author_by_token("tok-alice")
     assert author is not None and author.name == "alice"
     assert s.bot_flags() == {}
     with sqlite3.connect(folder / "ladder.sqlite") as c:
@@ -135,14 +130,9 @@ def test_a_version_1_ladder_store_is_upgraded_with_everything_kept(tmp_path: Pat
 
 def test_a_version_2_ladder_store_is_upgraded_with_sessions_and_everything_kept(tmp_path: Path) -> None:
     folder = tmp_path / "results"
+    old_store(folder, 2, {"alice": "tok-alice"})
     s = LadderStore.open(folder)
-    token = s.add_author("alice")
-    s.close()
-    with sqlite3.connect(folder / "ladder.sqlite") as c:  # as version 2 wrote it
-        c.execute("DROP TABLE sessions")
-        c.execute("UPDATE meta SET value='2' WHERE key='schema'")
-    s = LadderStore.open(folder)
-    author = s.author_by_token(token)
+    author = s.author_by_token("tok-alice")
     assert author is not None
     s.begin_session(author, "0" * 64, 1000.0, 60.0)
     assert s.session_author("0" * 64, 1030.0, 60.0) == author

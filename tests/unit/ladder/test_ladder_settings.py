@@ -143,7 +143,7 @@ def test_a_store_of_a_newer_schema_is_refused_and_left_alone(tmp_path: Path) -> 
     with sqlite3.connect(tmp_path / "ladder.sqlite") as conn:
         conn.execute("UPDATE meta SET value='9' WHERE key='schema'")
     before = (tmp_path / "ladder.sqlite").read_bytes()
-    with pytest.raises(LadderError, match="schema version '9' is newer than this arena; this arena reads version 3"):
+    with pytest.raises(LadderError, match="schema version '9' is newer than this arena; this arena reads version 4"):
         LadderStore.open(tmp_path)
     assert (tmp_path / "ladder.sqlite").read_bytes() == before
 

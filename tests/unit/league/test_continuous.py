@@ -434,12 +434,12 @@ def test_a_league_that_grows_spends_its_error_by_arrival(tmp_path: Path) -> None
 
     out = f"output: {tmp_path / 'out'}\nformat: continuous\n"
     first = load(tmp_path, out)
-    with open_store(first, restart=False, echo=lambda _s: None) as store:
+    with open_store(first, restart=False)[0] as store:
         assert store.get_meta("arrivals") == ["one", "two"] and store.get_meta("first_roster") == 2
     bot = f"  - name: three\n    command: {sys.executable} sample_bots/random_bot.py\n"
     (tmp_path / "t.yaml").write_text(out + BASE + bot)
     grown = load_config(tmp_path / "t.yaml")
-    with open_store(grown, restart=False, echo=lambda _s: None) as store:
+    with open_store(grown, restart=False)[0] as store:
         assert store.get_meta("arrivals") == ["one", "two", "three"] and store.get_meta("first_roster") == 2
         scheduler = league_scheduler(grown, store)
     assert isinstance(scheduler, ContinuousScheduler)

@@ -88,10 +88,10 @@ def test_a_results_folder_from_before_keeps_its_seat_orders_when_rounds_are_adde
     more = tournament(tmp_path, 4, f"output: {tmp_path / 'out'}\n").read_text().replace("rounds: 2", "rounds: 3")
     (tmp_path / "t.yaml").write_text(more)
     three = load_config(tmp_path / "t.yaml")
-    with open_store(three, restart=False, echo=lambda _s: None) as store:
+    with open_store(three, restart=False)[0] as store:
         assert store.schedule() == make_schedule(BOTS, 4, 3, one.seed, "rotate", boards="group")
         assert store.get_meta("schedule_version") == 1
-    with open_store(three, restart=True, echo=lambda _s: None) as store:  # started over: the new default
+    with open_store(three, restart=True)[0] as store:  # started over: the new default
         assert store.schedule() == make_schedule(BOTS, 4, 3, one.seed, "balanced")
         assert store.get_meta("schedule_version") == 2
 
