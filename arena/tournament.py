@@ -156,7 +156,7 @@ def game_settings(config: TournamentConfig) -> GameSettings:
 def _bot_spec(b: BotConfig) -> BotSpec:
     """How the referee starts the bot ``b``."""
     return BotSpec(
-        name=b.name, command=b.command, cwd=b.cwd, env=dict(b.env), limits=b.limits, sandbox=b.sandbox
+        name=b.name, command=b.command, cwd=b.cwd, env=dict(b.env), limits=b.limits, sandbox=b.sandbox, logs=b.logs
     )
 
 

@@ -25,6 +25,7 @@ STDERR_TURN_KEEP = 2 * 1024  # bytes of stderr kept per bot per turn
 STDERR_GAME_KEEP = 16 * 1024  # ... and per bot per game (as its tail keeps)
 INFO_TURN_KEEP = 50  # info lines kept per bot per turn (of the 200 a game keeps)
 MAX_GAME_BYTES = 1024 * 1024  # the most a game's bound may be: a record stays a few MB at worst
+MAX_TURN_INFOS = 200  # the most a turn's info lines may be (botproc.INFO_KEEP, a game's)
 
 
 @dataclass(frozen=True)
@@ -43,7 +44,7 @@ class LogBounds:
         for name, value, most in (
             ("game_bytes", self.game_bytes, MAX_GAME_BYTES),
             ("turn_bytes", self.turn_bytes, self.game_bytes),
-            ("turn_infos", self.turn_infos, 200),  # (botproc.INFO_KEEP, a game's)
+            ("turn_infos", self.turn_infos, MAX_TURN_INFOS),
         ):
             if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= most:
                 raise ConfigError(f"log bounds: {name} must be a whole number from 0 to {most}, got {value!r}")

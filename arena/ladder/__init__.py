@@ -20,6 +20,9 @@ A ladder file is a tournament file with a ``ladder:`` section.  The modules:
 - ``contest``: the ladder file's ``deadline`` and ``final`` keys as values; ``deadline``: when
   submissions close (the file's deadline, the organiser's, the final); ``final``: the final
   tournament of each author's last passing version, its file and the loop that plays it;
+- ``history``: a bot's rating over the league's games with its versions' marks, and each
+  bot's move since yesterday (the numbers from :mod:`arena.league.history`); ``chart``: that
+  history drawn as inline SVG;
 - ``client``: what ``arena submit`` does over HTTP.
 
 The web service, from the bottom up (a contract in ``pyproject.toml`` keeps the order and

@@ -24,6 +24,7 @@ or 429 (with Retry-After): a :class:`~arena.ladder.service.Refused`, rendered by
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 
 from starlette.concurrency import run_in_threadpool
@@ -32,6 +33,7 @@ from starlette.responses import JSONResponse
 
 from arena.errors import ConfigError, LadderError
 from arena.ladder import intake
+from arena.ladder.deadline import closed, deadline
 from arena.ladder.names import check_author_name
 from arena.ladder.service import Refused, Service, Viewer
 from arena.ladder.store import Author
@@ -110,16 +112,25 @@ async def get_submission(service: Service, request: Request) -> JSONResponse:
 
 
 async def ladder_status(service: Service, request: Request) -> JSONResponse:
-    """The ladder's name, whether it is paused, who may submit, and how many versions wait."""
-    pending = await run_in_threadpool(service.store.pending)
+    """The ladder's name, whether it is paused, who may submit, how many versions wait, the
+    deadline in force and whether submissions are closed (and why)."""
+
+    def read() -> tuple[int, dt.datetime | None, str | None]:
+        now = dt.datetime.now(dt.UTC)
+        return len(service.store.pending()), deadline(service.ladder, service.store), closed(service.ladder, service.store, now)
+
+    waiting, until, shut = await run_in_threadpool(read)
     status = service.league.status
     return JSONResponse(
         {
             "name": service.ladder.league.name,
             "paused": service.store.paused(),
             "submit": service.ladder.settings.submit.value,
-            "waiting": len(pending),
+            "waiting": waiting,
             "league": {"state": status.state, "detail": status.detail, "since": status.since},
+            "deadline": None if until is None else until.astimezone(dt.UTC).isoformat(),
+            "submissions_closed": shut is not None,
+            "closed_because": shut,
         }
     )
 

@@ -70,6 +70,7 @@ def routes(service: Service) -> list[BaseRoute]:
         route("/log", pages.log_page, "GET"),
         route("/bots/{bot}", pages.bot_page_handler, "GET"),
         route("/bots/{bot}/v{n}", pages.version_page, "GET"),
+        route("/api/bots/{bot}/history", pages.history_json, "GET"),
         route("/games", pages.games_page, "GET"),
         route("/games/{game_id}", pages.game_page, "GET"),
         route("/ladder", pages.ladder_page, "GET"),

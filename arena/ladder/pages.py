@@ -24,8 +24,10 @@ from starlette.responses import JSONResponse, Response
 
 from arena.errors import StoreError
 from arena.game.record import GameRecord
+from arena.ladder.chart import history_svg, history_table
 from arena.ladder.contest import deadline_text
 from arena.ladder.deadline import closed, deadline
+from arena.ladder.history import BotHistory, bot_history, moves, yesterday
 from arena.ladder.names import version_of
 from arena.ladder.render import page, when
 from arena.ladder.results import (
@@ -44,6 +46,7 @@ from arena.ladder.store import State, Submission
 from arena.ladder.web import viewer_of
 from arena.league.game_filter import FAULT_CHOICES, GameFilter
 from arena.league.game_summary import GameSummary
+from arena.league.history import MAX_POINTS
 from arena.protocol import NAME_RE
 from arena.rules import PLAYER_LETTERS
 from arena.untrusted import printable, script_json
@@ -93,16 +96,40 @@ def _bot_name(raw: str, what: str) -> str:
 # -- the standings ----------------------------------------------------------------------------
 
 
-def _standings_rows(view: StandingsView | None, owners: Owners) -> list[dict[str, Any]]:
+def _standings_rows(
+    view: StandingsView | None, owners: Owners, moved: dict[str, str] | None = None
+) -> list[dict[str, Any]]:
     return [
-        {"shown": shown_row(r), "page": owners.page(str(r.get("bot", "")))}
+        {
+            "shown": {**shown_row(r), **({"moved": moved.get(str(r.get("bot")), "")} if moved is not None else {})},
+            "page": owners.page(str(r.get("bot", ""))),
+        }
         for r in (view.rows if view else ())
     ]
 
 
+def _moves(service: Service, view: StandingsView | None) -> dict[str, dict[str, Any]]:
+    """Each row's move since 24 h ago (see :func:`arena.ladder.history.moves`), as JSON; none
+    while the league's store cannot be read (the standings are shown without them)."""
+    try:
+        found = moves(service.history, view.rows, dt.datetime.now(dt.UTC)) if view else {}
+    except StoreError:
+        return {}
+    return {name: m.to_json() for name, m in found.items()}
+
+
+def _games_a_day_ago(service: Service) -> int:
+    """How many games had finished 24 h ago (the moves change when it does); -1: unknown."""
+    try:
+        return service.history.current().games_by(yesterday(dt.datetime.now(dt.UTC)), before=True)
+    except StoreError:
+        return -1
+
+
 def _standings(service: Service, viewer: Viewer) -> dict[str, Any]:
     view = service.standings.read()
-    return {"view": view, "rows": _standings_rows(view, service.owners())}
+    moved = {name: m["text"] for name, m in _moves(service, view).items()}
+    return {"view": view, "rows": _standings_rows(view, service.owners(), moved)}
 
 
 async def standings_page(service: Service, request: Request) -> Response:
@@ -114,13 +141,17 @@ async def standings_json(service: Service, request: Request) -> Response:
     """``/api/standings``: the standings' rows (figures, and the text each cell shows); 304
     when the ``If-None-Match`` names the file as it is."""
     view, owners = await run_in_threadpool(lambda: (service.standings.read(), service.owners()))
-    etag = f'"{view.signature}"' if view else '"none"'
+    # The moves since yesterday change with the standings, and as games pass 24 h of age.
+    then = await run_in_threadpool(_games_a_day_ago, service)
+    etag = f'"{view.signature}-{then}"' if view else '"none"'
     if request.headers.get("if-none-match") == etag:
         return Response(status_code=304, headers={"ETag": etag})
+    found = await run_in_threadpool(_moves, service, view)
     keys = STANDINGS_KEYS
+    moved = {name: m["text"] for name, m in found.items()}
     rows = [
-        {**{k: r.get(k) for k in keys}, **shown}
-        for r, shown in zip(view.rows if view else (), _standings_rows(view, owners), strict=True)
+        {**{k: r.get(k) for k in keys}, "move": found.get(str(r.get("bot"))), **shown}
+        for r, shown in zip(view.rows if view else (), _standings_rows(view, owners, moved), strict=True)
     ]
     return JSONResponse(
         {
@@ -285,9 +316,33 @@ def _bot(bot: str) -> Gather:
             "games": _game_rows(games, owners),
             "total_games": total,
             "games_link": "/games?" + urlencode({"bot": bot}),
+            **_history(service, bot),
         }
 
     return gather
+
+
+def _history(service: Service, bot: str) -> dict[str, Any]:
+    """The bot page's chart of its rating over games, and the table of the same points."""
+    history = bot_history(service.history, service.store, bot, bot in service.house)
+    marks = [v for v in history.versions if v.version is not None]
+    return {"chart": history_svg(history), "history": history_table(history), "marks": marks, "max_points": MAX_POINTS}
+
+
+def _bot_history(service: Service, bot: str) -> BotHistory:
+    if not NAME_RE.fullmatch(bot) or (bot not in service.house and not service.store.versions_of(bot)):
+        raise Refused(404, f"no bot {bot[:80]!r} on this ladder")
+    try:
+        return bot_history(service.history, service.store, bot, bot in service.house)
+    except StoreError as e:
+        raise Refused(503, str(e)) from None
+
+
+async def history_json(service: Service, request: Request) -> Response:
+    """``/api/bots/{bot}/history``: the bot's rating after each of its games (thinned past
+    :data:`~arena.league.history.MAX_POINTS`), and where each version joined and retired."""
+    history = await run_in_threadpool(_bot_history, service, request.path_params["bot"])
+    return JSONResponse(history.to_json(), headers={"Cache-Control": "no-cache"})
 
 
 def _shown(service: Service, viewer: Viewer, sub: Submission, text: str) -> str:
@@ -469,9 +524,11 @@ def health(service: Service) -> dict[str, Any]:
     states = service.store.state_counts()
     league = service.ladder.league
     status = service.league.status
+    final = service.final.status
     answer: dict[str, Any] = {
         "ok": True,
         "league": {"state": status.state, "detail": printable(status.detail), "since": status.since},
+        "final": {"state": final.state, "detail": printable(final.detail), "since": final.since},
         "paused": service.store.paused(),
         "waiting": sum(n for s, n in states.items() if s.pending),
         "checking": states.get(State.CHECKING, 0),
@@ -488,6 +545,8 @@ def health(service: Service) -> dict[str, Any]:
     answer |= {"games": games, "games_last_hour": last_hour, "last_game_at": last}
     if status.state == "failed":  # no version that passes its check plays until it is fixed
         answer |= {"ok": False, "error": f"the league cannot play: {printable(status.detail)}"}
+    elif final.state == "failed":  # its child process ended badly (tried again a minute later)
+        answer |= {"ok": False, "error": f"the final tournament failed: {printable(final.detail)}"}
     return answer
 
 

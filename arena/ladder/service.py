@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from arena.errors import LadderError
 from arena.ladder.final import FinalLoop
 from arena.ladder.folders import final_folder
+from arena.ladder.history import HistoryCache
 from arena.ladder.league import LeagueLoop
 from arena.ladder.queue import CheckQueue
 from arena.ladder.relocate import move_old_versions
@@ -160,6 +161,7 @@ class Service:
         self.secret = store.session_secret()
         self.standings = StandingsReader(ladder.folder)
         self.final_standings = StandingsReader(final_folder(ladder.folder))
+        self.history = HistoryCache(ladder.folder, ladder.league.rating)  # the bots' pages' charts
         self.house = frozenset(b.name for b in ladder.league.bots)
         self.uploads = Uploads()
         self._running = False

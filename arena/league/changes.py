@@ -26,8 +26,9 @@ from arena.league.schedule import ScheduledGame
 
 # Keys that change which games are played, not how any game is played.
 SCHEDULE_KEYS = frozenset({"rounds", "challengers"})
-# A bot's own keys that only say whether it is scheduled.
-BOT_SCHEDULE_KEYS = frozenset({"retired"})
+# A bot's own keys that may change between runs: whether it is scheduled, and how much of its
+# stderr a record keeps (neither changes how its games are played).
+BOT_SCHEDULE_KEYS = frozenset({"retired", "logs"})
 
 _ID_RE = re.compile(r"r(\d+)-g(\d+)")
 

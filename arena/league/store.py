@@ -609,6 +609,25 @@ class ResultStore:
             for (order, _game_id, seed), seats in itertools.groupby(rows, key=lambda r: r[:3]):
                 yield order, seed, [(bot, rank) for _o, _g, _s, bot, rank in seats]
 
+    def timed_games(self, after: int = 0) -> Iterator[tuple[int, int, str, str, list[tuple[str, int]]]]:
+        """The games stored after row ``after`` (0: every one), as the rating history reads them:
+        (row, schedule place, game id, when it finished as ``2026-01-31T12:00:00Z``, seats as
+        (bot, rank)), in the order they were stored (a reader keeps the row to ask for the next)."""
+        if not self.summarized:  # an older store: its games at once, each row its place
+            for n, game in enumerate(self.summaries(), 1):
+                if n > after:
+                    yield n, game.index, game.game_id, "", [(s.name, s.rank) for s in game.seats]
+            return
+        with self._reading():
+            rows = self.conn.execute(
+                "SELECT g.rowid, g.idx, g.game_id, f.finished_at, t.bot, t.rank FROM summaries g "
+                "JOIN games f USING (game_id) JOIN seats t USING (game_id) WHERE g.rowid > ? "
+                "ORDER BY g.rowid, t.seat",
+                (after,),
+            )
+            for (row, order, game_id, finished), seats in itertools.groupby(rows, key=lambda r: r[:4]):
+                yield row, order, game_id, finished, [(bot, rank) for *_, bot, rank in seats]
+
     def standings_checkpoint(self) -> StandingsCheckpoint | None:
         """Where a run's standings got to, if it still describes the stored games.
 

@@ -193,11 +193,13 @@ def fit(
     bots: Sequence[str],
     cfg: RatingConfig | None = None,
     max_sweeps: int | None = None,
+    joint: bool = True,
 ) -> FitResult:
     """TrueSkill fitted to every game in ``games`` at once; ``bots`` start at the prior.
 
     It stops when no mu or sigma moves by :data:`TOLERANCE` in a sweep, or after
-    ``max_sweeps`` (default :data:`MAX_SWEEPS`) with ``converged`` False.
+    ``max_sweeps`` (default :data:`MAX_SWEEPS`) with ``converged`` False.  Without ``joint``
+    the skills' joint posterior is not built (a reader of mu and sigma alone: the history).
     """
     cfg = cfg or RatingConfig()
     limit = MAX_SWEEPS if max_sweeps is None else max_sweeps
@@ -255,8 +257,9 @@ def fit(
             damping = min(damping * 2, 1.0)
         last_step, last_move = step, move
     ratings = {name: trueskill.Rating(float(mu[i]), float(sigma[i])) for i, name in enumerate(names)}
-    joint = _joint(groups, names, mu, post_pi, post_tau, cfg)
-    return FitResult(ratings, sweeps, converged, joint)
+    if not joint:
+        return FitResult(ratings, sweeps, converged)
+    return FitResult(ratings, sweeps, converged, _joint(groups, names, mu, post_pi, post_tau, cfg))
 
 
 def _joint(

@@ -35,10 +35,10 @@
     if (node) node.textContent = value;
   }
 
-  function standingsRow(row) {
+  function standingsRow(row, moved) {
     var shown = row.shown;
     var tr = document.createElement("tr");
-    COLUMNS.forEach(function (key) {
+    (moved ? COLUMNS.concat(["moved"]) : COLUMNS).forEach(function (key) {
       var td = document.createElement("td");
       if (key === "bot") {
         td.className = "bot";
@@ -52,7 +52,8 @@
           td.appendChild(mark);
         }
       } else {
-        if (key !== "rank") td.className = "num";
+        if (key === "moved") td.className = "moved";
+        else if (key !== "rank") td.className = "num";
         td.textContent = shown[key];
       }
       tr.appendChild(td);
@@ -72,7 +73,8 @@
       table.setAttribute("data-signature", signature);
       var body = table.tBodies[0];
       while (body.firstChild) body.removeChild(body.firstChild);
-      data.rows.forEach(function (row) { body.appendChild(standingsRow(row)); });
+      var moved = table.hasAttribute("data-moved");
+      data.rows.forEach(function (row) { body.appendChild(standingsRow(row, moved)); });
       text("standings-games", String(data.games));
       text("standings-updated", data.updated_text || "");
       text("standings-pairs", data.pairs ? "pairs " + data.pairs : "");

@@ -14,7 +14,7 @@ import re
 import shlex
 import shutil
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from arena.errors import ConfigError
@@ -22,9 +22,10 @@ from arena.game.convention import BotFolder, resolve
 from arena.game.limits import ResourceLimits
 from arena.game.sandbox import network
 from arena.game.sandbox.bwrap import MODES, SandboxPolicy
+from arena.game.turnlog import LogBounds
 from arena.league.config.model import BotConfig
 from arena.league.config.reader import Reader, beside, kind_of
-from arena.league.config.sections import LIMIT_KEYS, read_limits
+from arena.league.config.sections import LIMIT_KEYS, LOG_KEYS, read_limits, read_logs
 from arena.league.config.yamlfile import Node
 from arena.protocol import NAME_RE
 
@@ -43,6 +44,7 @@ BOT_KEYS = {
     "writable",
     "readable",
     "retired",
+    "logs",
 }
 ENV_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -56,6 +58,7 @@ class BotDefaults:
     limits: ResourceLimits
     tmp_mb: int
     base_dir: Path  # the tournament file's folder: relative paths start there
+    logs: LogBounds = field(default_factory=LogBounds)
 
 
 def read_bots(top: Reader, defaults: BotDefaults) -> tuple[Node, list[BotConfig]]:
@@ -125,6 +128,7 @@ def _read_bot(r: Reader, name: str, defaults: BotDefaults, folder: BotFolder | N
         policy,
         r.get("build_network", bool, False),
         r.get("retired", bool, False),
+        read_logs(r.child("logs", set(LOG_KEYS)), defaults.logs),
     )
 
 

@@ -16,6 +16,7 @@ from arena.game.build import DEFAULT_BUILD_MB
 from arena.game.clock import TimeControl
 from arena.game.limits import ResourceLimits
 from arena.game.sandbox.bwrap import SandboxPolicy
+from arena.game.turnlog import LogBounds
 from arena.rules import Board, Params, format_board_file
 from arena.stats.settings import RatingConfig
 
@@ -75,6 +76,7 @@ RUN_ONLY_KEYS = frozenset(
         "restart_every",
         "executor",
         "hidden",  # what the bots' sandboxes mask, not how a game is played
+        "logs",  # how much of a bot's stderr a record keeps, not how a game is played
         *CONTINUOUS_KEYS,
     }
 )
@@ -105,6 +107,7 @@ class BotConfig:
     sandbox: SandboxPolicy = field(default_factory=SandboxPolicy)
     build_network: bool = False  # the build may use the network (fetching dependencies)
     retired: bool = False  # no longer scheduled; its games already played stay
+    logs: LogBounds = field(default_factory=LogBounds)  # its stderr and info lines a record keeps
 
 
 @dataclass(frozen=True)

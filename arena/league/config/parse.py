@@ -15,6 +15,7 @@ from arena.errors import ConfigError
 from arena.game.build import DEFAULT_BUILD_MB
 from arena.game.limits import ResourceLimits
 from arena.game.sandbox.bwrap import DEFAULT_TMP_MB, MAX_FOLDER_MB, MODES
+from arena.game.turnlog import LogBounds
 from arena.league.config.bots import BotDefaults, hide_from_bots, read_bots
 from arena.league.config.model import (
     CONTINUOUS_KEYS,
@@ -29,11 +30,13 @@ from arena.league.config.model import (
 from arena.league.config.reader import Reader, beside
 from arena.league.config.sections import (
     LIMIT_KEYS,
+    LOG_KEYS,
     check_first_phase,
     read_board,
     read_continuous,
     read_executor,
     read_limits,
+    read_logs,
     read_rating,
     read_rounds,
     read_rules,
@@ -58,6 +61,7 @@ TOP_KEYS = {
     "output",
     "rules",
     "limits",
+    "logs",
     "bots",
     "cwd",
     "rating",
@@ -130,7 +134,8 @@ def parse_config(text: str, path: Path, extra_keys: frozenset[str] = frozenset()
     limits, tmp_mb = read_limits(top.child("limits", LIMIT_KEYS), ResourceLimits(), DEFAULT_TMP_MB)
     continuous = read_continuous(top, league.format)
     rating = read_rating(top, league.format)
-    bots_node, bots = read_bots(top, BotDefaults(default_cwd, default_sandbox, limits, tmp_mb, base_dir))
+    logs = read_logs(top.child("logs", set(LOG_KEYS)), LogBounds())
+    bots_node, bots = read_bots(top, BotDefaults(default_cwd, default_sandbox, limits, tmp_mb, base_dir, logs))
     _check_bot_count(top, bots_node, bots, league.players)
     challengers = _read_challengers(top, league, bots)
     output = _read_output(top, base_dir, league.name)

@@ -15,6 +15,7 @@ from typing import Any
 from arena.errors import ArenaError, ConfigError
 from arena.game.clock import TimeControl
 from arena.game.limits import ResourceLimits
+from arena.game.turnlog import MAX_GAME_BYTES, MAX_TURN_INFOS, LogBounds
 from arena.league.config.model import (
     BOT_PLACEMENTS,
     CONTINUOUS_KEYS,
@@ -42,6 +43,8 @@ from arena.textfile import BOARD_FILE_MAX_BYTES, read_text
 TC_KEYS = {"move", "base", "increment", "startup", "margin"}
 RULE_KEYS = {"sheep", "tiles", "contact", "hole_border"}
 LIMIT_KEYS = {"memory_mb", "cpu_seconds", "file_size_mb", "open_files", "tasks", "cpus", "tmp_mb"}
+# ``logs``: how much of a bot's stderr and info lines each game record keeps (file key: LogBounds field).
+LOG_KEYS = {"per_turn_bytes": "turn_bytes", "per_game_bytes": "game_bytes", "per_turn_infos": "turn_infos"}
 RATING_KEYS = {"mu", "sigma", "beta", "tau", "draw_probability", "model"}
 EXECUTOR_KEYS = {"kind", "scheduler", "bots", "workers", "connect_timeout", "security", "insecure"}
 SECURITY_KEYS = {"ca", "cert", "key"}
@@ -139,6 +142,20 @@ def read_limits(r: Reader | None, default: ResourceLimits, default_tmp_mb: int) 
     tmp_mb = r.get("tmp_mb", int, default_tmp_mb)
     r.check("tmp_mb", 1 <= tmp_mb <= 65536, "must be from 1 to 65536")
     return ResourceLimits(**values), tmp_mb
+
+
+def read_logs(r: Reader | None, default: LogBounds) -> LogBounds:
+    """``logs``: a bot's stderr kept per turn and per game (bytes) and its info lines per turn,
+    over the given defaults; a turn keeps at most what its game does."""
+    if r is None:
+        return default
+    game = r.get("per_game_bytes", int, default.game_bytes)
+    r.check("per_game_bytes", 0 <= game <= MAX_GAME_BYTES, f"must be from 0 to {MAX_GAME_BYTES} (1 MiB)")
+    turn = r.get("per_turn_bytes", int, min(default.turn_bytes, game))
+    r.check("per_turn_bytes", 0 <= turn <= game, f"must be from 0 to the game's bound, per_game_bytes ({game})")
+    infos = r.get("per_turn_infos", int, default.turn_infos)
+    r.check("per_turn_infos", 0 <= infos <= MAX_TURN_INFOS, f"must be from 0 to {MAX_TURN_INFOS}")
+    return LogBounds(turn_bytes=turn, game_bytes=game, turn_infos=infos)
 
 
 def read_continuous(top: Reader, fmt: Format) -> ContinuousConfig:

@@ -660,3 +660,21 @@ def test_a_versions_league_name_is_read_back_as_its_bot(site: Site) -> None:
         assert own.bot_of(league_name(sub)) == sub.bot and own.owner(league_name(sub)) == sub.author
     assert own.owner("house-rnd") is None and own.bot_of("house-rnd") == "house-rnd"
     assert own.owner("stranger.v3") is None and own.page("alicebot.v7") == "/bots/alicebot"
+
+
+def test_a_bot_s_rating_history_ends_at_its_row_of_the_standings_the_league_wrote(site: Site) -> None:
+    c = site.client()
+    body = c.get("/api/bots/alicebot/history").json()
+    written = {r["bot"]: r for r in json.loads((site.results / "standings.json").read_text())["rows"]}
+    assert body["games"] == 12 and [v["bot"] for v in body["versions"]] == ["alicebot.v1"]
+    points = body["points"]
+    assert [p["games"] for p in points if not p["now"]] == list(range(1, written["alicebot.v1"]["games"] + 1))
+    last = points[-1]
+    assert last["position"] == 12
+    for key in ("mu", "sigma", "mu_low", "mu_high"):
+        assert last[key] == pytest.approx(written["alicebot.v1"][key], abs=1e-3), key
+    page = c.get("/bots/alicebot").text
+    table = page.split('id="history-table"')[1].split("</table>")[0]
+    assert '<svg class="history-chart"' in page and table.count("<tr><td>alicebot.v1</td>") == len(points)
+    # Every game finished within the day: every bot is new since yesterday.
+    assert {r["move"]["text"] for r in c.get("/api/standings").json()["rows"]} == {"new"}

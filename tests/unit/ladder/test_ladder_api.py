@@ -293,7 +293,10 @@ def test_the_organisers_actions_need_an_admin_token(ladder: Ladder, method: str,
 
 def test_an_admin_pauses_bans_and_every_action_is_logged(ladder: Ladder) -> None:
     status = ladder.request("GET", "/api/ladder").json()
-    assert {k: v for k, v in status.items() if k != "league"} == {"name": "t", "paused": False, "submit": "authors", "waiting": 0}
+    assert {k: v for k, v in status.items() if k != "league"} == {
+        "name": "t", "paused": False, "submit": "authors", "waiting": 0,
+        "deadline": None, "submissions_closed": False, "closed_because": None,
+    }  # fmt: skip
     assert status["league"]["state"] == "stopped"  # this app's league loop was not started
     assert ladder.request("POST", "/api/ladder/pause", "org").json() == {"paused": True}
     assert ladder.store.paused()
