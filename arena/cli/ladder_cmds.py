@@ -47,7 +47,7 @@ CONSOLE_LINE_CHARS = 2000
     "--tokens-file",
     "tokens_file",
     type=click.Path(dir_okay=False, path_type=Path),
-    help="With --add-authors: where the tokens go (a new file, mode 0600; default: tokens-TIME.csv in the results folder).",
+    help="With --add-authors: where the tokens go (a new file, mode 0600; default: ROSTER-tokens-TIME.csv beside the roster).",
 )
 @click.option("--revoke-member", "revoke", metavar="TEAM/MEMBER", help="Refuse one member's token from now on and end their sessions, and exit.")
 @click.option("--new-token", "renew", metavar="TEAM/MEMBER", help="Give one member a new token (the old one is refused), print it once, and exit.")
@@ -125,7 +125,7 @@ def serve_cmd(
         store = LadderStore.open(ladder.folder)
         try:
             if roster_file is not None:
-                _add_roster(store, roster_file, tokens_file or _default_tokens_file(ladder.folder))
+                _add_roster(store, roster_file, tokens_file or _default_tokens_file(roster_file))
             if revoke is not None:
                 team, member = split_label(revoke, "--revoke-member")
                 store.revoke_member(team, member, by=None)
@@ -160,8 +160,11 @@ def serve_cmd(
     _serve(ladder, ladder_file, host, port)
 
 
-def _default_tokens_file(folder: Path) -> Path:
-    return folder / f"tokens-{time.strftime('%Y%m%d-%H%M%S')}.csv"
+def _default_tokens_file(roster_file: Path) -> Path:
+    """Beside the roster, the organiser's own file: not in the results folder, which holds only
+    what the arena writes there (a first ``arena serve`` refuses a folder with other files)
+    and is what gets backed up and copied."""
+    return roster_file.resolve().with_name(f"{roster_file.stem}-tokens-{time.strftime('%Y%m%d-%H%M%S')}.csv")
 
 
 def _add_roster(store: Any, roster_file: Path, tokens_file: Path) -> None:

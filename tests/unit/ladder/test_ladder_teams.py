@@ -19,6 +19,7 @@ from arena.errors import ConfigError, LadderError
 from arena.ladder.service import Viewer
 from arena.ladder.store import SCHEMA_VERSION, LadderStore, State
 from arena.ladder.teams import MAX_ROSTER_BYTES, MAX_ROSTER_ROWS, parse_roster, split_label
+from arena.league.results_folder import claim_folder
 from tests.support.ladder_v3 import old_store, session_digest
 from tests.support.untrusted_output import HOSTILE
 from tests.unit.ladder.test_ladder_api import Ladder, bot_archive
@@ -373,7 +374,7 @@ def test_add_authors_writes_the_tokens_once_to_a_new_file_only_the_organiser_rea
     assert done.exit_code == 0, done.output
     assert "3 team(s) and 4 member(s) added" in done.stdout
     path = Path(done.stdout.strip().rsplit(" ", 1)[-1])
-    assert path.parent == ladder_file.parent / "results" and stat.S_IMODE(os.stat(path).st_mode) == 0o600
+    assert path.parent == roster.parent and path.name.startswith("roster-tokens-") and stat.S_IMODE(os.stat(path).st_mode) == 0o600
     lines = path.read_text().splitlines()
     assert lines[0] == "team,member,token" and len(lines) == 5
     store = LadderStore.open(ladder_file.parent / "results")
@@ -516,3 +517,20 @@ def test_the_log_page_shows_the_organisers_who_did_what_and_nobody_else(teams: T
         refused = teams.browser(who).request("GET", "/log")
         assert refused.status_code == 403 and "for the organisers" in refused.text and "<script>alert" not in refused.text
     assert teams.request("GET", "/log").status_code == 403
+
+
+def test_the_default_tokens_file_is_beside_the_roster_and_leaves_the_results_folder_servable(
+    ladder_file: Path,
+) -> None:
+    # A class added before the ladder's first start: the first `arena serve` must not find a
+    # file of someone else's in its results folder (it would refuse to start).
+    roster = ladder_file.parent / "class.csv"
+    roster.write_bytes(b"team,member\ncows,dan\n")
+    done = CliRunner().invoke(main, ["serve", str(ladder_file), "--add-authors", str(roster)])
+    assert done.exit_code == 0, done.output
+    written = list(ladder_file.parent.glob("class-tokens-*.csv"))
+    assert len(written) == 1 and str(written[0]) in done.output
+    assert stat.S_IMODE(written[0].stat().st_mode) == 0o600
+    results = ladder_file.parent / "results"
+    assert not list(results.glob("*tokens*"))
+    claim_folder(results, str(ladder_file))  # refuses a folder holding files not the arena's
