@@ -323,7 +323,7 @@ def field_league(bots: int, sd: float, games: int, rng: random.Random) -> tuple[
     return elo, out
 
 
-def field_table(runs: int, seed: int) -> None:
+def field_table(runs: int, seed: int, cases: str = "") -> None:
     """The standings' P(better) (the field's spread fitted) beside the fixed prior's, in fields of
     bots whose Elo is drawn from N(0, sd^2): how often a pair shown sure is wrong, and a shown 0.9 right."""
     print(f"\nP(better) shown sure (>= 0.95) and wrong, adjacent pairs ranked by mu: {runs} leagues a case")
@@ -331,7 +331,10 @@ def field_table(runs: int, seed: int) -> None:
         f"{'case':16} {'games':>5} {'pairs':>6} | {'sure':>5} {'wrong|sure':>10} {'0.9 right':>9} ({'n':>4}) | "
         f"{'fixed prior: sure':>17} {'wrong|sure':>10} {'0.9 right':>9} ({'n':>4}) {'s/league':>8}"
     )
+    wanted = [c for c in cases.split(",") if c]
     for name, bots, sd in FIELD_CASES:
+        if wanted and not any(c in name for c in wanted):
+            continue
         for games in FIELD_GAMES:
             rng = random.Random(f"{seed}:field:{name}:{games}")
             began = time.monotonic()
@@ -547,7 +550,7 @@ def main() -> None:
     parser.add_argument("--confidence", type=float, default=0.95)
     parser.add_argument("--max-games", type=int, default=40_000, help="the continuous league's budget")
     parser.add_argument("--indifference", type=float, default=20.0, help="the continuous league's, in Elo")
-    parser.add_argument("--cases", default="", help="continuous cases whose name holds one of these, comma-separated")
+    parser.add_argument("--cases", default="", help="continuous or field cases whose name holds one of these, comma-separated")
     parser.add_argument(
         "--elo-cells", default="", help="Elo table cells to run, SPREAD:GAMES comma-separated (e.g. 400:400,0:40)"
     )
@@ -564,7 +567,7 @@ def main() -> None:
     if "elo" in only:
         elo_table(args.runs, args.seed, cells)
     if "field" in only:
-        field_table(args.runs, args.seed)
+        field_table(args.runs, args.seed, args.cases)
     if "two" in only:
         two_equal_table(args.runs, args.seed, args.confidence, args.max_games, args.indifference)
     if "ladder" in only:
