@@ -6,7 +6,7 @@ that, with few games, the posterior under that prior is too sure: 4-0 between tw
 says 0.993, and pairs shown at 0.95 or more were wrong 5-14% of the time (issue 33).
 
 Here the spread is not taken as known.  Every skill is N(mu, tau^2) for one tau shared by
-the field, tau itself half-Cauchy (:data:`CAUCHY_SCALE`), on a grid of log tau over
+the field, tau itself half-Cauchy (:data:`CAUCHY_SCALE`: some 40 Elo), on a grid of log tau over
 [sigma / SPAN_BELOW, sigma * SPAN_ABOVE]; given
 tau the posterior is the fit's joint Gaussian with its prior's precision replaced (the
 games' sites as the fit left them), and a pair's own 2-player games enter exactly (see
@@ -39,10 +39,13 @@ POINTS = 48  # values of tau the posterior is averaged over (log-spaced)
 SPAN_BELOW = 256.0  # tau from prior_sigma / SPAN_BELOW (2 Elo between two bots' skills)
 SPAN_ABOVE = 2.0  # to prior_sigma * SPAN_ABOVE
 # tau's prior: half-Cauchy (Gelman 2006's for a group-level spread) of scale CAUCHY_SCALE times
-# the fit's sigma: some 100 Elo a skill; its heavy tail lets a field the games show wide be wide.
-# (Scale 1 left pairs of 4 bots 40 Elo apart (SD) with 20 games shown 0.9 right 78% of the time;
-# a log-uniform tau showed almost no pair sure: bench/bench_calibration.py --only field.)
-CAUCHY_SCALE = 0.25
+# the fit's sigma: some 40 Elo a skill, the closest fields the figures must hold in; its heavy
+# tail lets a field the games show wide be wide.  With 4 bots tau rests on 3 differences, so
+# its prior decides even at 200 games among close bots: at scale 0.25 (some 100 Elo) pairs of 4
+# bots 40 Elo apart (SD) with 20 games shown 0.7 or more were right 62-67% of the time where
+# they read 0.77 on average, and at 56 games pairs shown sure were wrong 12.5% (scale 1: worse;
+# a log-uniform tau showed almost no pair sure: bench/bench_calibration.py --only field).
+CAUCHY_SCALE = 0.1
 NEGLIGIBLE = 1e-9  # a tau whose weight is below this share of the largest is left out
 
 

@@ -216,3 +216,43 @@ def test_one_round_of_four_player_games_gives_no_interval() -> None:
     got = fit_elo(t).elo
     assert all(math.isinf(e.low) and math.isinf(e.high) for e in got.values())
     assert got["a"].elo > got["e"].elo  # the figure itself is still shown
+
+
+def logistic_round_robin(rng: random.Random, elo: dict[str, float]) -> GameTable:
+    """Every two bots one board, both seat orders; results from their true Elo (the expected
+    score logistic in it, 10% draws)."""
+    t = GameTable()
+    for board, (a, b) in enumerate(itertools.combinations(elo, 2)):
+        for first, second in ((a, b), (b, a)):
+            u = rng.random()
+            win = 1 / (1 + 10 ** ((elo[second] - elo[first]) / 400)) - 0.05
+            ranks = (1, 2) if u < win else (1, 1) if u < win + 0.1 else (2, 1)
+            t.add([(first, ranks[0]), (second, ranks[1])], board)
+    return t
+
+
+def test_with_20_games_the_lopsided_bots_intervals_still_cover() -> None:
+    # Issue 33: 5 bots 100 Elo apart, one board a pair (20 games). The interval around the
+    # plain maximum-likelihood fit, which puts a bot that lost 7 of 8 too far out, held the
+    # weakest and strongest bots' true Elo 94% of the time here (91% in the bench).
+    true = {f"b{i}": 100.0 * (i - 2) for i in range(5)}
+    rng = random.Random(33)
+    held = total = 0
+    for _ in range(300):
+        got = fit_elo(logistic_round_robin(rng, true)).elo
+        for name in ("b0", "b4"):
+            total += 1
+            held += got[name].low <= true[name] <= got[name].high
+    assert held / total >= 0.97
+
+
+def test_a_perfect_record_interval_is_open_towards_the_winner() -> None:
+    # 24-0 over 12 boards: the fit's residuals are tiny and all one way; the interval must
+    # still say how little 24 games tell about how far apart the two are.  Winning both games
+    # of 12 boards of 12 is 2.5% likely once a game is won with p = 0.857 (311 Elo apart, a's
+    # Elo 155 from the mean of the two): the interval reaches that low, and far above.
+    games = [(board, [("a", 1), ("b", 2)]) for board in range(12)] + [
+        (board, [("b", 2), ("a", 1)]) for board in range(12)
+    ]
+    e = fit_elo(table(games)).elo["a"]
+    assert e.low <= 155 and e.high >= 600
