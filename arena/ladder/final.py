@@ -22,8 +22,6 @@ import contextlib
 import csv
 import io
 import json
-import subprocess
-import threading
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -32,6 +30,7 @@ from typing import Any
 import yaml
 
 from arena.ladder.child import end_child, start_child
+from arena.ladder.child_loop import ChildLoop, LoopStatus
 from arena.ladder.contest import FinalFormat
 from arena.ladder.deadline import final_asked
 from arena.ladder.folders import FINAL_FILE, FINAL_LOG, STANDINGS_FILE, final_folder
@@ -193,69 +192,35 @@ def final_progress(ladder: Ladder) -> FinalProgress:
         return FinalProgress(results.count(), results.schedule_size())
 
 
-@dataclass(frozen=True)
-class FinalStatus:
-    """What the final is doing, for its page and ``GET /api/final``."""
-
-    state: str  # "not asked", "waiting", "playing", "ended" or "failed"
-    detail: str
-    since: float
-
-
-class FinalLoop:
+class FinalLoop(ChildLoop):
     """The thread that starts the final once asked for, plays it in a child process, and
-    resumes it after a restart; it holds the final's results folder while the service runs."""
+    resumes it after a restart; it holds the final's results folder while the service runs
+    (states: "not asked", "waiting", "playing", "ended" or "failed")."""
 
     def __init__(self, ladder: Ladder, store: LadderStore) -> None:
+        super().__init__(
+            "ladder-final", LoopStatus("not asked", "the organiser has not started the final", time.time()), POLL_S
+        )
         self.ladder = ladder
         self.store = store
-        self._wake = threading.Event()
-        self._stop = threading.Event()
-        self._proc: subprocess.Popen[bytes] | None = None
         self._held = contextlib.ExitStack()
         self._holding = False
         self._retry_at = 0.0
-        self._status = FinalStatus("not asked", "the organiser has not started the final", time.time())
-        self._thread = threading.Thread(target=self._run, name="ladder-final", daemon=True)
-
-    @property
-    def status(self) -> FinalStatus:
-        return self._status
-
-    def start(self) -> None:
-        self._thread.start()
-
-    def changed(self) -> None:
-        """Say the final was asked for, or a verdict came: look again now."""
-        self._wake.set()
 
     def stop(self, timeout_s: float = STOP_GRACE_S + 15) -> None:
         """Stop the final (finished games kept) and the loop."""
-        self._stop.set()
-        self._wake.set()
-        if self._thread.is_alive():
-            self._thread.join(timeout_s)
+        super().stop(timeout_s)
 
-    def _set(self, state: str, detail: str) -> None:
-        if (state, detail) != (self._status.state, self._status.detail):
-            self._status = FinalStatus(state, detail, time.time())
-            if state not in ("not asked", "stopped"):
-                self.store.log(None, f"final-{state}", "final", detail)
+    def _noted(self, state: str, detail: str) -> None:
+        if state not in ("not asked", "stopped"):
+            self.store.log(None, f"final-{state}", "final", detail)
 
-    def _run(self) -> None:
-        try:
-            while not self._stop.is_set():
-                try:
-                    self._step()
-                except Exception as e:  # the ladder's own failure (a full disk...): tried again
-                    self._halt()
-                    self._set("failed", f"the final could not start: {e!r}")
-                    self._retry_at = time.time() + RETRY_AFTER_S
-                self._wake.wait(POLL_S)
-                self._wake.clear()
-        finally:
-            self._halt()
-            self._held.close()
+    def _failed(self, e: Exception) -> None:
+        self._set("failed", f"the final could not start: {e!r}")
+        self._retry_at = time.time() + RETRY_AFTER_S
+
+    def _on_stop(self) -> None:
+        self._held.close()
 
     def _step(self) -> None:
         if not final_asked(self.store):

@@ -19,13 +19,11 @@ import contextlib
 import os
 import re
 import signal
-import subprocess
-import threading
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 from arena.ladder.child import end_child, start_child
+from arena.ladder.child_loop import ChildLoop, LoopStatus
 from arena.ladder.deadline import final_asked
 from arena.ladder.folders import LEAGUE_FILE, LEAGUE_LOG
 from arena.ladder.jobfiles import LeagueJob
@@ -42,78 +40,46 @@ RETRY_AFTER_S = 60.0  # after a league that failed, before it is tried again on 
 STOP_GRACE_S = 30.0  # from SIGINT to SIGKILL of the league's process
 
 
-@dataclass(frozen=True)
-class LeagueStatus:
-    """What the league loop is doing, for the ladder's health."""
-
-    state: str  # "playing", "idle", "paused", "final", "failed" or "stopped"
-    detail: str
-    since: float
-
-
-class LeagueLoop:
-    """The thread that keeps the ladder's league playing on the current roster."""
+class LeagueLoop(ChildLoop):
+    """The thread that keeps the ladder's league playing on the current roster (states:
+    "playing", "idle", "paused", "final", "failed" or "stopped")."""
 
     def __init__(self, ladder: Ladder, store: LadderStore) -> None:
+        super().__init__("ladder-league", LoopStatus("stopped", "not started", time.time()), POLL_S)
         self.ladder = ladder
         self.store = store
-        self._wake = threading.Event()
-        self._stop = threading.Event()
-        self._proc: subprocess.Popen[bytes] | None = None
         # Each roster is known by its key (roster.roster_key): the one playing, the one the
         # league last stopped on by itself, the one that failed (and when to try it again).
         self._running_text: str | None = None
         self._ended_text: str | None = None
-        self._failed: tuple[str, float] | None = None
+        self._failed_roster: tuple[str, float] | None = None
         # Why the league last failed, until it finishes a game again (or ends by itself): a
         # league tried again is not called playing before it has shown it can play.
         self._failure: str | None = None
         self._games_at_retry = 0
-        self._status = LeagueStatus("stopped", "not started", time.time())
-        self._thread = threading.Thread(target=self._run, name="ladder-league", daemon=True)
-
-    @property
-    def status(self) -> LeagueStatus:
-        return self._status
 
     def start(self) -> None:
         """Start the loop: the league resumes (or stays idle if it had ended on this roster)."""
         # The league's file of an older arena: the roster is read from the store now.
         with contextlib.suppress(OSError):
             (self.ladder.folder / LEAGUE_FILE).unlink(missing_ok=True)
-        self._thread.start()
-
-    def changed(self) -> None:
-        """Say the roster may have changed (a version passed, a bot was retired...)."""
-        self._wake.set()
+        super().start()
 
     def stop(self, timeout_s: float = STOP_GRACE_S + 15) -> None:
         """Stop the league (finished games kept, games in flight abandoned) and the loop."""
-        self._stop.set()
-        self._wake.set()
-        self._thread.join(timeout_s)
+        super().stop(timeout_s)
 
-    def _set(self, state: str, detail: str) -> None:
-        if (state, detail) != (self._status.state, self._status.detail):
-            self._status = LeagueStatus(state, detail, time.time())
-            if state != "stopped":  # the service's own stop is not the league's news
-                self.store.log(None, f"league-{state}", "league", detail)
+    def _noted(self, state: str, detail: str) -> None:
+        if state != "stopped":  # the service's own stop is not the league's news
+            self.store.log(None, f"league-{state}", "league", detail)
 
-    def _run(self) -> None:
-        try:
-            while not self._stop.is_set():
-                try:
-                    self._step()
-                except Exception as e:  # the ladder's own failure (a full disk...): tried again
-                    self._halt()
-                    self._failure = f"the league could not start: {e!r}"
-                    self._set("failed", self._failure)
-                    self._failed = ("", time.time() + RETRY_AFTER_S)
-                self._wake.wait(POLL_S)
-                self._wake.clear()
-        finally:
-            self._halt()
-            self._set("stopped", "the service stopped")
+    def _failed(self, e: Exception) -> None:
+        self._failure = f"the league could not start: {e!r}"
+        self._set("failed", self._failure)
+        self._failed_roster = ("", time.time() + RETRY_AFTER_S)
+
+    def _on_stop(self) -> None:
+        self._set("stopped", "the service stopped")
 
     def _step(self) -> None:
         if self.store.paused():
@@ -139,7 +105,7 @@ class LeagueLoop:
             self._ended(code)
         if text == self._ended_text:
             return
-        if self._failed is not None and (self._failed[0] in ("", text)) and time.time() < self._failed[1]:
+        if self._failed_roster is not None and (self._failed_roster[0] in ("", text)) and time.time() < self._failed_roster[1]:
             return
         self._launch(text)
 
@@ -151,7 +117,7 @@ class LeagueLoop:
         with log.open("ab") as out:
             self._proc = start_child("arena.ladder.league_job", [str(path)], out)
         self._running_text = text
-        self._failed = None
+        self._failed_roster = None
         if self._failure is None:
             self._set("playing", self._playing())
         else:
@@ -186,7 +152,7 @@ class LeagueLoop:
             self._set("idle", _last_line(self.ladder.folder / LEAGUE_LOG) or "the league stopped")
             return
         why = _last_line(self.ladder.folder / LEAGUE_LOG) or f"exit code {code}"
-        self._failed = (text or "", time.time() + RETRY_AFTER_S)
+        self._failed_roster = (text or "", time.time() + RETRY_AFTER_S)
         self._failure = f"the league ended with exit code {code}: {why}"
         self._set("failed", self._failure)
 

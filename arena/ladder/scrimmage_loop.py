@@ -14,12 +14,10 @@ from __future__ import annotations
 
 import contextlib
 import json
-import subprocess
-import threading
 import time
-from dataclasses import dataclass
 
 from arena.ladder.child import end_child, start_child
+from arena.ladder.child_loop import ChildLoop, LoopStatus
 from arena.ladder.deadline import final_asked
 from arena.ladder.folders import SCRIMMAGE_LOG, SCRIMMAGES
 from arena.ladder.jobfiles import LeagueJob
@@ -35,65 +33,27 @@ RETRY_AFTER_S = 30.0  # after the scrimmages' process failed
 STOP_GRACE_S = 15.0
 
 
-@dataclass(frozen=True)
-class ScrimmageStatus:
-    """What the loop is doing, for the ladder's health and the scrimmage pages."""
-
-    state: str  # "idle", "playing", "paused", "final", "failed" or "stopped"
-    detail: str
-    since: float
-
-
-class ScrimmageLoop:
-    """The thread that plays the scrimmages asked for, in a child process, one game at a time."""
+class ScrimmageLoop(ChildLoop):
+    """The thread that plays the scrimmages asked for, in a child process, one game at a time
+    (states: "idle", "playing", "paused", "final", "failed" or "stopped")."""
 
     def __init__(self, ladder: Ladder, store: LadderStore, scrimmages: ScrimmageStore) -> None:
+        super().__init__("ladder-scrimmages", LoopStatus("stopped", "not started", time.time()), POLL_S)
         self.ladder = ladder
         self.store = store
         self.scrimmages = scrimmages
-        self._wake = threading.Event()
-        self._stop = threading.Event()
-        self._proc: subprocess.Popen[bytes] | None = None
         self._retry_at = 0.0
-        self._status = ScrimmageStatus("stopped", "not started", time.time())
-        self._thread = threading.Thread(target=self._run, name="ladder-scrimmages", daemon=True)
-
-    @property
-    def status(self) -> ScrimmageStatus:
-        return self._status
-
-    def start(self) -> None:
-        self._thread.start()
-
-    def changed(self) -> None:
-        """Say a scrimmage was asked for (or the ladder paused, resumed, the final asked)."""
-        self._wake.set()
 
     def stop(self, timeout_s: float = STOP_GRACE_S + 15) -> None:
         """Stop the games (finished ones kept; the one in flight is played again at the next start)."""
-        self._stop.set()
-        self._wake.set()
-        if self._thread.is_alive():
-            self._thread.join(timeout_s)
+        super().stop(timeout_s)
 
-    def _set(self, state: str, detail: str) -> None:
-        if (state, detail) != (self._status.state, self._status.detail):
-            self._status = ScrimmageStatus(state, detail, time.time())
+    def _failed(self, e: Exception) -> None:
+        self._set("failed", f"the scrimmages could not start: {e!r}")
+        self._retry_at = time.time() + RETRY_AFTER_S
 
-    def _run(self) -> None:
-        try:
-            while not self._stop.is_set():
-                try:
-                    self._step()
-                except Exception as e:  # the ladder's own failure (a full disk...): tried again
-                    self._halt()
-                    self._set("failed", f"the scrimmages could not start: {e!r}")
-                    self._retry_at = time.time() + RETRY_AFTER_S
-                self._wake.wait(POLL_S)
-                self._wake.clear()
-        finally:
-            self._halt()
-            self._set("stopped", "the service stopped")
+    def _on_stop(self) -> None:
+        self._set("stopped", "the service stopped")
 
     def _step(self) -> None:
         if self.store.paused() or final_asked(self.store):

@@ -149,8 +149,8 @@ def test_a_league_tried_again_after_it_failed_is_failed_until_it_finishes_a_game
         children[-1].wait(30)
         loop._step()
         assert loop.status.state == "failed" and "exit code -9" in loop.status.detail
-        assert loop._failed is not None
-        loop._failed = (loop._failed[0], 0.0)  # its pause is over
+        assert loop._failed_roster is not None
+        loop._failed_roster = (loop._failed_roster[0], 0.0)  # its pause is over
         loop._step()
         assert len(children) == 2 and children[-1].poll() is None
         assert loop.status.state == "failed" and "tried again: no game finished since" in loop.status.detail
