@@ -87,7 +87,7 @@ def test_a_scrimmage_plays_shows_its_logs_to_the_asker_only_and_survives_kill_9(
 ) -> None:
     home = tmp_path / marker  # every process of the ladder names it: none may outlive the test
     home.mkdir()
-    ladder = ladder_file(home, max_games=2000, move="2s", strength_games=2)
+    ladder = ladder_file(home, max_games=4, move="2s", strength_games=2)  # the league idles beside
     ladder.write_text(ladder.read_text() + "  scrimmage: {max_games: 4, per_day: 8}\n")
     alice, bob = add_author(ladder, "alice"), add_author(ladder, "bob")
     bot = home / "chatty"

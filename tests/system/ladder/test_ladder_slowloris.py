@@ -74,7 +74,7 @@ def _trickle(url: str, lines: int, dropped: threading.Event) -> None:
 
 @pytest.mark.slow
 def test_held_half_sent_requests_are_dropped_and_others_are_served(tmp_path: Path, servers: list[Server]) -> None:
-    ladder = ladder_file(tmp_path)
+    ladder = ladder_file(tmp_path, max_games=2)  # its league idles: the connections are the point
     server = Server(argv=["prlimit", "--nofile=512:512", "--", sys.executable, "-m", "arena", "serve", str(ladder), "--port", "0"])
     servers.append(server)
     dropped = threading.Event()

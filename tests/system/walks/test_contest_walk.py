@@ -24,6 +24,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+import yaml
 
 from tests.support.ladder_helpers import Server
 from tests.support.walk_helpers import REPO, arena_argv, doc_command, run, section, shipped_tree, wait_until
@@ -132,7 +133,7 @@ def test_a_contest_from_the_roster_to_the_final_as_the_doc_says(
     servers.append(second)
     ended = wait_until("the final to end", lambda: second.get("/api/final"), lambda f: f["state"] == "ended", 900)
     after = _final_games(final)
-    rounds = 6  # tournaments/contest.yaml's final: 3 teams, both seat orders
+    rounds = yaml.safe_load((REPO / "tournaments" / "contest.yaml").read_text())["ladder"]["final"]["rounds"]
     assert len(after) == 3 * 2 * rounds == ended["games_done"], (len(after), ended["games_done"])
     assert not [g for g, digest in before.items() if after.get(g) != digest], "a game of the final was played again"
     assert [e["seed"] for e in ended["entries"]] == [1, 2, 3]
