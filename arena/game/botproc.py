@@ -27,7 +27,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from arena import package_parent
-from arena.errors import ConfigError
+from arena.errors import ArenaError, ConfigError
 from arena.game.limits import ResourceLimits, applied_limits_text
 from arena.game.proctree import (
     BOT_ID_VARIABLE,
@@ -61,6 +61,8 @@ STDOUT_HEAD_LINES = 5  # ... as at most this many lines
 STDOUT_HEAD_LINE_KEEP = 200  # characters kept of each
 EXIT_CHECK_S = 0.05  # while waiting, how often to look whether the bot has exited
 MAX_QUEUED_LINES = 16  # unasked lines kept before a bot counts as flooding stdout
+REAP_STEP_S = 0.5  # after a SIGKILL, how long to wait for the bot before thawing and killing again
+REAP_S = 60.0  # ... and in all, before giving up on it as an arena failure
 # A complete line that is not an info line (``info`` alone or followed by a space or tab).
 _NOT_INFO = re.compile(rb"^(?!info(?:[ \t]|\r?\n))[^\n]*\n", re.MULTILINE)
 
@@ -585,6 +587,11 @@ class BotPool:
         Returns whether the bot exited by itself within the grace; if it did,
         ``bot.leftovers`` counts the processes it left running.
         """
+        if bot.cgroup is not None:
+            # Whatever froze it, or was freezing it when an exception (a worker's SIGTERM)
+            # cut in: a process frozen by its cgroup (v1) takes no signal, its SIGKILL
+            # included, until thawed, and the wait for it below would never end.
+            bot.cgroup.thaw()
         self.say_goodbye(bot, goodbye)
         deadline = time.monotonic() + grace
         exited = bot.exited()
@@ -607,9 +614,7 @@ class BotPool:
                 bot.leftovers = len(set(marked) | set(group) - {bot.proc.pid})
             # Kill the whole group even when the bot itself exited: its children go too.
             # By its group's id: the bot, its leader, is our child, unreaped until just after.
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(bot.pgid, signal.SIGKILL)
-            bot.proc.wait()
+            self._kill_group_and_reap(bot)
             if marked:
                 kill_marked(bot.token, bot.started)
         self._pump(0)
@@ -626,6 +631,27 @@ class BotPool:
         return exited
 
     @staticmethod
+    def _kill_group_and_reap(bot: BotProcess) -> None:
+        """SIGKILL the bot's process group and reap its leader (our child: its group's id is
+        not given out again before that).  A frozen cgroup holds a SIGKILL until thawed, and
+        a freeze asked for just before (a timer's, or one an exception cut short) may still
+        land after a thaw: so thaw, kill and wait a while, again, until the leader is gone."""
+        deadline = time.monotonic() + REAP_S
+        while True:
+            if bot.cgroup is not None:
+                bot.cgroup.thaw()
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(bot.pgid, signal.SIGKILL)
+            try:
+                bot.proc.wait(timeout=REAP_STEP_S)
+                return
+            except subprocess.TimeoutExpired:
+                if time.monotonic() > deadline:
+                    raise ArenaError(
+                        f"bot {bot.name!r} (pid {bot.proc.pid}) did not end {REAP_S:.0f} s after its SIGKILL"
+                    ) from None
+
+    @staticmethod
     def _end_sandbox(bot: BotProcess) -> None:
         """Kill a sandboxed bot: its namespace's init, which ends every process in it, and bwrap.
 
@@ -639,9 +665,7 @@ class BotPool:
         if bot.init is not None:
             bot.init.signal(signal.SIGKILL)
             bot.init.close()
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(bot.pgid, signal.SIGKILL)
-        bot.proc.wait()
+        BotPool._kill_group_and_reap(bot)
         if bot.cgroup is not None:
             bot.out_of_memory = bot.cgroup.out_of_memory()
             bot.cgroup.kill_all()

@@ -13,11 +13,15 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 from pathlib import Path
 
 import pytest
 
+from arena.game.botproc import BotPool
+from arena.game.limits import ResourceLimits
 from arena.game.sandbox import cgroups
+from arena.game.sandbox.bwrap import SandboxMode, SandboxPolicy
 from tests.support.process_helpers import wait_no_leftovers
 
 REPO = Path(__file__).resolve().parents[3]
@@ -65,3 +69,26 @@ def test_the_frozen_bots_of_an_arena_process_killed_with_sigkill_are_ended_by_th
             owner.wait(30)
         assert owner.stdout is not None
         owner.stdout.close()
+
+
+def test_a_bot_frozen_by_its_cgroup_behind_the_freezers_back_is_still_ended_by_its_stop(
+    tmp_path: Path, marker: str
+) -> None:
+    # Seen under load: a league worker's SIGTERM cut a freeze short (the cgroup frozen, the
+    # freezer not told), and the worker's cleanup then waited for good on a bot that could not
+    # take its SIGKILL.  The stop thaws whatever froze the bot, and never waits without end.
+    with BotPool() as pool:
+        bot = pool.start(
+            "frozen", (sys.executable, "-c", "import time; time.sleep(600)", marker), tmp_path, dict(os.environ),
+            ResourceLimits(), SandboxPolicy(mode=SandboxMode.BWRAP),
+        )  # fmt: skip
+        assert bot.cgroup is not None and bot.cgroup.freeze()
+        stopped = threading.Event()
+        stopper = threading.Thread(target=lambda: (pool.stop(bot, None, 0.0), stopped.set()), daemon=True)
+        stopper.start()
+        try:
+            assert stopped.wait(60), "the stop waited for a bot its cgroup kept frozen"
+        finally:
+            bot.cgroup.thaw()  # lets a stop that hung end (a failed run leaves nothing behind)
+            stopper.join(60)
+    assert wait_no_leftovers(marker) == []
