@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 import uuid
 from collections.abc import Iterator
 
@@ -11,6 +12,16 @@ from hypothesis import settings
 
 from tests.support.ladder_helpers import servers  # noqa: F401 (the ladder tests' fixture)
 from tests.support.process_helpers import kill_leftovers, wait_no_leftovers
+
+# The suite starts some thousands of Python processes (the arena's commands, the ladder's
+# jobs, Python bots outside the sandbox), each importing the arena. Where the environment
+# says PYTHONDONTWRITEBYTECODE (this machine's image does), every one of them compiled the
+# arena's modules again: a fresh clone's suite took 335 s, and 291 s with the cache allowed
+# (pytest -n 3, docs/PERFORMANCE.md). Set before xdist starts its workers, so they and every
+# process they start inherit it. Sandboxed bots still get PYTHONDONTWRITEBYTECODE=1 from the
+# sandbox: their folders are read-only.
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+sys.dont_write_bytecode = False
 
 # Tests marked `exclusive` get the machine to themselves under pytest -n N; those marked
 # `slow` start first.
