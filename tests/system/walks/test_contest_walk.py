@@ -47,7 +47,12 @@ def _final_games(folder: Path) -> dict[str, str]:
     if not path.exists():
         return {}
     with sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30) as c:
-        rows = c.execute("SELECT game_id, record FROM games").fetchall()
+        try:
+            rows = c.execute("SELECT game_id, record FROM games").fetchall()
+        except sqlite3.OperationalError as e:  # the final's store is made, its tables not yet
+            if "no such table" not in str(e):
+                raise
+            return {}
     return {g: hashlib.sha256(r.encode()).hexdigest() for g, r in rows}
 
 
