@@ -39,12 +39,16 @@ def ladder_file(
     house_b: str = f"{sys.executable} sample_bots/random_bot.py",
     move: str = "3s",
     strength_games: int | None = None,
+    confidence: float | None = None,
 ) -> Path:
     """A 2-player ladder in ``folder`` whose league stops after ``max_games``, ``move`` a move;
     the house bots start at the repository's root.  With ``strength_games``, the check plays
     that many games of its strength part and passes any score (for tests whose point is not
-    the gate: each check costs a few games instead of twenty)."""
+    the gate: each check costs a few games instead of twenty).  With ``confidence``, the
+    league's (near 1, two equal bots are never settled in a test's time: at the default 95%
+    they are ordered by chance in up to 5% of leagues)."""
     gate = "" if strength_games is None else f", games: {strength_games}, min_points: 0"
+    sure = "" if confidence is None else f"confidence: {confidence}\n"
     path = folder / "ladder.yaml"
     path.write_text(
         f"""\
@@ -52,7 +56,7 @@ name: served
 players: 2
 format: continuous
 max_games: {max_games}
-time_control: {{move: {move}, startup: 30s}}
+{sure}time_control: {{move: {move}, startup: 30s}}
 output: results
 cwd: {REPO}
 bots:
