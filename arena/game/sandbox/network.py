@@ -134,7 +134,14 @@ def _nft(script: str) -> None:
 
 
 def _install_table() -> None:
-    """The firewall table, (re)written whole in one transaction: identical for every arena."""
+    """The firewall table, (re)written whole in one transaction: identical for every arena.
+
+    Only packets whose socket belongs to a helper uid go to the ``helpers`` chain.  The
+    match must be positive: a packet the kernel sends with no process's socket (the reset
+    that answers a connection to a closed port, the last ACK of a closing connection) has
+    no uid, so ``meta skuid != HELPERS return`` did not return it, and the rules after
+    refused it. Every program on this machine then waited out its timeout where it should
+    have heard "connection refused"."""
     uids = f"{HELPER_UID_BASE}-{HELPER_UID_MAX}"
     ports = "meta l4proto { tcp, udp }"
     _nft(
@@ -142,13 +149,15 @@ def _install_table() -> None:
 add set inet {TABLE} allow4 {{ typeof meta skuid . ip daddr . tcp dport; }}
 add set inet {TABLE} allow6 {{ typeof meta skuid . ip6 daddr . tcp dport; }}
 add chain inet {TABLE} output {{ type filter hook output priority filter; policy accept; }}
+add chain inet {TABLE} helpers
 flush chain inet {TABLE} output
-add rule inet {TABLE} output meta skuid != {uids} return
-add rule inet {TABLE} output {ports} meta skuid . ip daddr . th dport @allow4 accept
-add rule inet {TABLE} output {ports} meta skuid . ip6 daddr . th dport @allow6 accept
-add rule inet {TABLE} output fib daddr type {{ local, broadcast, multicast }} reject with icmpx admin-prohibited
-add rule inet {TABLE} output ip daddr 169.254.0.0/16 reject with icmpx admin-prohibited
-add rule inet {TABLE} output ip6 daddr fe80::/10 reject with icmpx admin-prohibited
+flush chain inet {TABLE} helpers
+add rule inet {TABLE} output meta skuid {uids} jump helpers
+add rule inet {TABLE} helpers {ports} meta skuid . ip daddr . th dport @allow4 accept
+add rule inet {TABLE} helpers {ports} meta skuid . ip6 daddr . th dport @allow6 accept
+add rule inet {TABLE} helpers fib daddr type {{ local, broadcast, multicast }} reject with icmpx admin-prohibited
+add rule inet {TABLE} helpers ip daddr 169.254.0.0/16 reject with icmpx admin-prohibited
+add rule inet {TABLE} helpers ip6 daddr fe80::/10 reject with icmpx admin-prohibited
 """
     )
 

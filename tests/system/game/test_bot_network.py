@@ -13,6 +13,7 @@ import json
 import os
 import random
 import shutil
+import socket
 import subprocess
 import sys
 import time
@@ -237,6 +238,20 @@ def test_a_sandbox_without_the_network_has_none(tmp_path: Path, outside: dict[st
     if group is not None:
         group.remove()
     assert json.loads(out)[outside["outside"]].startswith("refused")
+
+
+def test_the_firewall_leaves_this_machine_s_own_traffic_alone() -> None:
+    """The table fences the helpers' sockets only. The reset the kernel sends for a closed
+    port belongs to no process; it must still reach the caller, who hears "connection
+    refused" at once. While the table matched the helpers negatively it refused that reset,
+    and every program on the machine waited out its timeout instead (a test's `arena submit`
+    did, for 15 s)."""
+    network.require()  # the table is installed
+    with socket.socket() as held:  # bound and not listening: a closed port, and no one else's
+        held.bind(("127.0.0.1", 0))
+        port = held.getsockname()[1]
+        with pytest.raises(ConnectionRefusedError):
+            socket.create_connection(("127.0.0.1", port), timeout=30).close()
 
 
 def test_bwrap_never_shares_the_host_network() -> None:
