@@ -224,8 +224,16 @@ def _draining_server_class() -> type:
     return DrainingServer
 
 
+LISTEN_BACKLOG = 2048  # uvicorn's own default, which it sets again when it starts serving
+
+
 def listening_socket(host: str, port: int) -> socket.socket:
-    """The service's socket, bound to ``host`` and ``port``; ConfigError naming them if it cannot be.
+    """The service's socket, bound to ``host`` and ``port`` and listening; ConfigError naming
+    them if it cannot be.
+
+    Listening from here on, before the service says where it serves: a client that connects
+    on that line (a script's ``arena submit`` after ``arena serve &``) waits in the queue
+    while the service starts, where a socket only bound refused it.
 
     Made as a TCP socket by name (``IPPROTO_TCP``, not 0): asyncio sets TCP_NODELAY only on
     the connections of such a socket, and without it every answer on a kept-alive connection
@@ -236,6 +244,7 @@ def listening_socket(host: str, port: int) -> socket.socket:
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((host, port))
+        sock.listen(LISTEN_BACKLOG)
     except OSError as e:
         sock.close()
         raise ConfigError(f"--host {host} --port {port}: cannot listen there: {e.strerror or e}") from None

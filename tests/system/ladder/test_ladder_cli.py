@@ -17,6 +17,7 @@ from click.testing import CliRunner
 
 from arena.cli import main
 from arena.cli.ladder_cmds import listening_socket
+from tests.support.ladder_helpers import Server, ladder_file
 
 
 def test_submit_to_a_server_that_hangs_up_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -36,6 +37,26 @@ def test_submit_to_a_server_that_hangs_up_says_so(tmp_path: Path, monkeypatch: p
         done = CliRunner().invoke(main, ["submit", url, str(tmp_path), "--command", "./bot", "--name", "b"])
         closer.join(30)
     assert done.exit_code == 2 and f"{url}/api/bots: cannot send the bot" in done.stderr
+
+
+def test_a_client_that_connects_as_the_service_says_where_it_serves_is_never_refused(
+    tmp_path: Path, servers: list[Server]
+) -> None:
+    """``arena serve`` prints its address once its socket listens: a connection made on that
+    line waits while the service starts, where one to a socket only bound was refused."""
+    server = Server(ladder_file(tmp_path, max_games=2))
+    servers.append(server)
+    host, port = server.url.removeprefix("http://").rsplit(":", 1)
+    with socket.create_connection((host, int(port)), timeout=60) as conn:  # refused: ConnectionRefusedError
+        conn.sendall(b"GET /api/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        conn.settimeout(60)
+        assert conn.recv(64).startswith(b"HTTP/1.1 "), "the service took the connection and never answered"
+    sock = listening_socket("127.0.0.1", 0)
+    try:  # listening already, before any server runs on it
+        with socket.create_connection(sock.getsockname()[:2], timeout=30):
+            pass
+    finally:
+        sock.close()
 
 
 def test_the_services_connections_send_each_answer_at_once() -> None:
